@@ -1,0 +1,57 @@
+import Foundation
+
+/// Where the pipeline keeps images between loads (SDWebImage's `SDImageCache` protocol).
+///
+/// Disk work blocks, so every call is async. Cancelling the calling task makes a query answer nil
+/// (once); it never answers twice.
+public protocol ImageCache: Sendable {
+    /// The image for `key` in the levels of `cacheType`, or nil on a miss. `options` and `context`
+    /// carry the decode options for data read from disk and the store type for promoting it to memory.
+    func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult?
+    /// Stores `image` and/or its encoded `data` under `key` in the levels of `cacheType`. Without
+    /// data, a disk level encodes the image (recorded format; else GIF for animations, PNG with alpha,
+    /// JPEG otherwise).
+    func store(_ image: Image?, data: Data?, key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async
+    func remove(key: String, cacheType: ImageCacheType) async
+    /// Where `key` is found: `.memory` when in memory, else `.disk`, else `.none`.
+    func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType
+    func clear(_ cacheType: ImageCacheType) async
+}
+
+/// A cache hit.
+public struct ImageCacheResult: Sendable {
+    public var image: Image?
+    /// The encoded bytes, when they were read (disk hits, or memory hits with `.queryMemoryData`).
+    public var data: Data?
+    /// The level that answered.
+    public var cacheType: ImageCacheType
+
+    public init(image: Image?, data: Data?, cacheType: ImageCacheType) {
+        self.image = image
+        self.data = data
+        self.cacheType = cacheType
+    }
+}
+
+/// Maps a URL to the key it is cached under, e.g. to drop a signature from signed URLs so every
+/// signature shares one entry. Nil means "use the URL's absolute string".
+public struct ImageCacheKeyFilter: Sendable {
+    public let key: @Sendable (URL) -> String?
+    public init(_ key: @escaping @Sendable (URL) -> String?) { self.key = key }
+
+    /// Drops the query string and fragment.
+    public static let removingQuery = ImageCacheKeyFilter { url in
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        parts.query = nil
+        parts.fragment = nil
+        return parts.string
+    }
+}
+
+/// Chooses the bytes the disk cache stores for an image (SDWebImage's `SDWebImageCacheSerializer`),
+/// e.g. re-encode WebP as PNG. Gets the image, the original bytes (nil after a transform) and the URL;
+/// nil lets the cache encode the image itself.
+public struct ImageCacheSerializer: Sendable {
+    public let serialize: @Sendable (Image, Data?, URL?) -> Data?
+    public init(_ serialize: @escaping @Sendable (Image, Data?, URL?) -> Data?) { self.serialize = serialize }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The cache key formats, exactly SDWebImage's, so keys (and disk file names) are predictable:
+/// the base key is the URL (through the key filter), then a thumbnail suffix, then the transformer's
+/// key, each inserted before the path extension.
+public enum ImageCacheKey {
+    /// The base key for a URL: the filter's answer, else the absolute string.
+    public static func key(for url: URL, filter: ImageCacheKeyFilter? = nil) -> String {
+        filter?.key(url) ?? url.absoluteString
+    }
+
+    /// `Thumbnail({W,H},P)` with six decimals, as SDWebImage's `SDThumbnailedKeyForKey` writes it.
+    public static func thumbnailSuffix(pixelSize: ImageSize, preserveAspectRatio: Bool) -> String {
+        String(format: "Thumbnail({%f,%f},%d)", Double(pixelSize.width), Double(pixelSize.height), preserveAspectRatio ? 1 : 0)
+    }
+
+    /// `key` with the thumbnail suffix inserted.
+    public static func thumbnailed(_ key: String, pixelSize: ImageSize, preserveAspectRatio: Bool) -> String {
+        transformed(key, transformerKey: thumbnailSuffix(pixelSize: pixelSize, preserveAspectRatio: preserveAspectRatio))
+    }
+
+    /// SDWebImage's `SDTransformedKeyForKey`: `-<suffix>` goes before the path extension when the key
+    /// has one (`a/b.png` → `a/b-T.png`, a URL's query and fragment kept), else at the end.
+    public static func transformed(_ key: String, transformerKey: String) -> String {
+        let url = URL(string: key)
+        let ext = url?.pathExtension ?? (key as NSString).pathExtension
+        guard !ext.isEmpty else { return key + "-" + transformerKey }
+        if let url, !url.isFileURL, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            let stem = (parts.path as NSString).deletingPathExtension
+            parts.path = stem + "-" + transformerKey + "." + ext
+            if let result = parts.url?.absoluteString ?? parts.string { return result }
+        }
+        return (key as NSString).deletingPathExtension + "-" + transformerKey + "." + ext
+    }
+}

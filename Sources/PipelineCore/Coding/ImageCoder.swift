@@ -1,0 +1,26 @@
+import Foundation
+
+/// Decodes bytes of one or more formats into images, and encodes images into them.
+///
+/// Calls are synchronous: decoding is pure CPU work that the pipeline schedules on its own bounded
+/// executor. Every method may be called from many tasks at once. Failures throw `ImagePipeError`
+/// (`badImageData`, `limitExceeded`, `unsupportedFormat`, `encodingFailed`), never crash.
+public protocol ImageCoder: Sendable {
+    /// Whether this coder decodes these bytes, judged from magic bytes only (cheap: no decoding).
+    func canDecode(_ data: Data) -> Bool
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image
+    func canEncode(to format: ImageFormat) -> Bool
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data
+    /// Encodes an animation (`loopCount` 0 = forever). Coders of still formats keep the default,
+    /// which writes the first frame.
+    func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data
+}
+
+extension ImageCoder {
+    public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard let first = frames.first else {
+            throw ImagePipeError.encodingFailed(reason: "no frames to encode")
+        }
+        return try encode(Image(first.buffer, format: format), as: format, options: options)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+
+/// The registry of coders, itself a coder (SDWebImage's `SDImageCodersManager`).
+///
+/// Priority follows registration: the coder added last is asked first. For decoding, the first coder
+/// whose `canDecode` accepts the bytes decides, and its result is final (no fallback to the next
+/// coder: a PNG that libpng rejects is corrupt, not a job for another coder). Safe to change while
+/// other tasks decode: each call works on a snapshot of the list.
+public final class ImageCodersManager: ImageCoder {
+    /// The registry the pipeline uses unless a request names a coder. Starts empty: plugins register
+    /// into it (`ImageCodersManager.shared.add(PNGCoder())`).
+    public static let shared = ImageCodersManager()
+
+    /// Lowest priority first, like SDWebImage's `coders` array.
+    private let registered: Mutex<[any ImageCoder]>
+
+    public init(coders: [any ImageCoder] = []) {
+        registered = Mutex(coders)
+    }
+
+    /// The coders, lowest priority first. Setting replaces them all.
+    public var coders: [any ImageCoder] {
+        get { registered.withLock { $0 } }
+        set { registered.withLock { $0 = newValue } }
+    }
+
+    /// Adds a coder with the highest priority.
+    public func add(_ coder: any ImageCoder) {
+        registered.withLock { $0.append(coder) }
+    }
+
+    /// Removes every coder of type `type`.
+    public func remove<C: ImageCoder>(_ type: C.Type) {
+        registered.withLock { $0.removeAll { $0 is C } }
+    }
+
+    public func removeAll() {
+        registered.withLock { $0.removeAll() }
+    }
+
+    /// Highest priority first.
+    private var byPriority: ReversedCollection<[any ImageCoder]> { coders.reversed() }
+
+    /// The coder that decodes these bytes: the highest-priority one whose `canDecode` accepts them.
+    public func coder(for data: Data) -> (any ImageCoder)? {
+        byPriority.first { $0.canDecode(data) }
+    }
+
+    /// The highest-priority progressive coder that can start on these bytes.
+    public func progressiveCoder(for data: Data) -> (any ProgressiveImageCoder)? {
+        for coder in byPriority {
+            if let progressive = coder as? any ProgressiveImageCoder, progressive.canDecodeIncrementally(data) {
+                return progressive
+            }
+        }
+        return nil
+    }
+
+    /// The highest-priority animated coder that decodes these bytes.
+    public func animatedCoder(for data: Data) -> (any AnimatedImageCoder)? {
+        for coder in byPriority {
+            if let animated = coder as? any AnimatedImageCoder, animated.canDecode(data) { return animated }
+        }
+        return nil
+    }
+
+    /// The highest-priority coder that encodes `format`.
+    public func encoder(for format: ImageFormat) -> (any ImageCoder)? {
+        byPriority.first { $0.canEncode(to: format) }
+    }
+
+    // MARK: ImageCoder
+
+    public func canDecode(_ data: Data) -> Bool { coder(for: data) != nil }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        guard !data.isEmpty else { throw ImagePipeError.badImageData(reason: "no bytes") }
+        guard let coder = coder(for: data) else {
+            let format = ImageFormat.detect(in: data)
+            throw ImagePipeError.unsupportedFormat(format, reason: format == .undefined
+                ? "the bytes are not an image format any registered coder knows"
+                : "no registered coder decodes it")
+        }
+        return try coder.decode(data, options: options)
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool { encoder(for: format) != nil }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard let coder = encoder(for: format) else {
+            throw ImagePipeError.unsupportedFormat(format, reason: "no registered coder encodes it")
+        }
+        return try coder.encode(image, as: format, options: options)
+    }
+
+    public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard let coder = encoder(for: format) else {
+            throw ImagePipeError.unsupportedFormat(format, reason: "no registered coder encodes it")
+        }
+        return try coder.encode(frames: frames, loopCount: loopCount, as: format, options: options)
+    }
+}

@@ -1,0 +1,90 @@
+/// How to decode: SDWebImage's decode coder options, plus the limits a server needs.
+///
+/// Hashable on purpose: two requests with equal decode options can share one decode.
+public struct ImageDecodeOptions: Hashable, Sendable {
+    /// Decode only frame 0 of an animation, giving a still image.
+    public var firstFrameOnly: Bool
+    /// Point scale recorded on the image (pixels per point); values below 1 are treated as 1.
+    public var scaleFactor: Double
+    /// Decode no larger than this box (aspect kept unless `preserveAspectRatio` is false). Coders
+    /// that can decode at reduced size (JPEG DCT scaling, WebP scaled decode, PNG row subsampling)
+    /// do so here, and never scale up.
+    public var thumbnailPixelSize: ImageSize?
+    /// Fit the thumbnail inside the box (true) or stretch to it (false).
+    public var preserveAspectRatio: Bool
+    /// Byte budget for the decoded pixels of all frames (4 bytes a pixel assumed). Wins over
+    /// `thumbnailPixelSize`; see `ImageSizeMath.scaledDownSize`.
+    public var scaleDownLimitBytes: Int?
+    /// Refuse images whose canvas has more pixels than this, before allocating anything.
+    public var maxPixels: Int
+    /// Refuse animations with more frames than this.
+    public var maxFrames: Int
+    /// A file extension hint, without the dot, for container formats that need one.
+    public var fileExtensionHint: String?
+    /// Options of a particular coder.
+    public var extras: ImageCodingExtras
+
+    /// 100 megapixels: a 10,000 x 10,000 photo decodes; a 65,535 x 65,535 header does not.
+    public static let defaultMaxPixels = 100_000_000
+    /// Enough for any real animation; a hostile file with millions of empty frames stops here.
+    public static let defaultMaxFrames = 10_000
+
+    public init(
+        firstFrameOnly: Bool = false,
+        scaleFactor: Double = 1,
+        thumbnailPixelSize: ImageSize? = nil,
+        preserveAspectRatio: Bool = true,
+        scaleDownLimitBytes: Int? = nil,
+        maxPixels: Int = ImageDecodeOptions.defaultMaxPixels,
+        maxFrames: Int = ImageDecodeOptions.defaultMaxFrames,
+        fileExtensionHint: String? = nil,
+        extras: ImageCodingExtras = ImageCodingExtras()
+    ) {
+        self.firstFrameOnly = firstFrameOnly
+        self.scaleFactor = scaleFactor
+        self.thumbnailPixelSize = thumbnailPixelSize
+        self.preserveAspectRatio = preserveAspectRatio
+        self.scaleDownLimitBytes = scaleDownLimitBytes
+        self.maxPixels = maxPixels
+        self.maxFrames = maxFrames
+        self.fileExtensionHint = fileExtensionHint
+        self.extras = extras
+    }
+
+    /// True when the image this produces may be smaller than the file's: it is then a thumbnail,
+    /// never stored under the full-size key.
+    public var requestsThumbnail: Bool {
+        (thumbnailPixelSize.map { !$0.isEmpty } ?? false) || scaleDownLimitBytes != nil
+    }
+
+    /// Throws `limitExceeded(.pixels)` when a canvas of this size may not be decoded. Coders call it
+    /// with the header's size before allocating.
+    public func checkPixelLimit(_ size: ImageSize) throws {
+        guard let pixels = size.pixelCount else {
+            throw ImagePipeError.limitExceeded(.pixels, value: .max, maximum: maxPixels)
+        }
+        if pixels > maxPixels {
+            throw ImagePipeError.limitExceeded(.pixels, value: pixels, maximum: maxPixels)
+        }
+    }
+
+    /// Throws `limitExceeded(.frames)` when an animation has more frames than allowed.
+    public func checkFrameLimit(_ count: Int) throws {
+        if count > maxFrames {
+            throw ImagePipeError.limitExceeded(.frames, value: count, maximum: maxFrames)
+        }
+    }
+
+    /// The size to decode a `source`-sized image (with `frameCount` frames) to, applying the byte
+    /// budget first and the thumbnail box second, never scaling up. `source` when neither applies.
+    public func targetSize(for source: ImageSize, frameCount: Int = 1) -> ImageSize {
+        if let limit = scaleDownLimitBytes {
+            let budget = ImageSizeMath.scaledDownSize(source, limitBytes: limit, frameCount: frameCount)
+            return ImageSizeMath.scaledSize(source, toFit: budget, preserveAspectRatio: true, allowUpscaling: false)
+        }
+        if let box = thumbnailPixelSize, !box.isEmpty {
+            return ImageSizeMath.scaledSize(source, toFit: box, preserveAspectRatio: preserveAspectRatio, allowUpscaling: false)
+        }
+        return source
+    }
+}

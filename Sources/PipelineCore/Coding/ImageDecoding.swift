@@ -1,0 +1,35 @@
+import Foundation
+
+/// The decode step shared by caches and loaders (SDWebImage's `SDImageCacheDecodeImageData` and
+/// `SDImageLoaderDecodeImageData`): pick the coder, decode, refuse empty results, and record the
+/// options used so `isThumbnail` can be told later.
+public enum ImageDecoding {
+    /// Decodes `data` with the context's coder if it names one (used as is, without `canDecode`,
+    /// as SDWebImage does), else with `coders`.
+    public static func decode(
+        _ data: Data, options: ImageDecodeOptions, context: ImageContext = ImageContext(),
+        coders: ImageCodersManager = .shared
+    ) throws -> Image {
+        guard !data.isEmpty else { throw ImagePipeError.badImageData(reason: "no bytes") }
+        let coder: any ImageCoder = context[.imageCoder] ?? coders
+        var image = try coder.decode(data, options: options)
+        guard !image.pixelSize.isEmpty else { throw ImagePipeError.badImageData(reason: "image has 0 pixels") }
+        if options.firstFrameOnly { image = image.firstFrameOnly() }
+        image.metadata.decodeOptions = options
+        return image
+    }
+}
+
+extension AnimatedImageCoder {
+    /// For an animated coder's `decode`: a lazy animation when the data holds more than one frame
+    /// (and the options allow it), else nil so the coder decodes a still image.
+    public func decodeAnimation(_ data: Data, options: ImageDecodeOptions, orientation: ImageOrientation = .up) throws -> Image? {
+        guard !options.firstFrameOnly,
+              let provider = try animatedImageProvider(for: data, options: options),
+              provider.frameCount > 1
+        else { return nil }
+        try options.checkFrameLimit(provider.frameCount)
+        let animation = try AnimatedImage(provider: provider)
+        return Image(animation: animation, orientation: orientation, scale: options.scaleFactor, metadata: ImageMetadata(decodeOptions: options))
+    }
+}

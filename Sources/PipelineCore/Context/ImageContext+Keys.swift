@@ -1,0 +1,118 @@
+import Foundation
+
+// The keys of SDWebImage's context that mean something on Linux, typed. SDWebImage's raw names are
+// in the comments; ImagePipe drops their `image`/`download` prefixes where the type already says it.
+
+extension ImageContext.Key where Value == any ImageCache {
+    /// `imageCache`: the cache for this request's final image. Default: the manager's.
+    public static var imageCache: Self { .init("imageCache") }
+    /// `originalImageCache`: the cache for the original (untransformed, full-size) image.
+    /// Default: `imageCache`, else the manager's.
+    public static var originalImageCache: Self { .init("originalImageCache") }
+}
+
+extension ImageContext.Key where Value == any ImageLoader {
+    /// `imageLoader`: the loader for this request. Default: the manager's.
+    public static var imageLoader: Self { .init("imageLoader") }
+}
+
+extension ImageContext.Key where Value == any ImageCoder {
+    /// `imageCoder`: decode and encode with exactly this coder, without asking `canDecode`.
+    /// Default: the coders manager.
+    public static var imageCoder: Self { .init("imageCoder") }
+}
+
+extension ImageContext.Key where Value == any ImageTransformer {
+    /// `imageTransformer`: the transformer for this request; `NoImageTransformer()` switches off the
+    /// manager's. Default: the manager's.
+    public static var imageTransformer: Self { .init("imageTransformer") }
+}
+
+extension ImageContext.Key where Value == ImageDecodeOptions {
+    /// `imageDecodeOptions`: base decode options; the keys below override their fields.
+    public static var decodeOptions: Self { .init("decodeOptions") }
+}
+
+extension ImageContext.Key where Value == ImageEncodeOptions {
+    /// `imageEncodeOptions`: how a cache encodes an image it has no bytes for.
+    public static var encodeOptions: Self { .init("encodeOptions") }
+}
+
+extension ImageContext.Key where Value == ImageSize {
+    /// `imageThumbnailPixelSize`: decode no larger than this box. Part of the cache key.
+    public static var thumbnailPixelSize: Self { .init("thumbnailPixelSize") }
+}
+
+extension ImageContext.Key where Value == Bool {
+    /// `imagePreserveAspectRatio`: fit the thumbnail inside its box (true, default) or stretch to it.
+    public static var preserveAspectRatio: Self { .init("preserveAspectRatio") }
+}
+
+extension ImageContext.Key where Value == Double {
+    /// `imageScaleFactor`: pixels per point of the result, at least 1. Default: from an `@2x`/`@3x`
+    /// in the key, else 1.
+    public static var scaleFactor: Self { .init("scaleFactor") }
+}
+
+extension ImageContext.Key where Value == Int {
+    /// `imageScaleDownLimitBytes`: byte budget for decoded pixels (all frames). Not part of the key.
+    public static var scaleDownLimitBytes: Self { .init("scaleDownLimitBytes") }
+}
+
+extension ImageContext.Key where Value == ImageCacheType {
+    /// `queryCacheType`: where to look for the final key. Default `.all`.
+    public static var queryCacheType: Self { .init("queryCacheType") }
+    /// `storeCacheType`: where to store the final image; also whether disk hits are promoted to memory.
+    /// Default `.all`.
+    public static var storeCacheType: Self { .init("storeCacheType") }
+    /// `originalQueryCacheType`: where to look for the original when the final key missed. Default `.disk`.
+    public static var originalQueryCacheType: Self { .init("originalQueryCacheType") }
+    /// `originalStoreCacheType`: where to store the original when a transformer or thumbnail is used.
+    /// Default `.disk`.
+    public static var originalStoreCacheType: Self { .init("originalStoreCacheType") }
+}
+
+extension ImageContext.Key where Value == ImageRequestModifier {
+    /// `downloadRequestModifier`: overrides the loader's request modifier.
+    public static var requestModifier: Self { .init("requestModifier") }
+}
+
+extension ImageContext.Key where Value == ImageResponseModifier {
+    /// `downloadResponseModifier`: overrides the loader's response modifier.
+    public static var responseModifier: Self { .init("responseModifier") }
+}
+
+extension ImageContext.Key where Value == ImageDecryptor {
+    /// `downloadDecryptor`: overrides the loader's decryptor.
+    public static var decryptor: Self { .init("decryptor") }
+}
+
+extension ImageContext.Key where Value == ImageCacheKeyFilter {
+    /// `cacheKeyFilter`: overrides the manager's key filter.
+    public static var cacheKeyFilter: Self { .init("cacheKeyFilter") }
+}
+
+extension ImageContext.Key where Value == ImageCacheSerializer {
+    /// `cacheSerializer`: overrides the manager's serializer.
+    public static var cacheSerializer: Self { .init("cacheSerializer") }
+}
+
+extension ImageContext.Key where Value == any CallbackExecutor {
+    /// `callbackQueue`: where completions run. Default: immediately, on the finishing thread.
+    public static var callbackExecutor: Self { .init("callbackExecutor") }
+}
+
+extension ImageContext.Key where Value == String {
+    /// `setImageOperationKey`: the operation a target's load belongs to. Default: the target's type name.
+    public static var operationKey: Self { .init("operationKey") }
+}
+
+extension ImageContext.Key where Value == Image {
+    /// `loaderCachedImage`: set by the manager for `.refreshCached` so the loader can revalidate.
+    public static var loaderCachedImage: Self { .init("loaderCachedImage") }
+}
+
+extension ImageContext.Key where Value == ImageLoadExecutionOrder {
+    /// Queue order for this request's download (the loader's default otherwise).
+    public static var executionOrder: Self { .init("executionOrder") }
+}

@@ -1,0 +1,58 @@
+/// Per-request settings that flags cannot carry: which cache, loader, coder or transformer to use,
+/// thumbnail sizes, cache types, modifiers… SDWebImage's `SDWebImageContext`, but typed:
+///
+/// ```swift
+/// var context = ImageContext()
+/// context[.thumbnailPixelSize] = ImageSize(width: 100, height: 100)
+/// context[.imageTransformer] = ResizingTransformer(size: …)
+/// let size: ImageSize? = context[.thumbnailPixelSize]
+/// ```
+/// A key fixes its value's type, so a wrong value does not compile. Plugins declare keys of their own
+/// the same way the core does (see `ImageContext.Key`).
+public struct ImageContext: Sendable {
+    /// A typed key. Declare one as a static property in a constrained extension:
+    /// ```swift
+    /// extension ImageContext.Key where Value == Int {
+    ///     static var webPMethod: Self { .init("webp.method") }
+    /// }
+    /// ```
+    /// Keys are equal when their names are; plugins prefix theirs (`"webp."`) to stay apart.
+    public struct Key<Value: Sendable>: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+    }
+
+    private var storage: [String: any Sendable] = [:]
+
+    public init() {}
+
+    public subscript<Value>(key: Key<Value>) -> Value? {
+        get { storage[key.name] as? Value }
+        set { storage[key.name] = newValue }
+    }
+
+    /// The names of the keys that hold a value, for diagnostics.
+    public var keyNames: [String] { storage.keys.sorted() }
+
+    public var isEmpty: Bool { storage.isEmpty }
+
+    public func contains<Value>(_ key: Key<Value>) -> Bool { storage[key.name] is Value }
+
+    /// This context with `other`'s values added where this one has none (SDWebImage's manager fills
+    /// in its transformer, key filter and serializer this way: the caller's context wins).
+    public func fillingGaps(from other: ImageContext) -> ImageContext {
+        var merged = self
+        for (name, value) in other.storage where merged.storage[name] == nil {
+            merged.storage[name] = value
+        }
+        return merged
+    }
+
+    /// A copy with one value changed.
+    public func with<Value>(_ key: Key<Value>, _ value: Value?) -> ImageContext {
+        var copy = self
+        copy[key] = value
+        return copy
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+extension ImageDecodeOptions {
+    /// The decode options a request asks for (SDWebImage's `SDGetDecodeOptionsFromContext`): the
+    /// context's `.decodeOptions` as the base, overridden by `.decodeFirstFrameOnly`, the scale
+    /// (context value if at least 1, else `@2x`/`@3x` in the key), preserve-aspect-ratio, thumbnail
+    /// size, byte budget (context value, else the default budget with `.scaleDownLargeImages`), and the
+    /// key's path extension as a hint.
+    public init(options: ImageOptions, context: ImageContext, cacheKey: String? = nil) {
+        self = context[.decodeOptions] ?? ImageDecodeOptions()
+        if options.contains(.decodeFirstFrameOnly) { firstFrameOnly = true }
+        if let scale = context[.scaleFactor], scale >= 1 {
+            scaleFactor = scale
+        } else if let cacheKey {
+            scaleFactor = Self.scaleFactor(fromKey: cacheKey)
+        }
+        if let preserve = context[.preserveAspectRatio] { preserveAspectRatio = preserve }
+        if let size = context[.thumbnailPixelSize] { thumbnailPixelSize = size.isEmpty ? nil : size }
+        if let limit = context[.scaleDownLimitBytes] {
+            scaleDownLimitBytes = limit
+        } else if options.contains(.scaleDownLargeImages) {
+            scaleDownLimitBytes = ImageSizeMath.defaultScaleDownLimitBytes
+        }
+        if fileExtensionHint == nil, let cacheKey {
+            let ext = (cacheKey as NSString).pathExtension
+            if !ext.isEmpty { fileExtensionHint = ext }
+        }
+    }
+
+    /// SDWebImage's `SDImageScaleFactorForKey`: `@2x.` or `@3x.` in the key's file name gives the
+    /// scale; anything else 1.
+    public static func scaleFactor(fromKey key: String) -> Double {
+        let name = (URL(string: key)?.lastPathComponent).flatMap { $0.isEmpty ? nil : $0 } ?? (key as NSString).lastPathComponent
+        for scale in [2, 3] where name.contains("@\(scale)x.") {
+            return Double(scale)
+        }
+        return 1
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Every error ImagePipe reports. Cases mirror SDWebImage's error codes (`code` gives the number),
+/// plus transport errors, limits and unsupported formats. Each message says what went wrong and,
+/// where there is one, what to do about it.
+public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The URL is missing, empty or not something any loader understands (1000).
+    case invalidURL(String)
+    /// The bytes are not a decodable image: empty, corrupt, truncated, or decoded to zero pixels (1001).
+    case badImageData(reason: String)
+    /// The server's copy is the one already cached (1002).
+    case cacheNotModified
+    /// The URL failed permanently before and is blocked; pass `.retryFailed` to try again (1003).
+    case blockedURL(String)
+    /// The request could not be made: a request modifier refused it, or the loader could not start (2000).
+    case invalidDownloadOperation(reason: String)
+    /// The server answered with a status outside the acceptable set (2001).
+    case badStatusCode(Int)
+    /// The caller cancelled (2002). Never blocks the URL.
+    case cancelled
+    /// A response modifier refused the response, or it was malformed (2003).
+    case invalidResponse(reason: String)
+    /// The response's content type is not in the acceptable set (2004).
+    case badContentType(String)
+    /// The transfer failed: DNS, connect, TLS, reset, timeout… `isTransient` says whether a retry
+    /// may succeed (such errors never block the URL).
+    case transport(kind: TransportErrorKind, message: String)
+    /// A configured limit was hit before or while working; `value` is what was asked for.
+    case limitExceeded(Limit, value: Int, maximum: Int)
+    /// No coder can handle this format, or the coder cannot do this with it (12-bit JPEG, say).
+    case unsupportedFormat(ImageFormat, reason: String)
+    /// Encoding failed.
+    case encodingFailed(reason: String)
+    /// Reading or writing a file failed.
+    case fileSystem(path: String, reason: String)
+    /// A path resolved outside the directories a loader was allowed to read.
+    case accessDenied(path: String)
+
+    /// What a `limitExceeded` error ran into.
+    public enum Limit: String, Sendable, Hashable {
+        case pixels, frames, bytes, redirects, fileSize
+    }
+
+    /// Why a transfer failed.
+    public enum TransportErrorKind: String, Sendable, Hashable {
+        case timedOut, cannotFindHost, cannotConnect, connectionLost, tls, tooManyRedirects, unsupportedScheme, other
+
+        /// Transient failures may succeed on retry and never put a URL on the failed list.
+        public var isTransient: Bool {
+            switch self {
+            case .timedOut, .cannotFindHost, .cannotConnect, .connectionLost: true
+            case .tls, .tooManyRedirects, .unsupportedScheme, .other: false
+            }
+        }
+    }
+
+    /// SDWebImage's `SDWebImageError` number where there is one; ImagePipe's own cases use 3000+.
+    public var code: Int {
+        switch self {
+        case .invalidURL: 1000
+        case .badImageData: 1001
+        case .cacheNotModified: 1002
+        case .blockedURL: 1003
+        case .invalidDownloadOperation: 2000
+        case .badStatusCode: 2001
+        case .cancelled: 2002
+        case .invalidResponse: 2003
+        case .badContentType: 2004
+        case .transport: 3000
+        case .limitExceeded: 3001
+        case .unsupportedFormat: 3002
+        case .encodingFailed: 3003
+        case .fileSystem: 3004
+        case .accessDenied: 3005
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url):
+            url.isEmpty ? "invalid URL: the URL is empty" : "invalid URL: '\(url)' is not a URL any registered loader can load"
+        case .badImageData(let reason):
+            "bad image data: \(reason)"
+        case .cacheNotModified:
+            "not modified: the server's image is the one already cached"
+        case .blockedURL(let url):
+            "blocked URL: '\(url)' failed permanently before; use the retryFailed option to try it again"
+        case .invalidDownloadOperation(let reason):
+            "the download could not start: \(reason)"
+        case .badStatusCode(let status):
+            "the server answered HTTP \(status)"
+        case .cancelled:
+            "cancelled"
+        case .invalidResponse(let reason):
+            "invalid response: \(reason)"
+        case .badContentType(let type):
+            "unacceptable content type '\(type)'"
+        case .transport(let kind, let message):
+            "transfer failed (\(kind.rawValue)): \(message)"
+        case .limitExceeded(let limit, let value, let maximum):
+            value == .max
+                ? "\(limit.rawValue) limit exceeded: the size overflows; the file's header is corrupt or hostile"
+                : "\(limit.rawValue) limit exceeded: \(value) is more than the maximum of \(maximum); raise the limit in the decode options if this is expected"
+        case .unsupportedFormat(let format, let reason):
+            reason.isEmpty ? "unsupported format '\(format.identifier)'" : "unsupported format '\(format.identifier)': \(reason)"
+        case .encodingFailed(let reason):
+            "encoding failed: \(reason)"
+        case .fileSystem(let path, let reason):
+            "file error at '\(path)': \(reason)"
+        case .accessDenied(let path):
+            "access denied: '\(path)' is outside the allowed directories"
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    /// True for failures that a later attempt cannot fix, which SDWebImage puts on the failed-URL
+    /// list: an invalid URL and undecodable data. HTTP statuses are not permanent there (a 404 is
+    /// not blocked upstream either); loaders refine this through `shouldBlockFailedURL`.
+    public var isPermanentByDefault: Bool {
+        switch self {
+        case .invalidURL, .badImageData, .unsupportedFormat, .accessDenied: true
+        default: false
+        }
+    }
+}

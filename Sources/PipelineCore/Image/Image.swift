@@ -1,0 +1,176 @@
+/// A decoded image: immutable and `Sendable`, so one instance can be cached and handed to many
+/// tasks at once.
+///
+/// It holds either one frame of pixels or an animation whose frames an `AnimatedImageCoder`
+/// decodes lazily. Pixels are stored as the file has them; `orientation` says how to show them
+/// upright (`applyingOrientation()` does it).
+public struct Image: Sendable {
+    public enum Content: Sendable {
+        case still(PixelBuffer)
+        case animated(AnimatedImage)
+    }
+
+    public let content: Content
+    /// The format the image was decoded from (`.undefined` for images made in memory).
+    public var format: ImageFormat
+    public var orientation: ImageOrientation
+    /// Pixels per point (SDWebImage's `scale`); 1 unless a decode option or key says otherwise.
+    public var scale: Double
+    public var metadata: ImageMetadata
+
+    public init(
+        _ buffer: PixelBuffer, format: ImageFormat = .undefined, orientation: ImageOrientation = .up,
+        scale: Double = 1, metadata: ImageMetadata = ImageMetadata()
+    ) {
+        self.content = .still(buffer)
+        self.format = format
+        self.orientation = orientation
+        self.scale = max(scale, 1)
+        self.metadata = metadata
+    }
+
+    public init(
+        animation: AnimatedImage, orientation: ImageOrientation = .up,
+        scale: Double = 1, metadata: ImageMetadata = ImageMetadata()
+    ) {
+        self.content = .animated(animation)
+        self.format = animation.format
+        self.orientation = orientation
+        self.scale = max(scale, 1)
+        self.metadata = metadata
+    }
+
+    /// The canvas size in stored pixels (before orientation).
+    public var pixelSize: ImageSize {
+        switch content {
+        case .still(let buffer): buffer.size
+        case .animated(let animation): animation.canvasSize
+        }
+    }
+
+    /// The size shown upright, once `orientation` is applied.
+    public var displaySize: ImageSize { orientation.displaySize(for: pixelSize) }
+
+    public var pixelFormat: PixelFormat {
+        switch content {
+        case .still(let buffer): buffer.format
+        case .animated(let animation): animation.pixelFormat
+        }
+    }
+
+    public var hasAlpha: Bool { pixelFormat.hasAlpha }
+
+    public var isAnimated: Bool {
+        if case .animated = content { return true }
+        return false
+    }
+
+    public var animation: AnimatedImage? {
+        if case .animated(let animation) = content { return animation }
+        return nil
+    }
+
+    public var frameCount: Int { animation?.frameCount ?? 1 }
+
+    /// Times to play; 0 means forever. 0 for still images, as SDWebImage reports.
+    public var loopCount: Int { animation?.loopCount ?? 0 }
+
+    /// The still image's pixels, or the animation's first frame.
+    public var firstFrame: PixelBuffer {
+        switch content {
+        case .still(let buffer): buffer
+        case .animated(let animation): animation.posterFrame
+        }
+    }
+
+    /// Frame `index`, composited onto the canvas. For still images only index 0 exists.
+    public func frame(at index: Int) throws -> PixelBuffer {
+        switch content {
+        case .still(let buffer):
+            guard index == 0 else { throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: 1) }
+            return buffer
+        case .animated(let animation):
+            return try animation.frame(at: index)
+        }
+    }
+
+    /// Seconds frame `index` is shown (0 for still images).
+    public func duration(at index: Int) -> Double { animation?.duration(at: index) ?? 0 }
+
+    /// Bytes of decoded pixels this image holds right now: its buffer, or an animation's frames in
+    /// memory (not all of its frames). The cost unit of the memory cache.
+    public var memoryCost: Int {
+        switch content {
+        case .still(let buffer): buffer.memoryCost
+        case .animated(let animation): animation.memoryCost
+        }
+    }
+
+    /// True when decoded at a reduced size (a thumbnail box or byte budget was asked for).
+    public var isThumbnail: Bool { metadata.decodeOptions?.requestsThumbnail ?? false }
+
+    /// This image with its pixels turned upright and orientation `.up`. Animations are turned frame by
+    /// frame lazily; only their first frame is turned here.
+    public func applyingOrientation() throws -> Image {
+        guard orientation != .up else { return self }
+        var copy: Image
+        switch content {
+        case .still(let buffer):
+            copy = Image(buffer.applying(orientation), format: format, scale: scale, metadata: metadata)
+        case .animated(let animation):
+            copy = Image(animation: try animation.mapped(size: orientation.displaySize(for: animation.canvasSize)) { [orientation] in
+                $0.applying(orientation)
+            }, scale: scale, metadata: metadata)
+        }
+        copy.format = format
+        return copy
+    }
+
+    /// A still image of the first frame (SDWebImage's first-frame-only downgrade of animated hits).
+    public func firstFrameOnly() -> Image {
+        guard isAnimated else { return self }
+        return Image(firstFrame, format: format, orientation: orientation, scale: scale, metadata: metadata)
+    }
+
+    /// A copy with changed metadata.
+    public func with(metadata change: (inout ImageMetadata) -> Void) -> Image {
+        var copy = self
+        change(&copy.metadata)
+        return copy
+    }
+}
+
+/// What SDWebImage keeps on `UIImage+Metadata`: how an image came to be.
+public struct ImageMetadata: Hashable, Sendable {
+    /// A transformer made it.
+    public var isTransformed: Bool
+    /// A partial image from a progressive load; never cached.
+    public var isIncremental: Bool
+    /// The options it was decoded with; `isThumbnail` is derived from them.
+    public var decodeOptions: ImageDecodeOptions?
+
+    public init(isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil) {
+        self.isTransformed = isTransformed
+        self.isIncremental = isIncremental
+        self.decodeOptions = decodeOptions
+    }
+}
+
+/// A frame to encode: pixels and how long they are shown.
+public struct ImageFrame: Sendable {
+    public var buffer: PixelBuffer
+    /// Seconds.
+    public var duration: Double
+
+    public init(_ buffer: PixelBuffer, duration: Double) {
+        self.buffer = buffer
+        self.duration = duration
+    }
+}
+
+extension Image {
+    /// Every frame with its duration (one frame for still images), for encoders and transformers.
+    public func frames() throws -> [ImageFrame] {
+        try (0..<frameCount).map { ImageFrame(try frame(at: $0), duration: duration(at: $0)) }
+    }
+}

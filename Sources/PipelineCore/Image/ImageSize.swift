@@ -1,0 +1,36 @@
+import Foundation
+
+/// A size in pixels. Used for image sizes, thumbnail boxes and encode limits.
+///
+/// Sizes are whole pixels: decoders produce whole pixels, and a fractional thumbnail box
+/// (SDWebImage accepts `CGSize`) only ever rounds to one anyway.
+public struct ImageSize: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public static let zero = ImageSize(width: 0, height: 0)
+
+    /// True when either side is zero or negative: such a box means "no box" in SDWebImage's size math.
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+
+    /// `width * height`, or `nil` when the product does not fit in an `Int` (a bomb header).
+    public var pixelCount: Int? {
+        guard width >= 0, height >= 0 else { return nil }
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? nil : product
+    }
+
+    public var description: String { "\(width)x\(height)" }
+
+    /// Parses `WxH` (the command line's spelling), e.g. `256x256`.
+    public init?(parsing text: some StringProtocol) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 0, h >= 0 else { return nil }
+        self.init(width: w, height: h)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Synchronization
+
+/// The registry of loaders, itself a loader (SDWebImage's `SDImageLoadersManager`): the loader
+/// added last that can load a URL loads it. Safe to change while loads run.
+public final class ImageLoadersManager: ImageLoader {
+    /// Starts empty: `LoaderHTTP` and `LoaderFile` register into it.
+    public static let shared = ImageLoadersManager()
+
+    /// Lowest priority first.
+    private let registered: Mutex<[any ImageLoader]>
+
+    public init(loaders: [any ImageLoader] = []) {
+        registered = Mutex(loaders)
+    }
+
+    /// The loaders, lowest priority first.
+    public var loaders: [any ImageLoader] {
+        get { registered.withLock { $0 } }
+        set { registered.withLock { $0 = newValue } }
+    }
+
+    /// Adds a loader with the highest priority.
+    public func add(_ loader: any ImageLoader) {
+        registered.withLock { $0.append(loader) }
+    }
+
+    public func remove<L: ImageLoader>(_ type: L.Type) {
+        registered.withLock { $0.removeAll { $0 is L } }
+    }
+
+    public func removeAll() {
+        registered.withLock { $0.removeAll() }
+    }
+
+    /// The loader for this request: the highest-priority one whose `canLoad` accepts it.
+    public func loader(for url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> (any ImageLoader)? {
+        loaders.reversed().first { $0.canLoad(url, options: options, context: context) }
+    }
+
+    public func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
+        loader(for: url, options: options, context: context) != nil
+    }
+
+    public func load(
+        _ url: URL, options: ImageOptions, context: ImageContext,
+        progress: (@Sendable (ImageLoadProgress) -> Void)?
+    ) async throws -> ImageLoadResult {
+        guard let loader = loader(for: url, options: options, context: context) else {
+            throw ImagePipeError.invalidURL(url.absoluteString)
+        }
+        return try await loader.load(url, options: options, context: context, progress: progress)
+    }
+
+    public func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+        guard let loader = loader(for: url, options: options, context: context) else { return error.isPermanentByDefault }
+        return loader.shouldBlockFailedURL(url, error: error, options: options, context: context)
+    }
+}

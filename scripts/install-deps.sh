@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ImagePipe's plugins build against, only when something is missing.
+# pkg-config answers for the libraries that ship a .pc file; giflib has none on Debian, so its
+# header is looked for instead.
+set -euo pipefail
+
+packages=()
+need() { packages+=("$1"); }
+
+command -v pkg-config >/dev/null 2>&1 || need pkg-config
+if command -v pkg-config >/dev/null 2>&1; then
+  pkg-config --exists libpng || need libpng-dev
+  pkg-config --exists libjpeg || need libjpeg-dev
+  pkg-config --exists libwebp libwebpdemux libwebpmux || need libwebp-dev
+  pkg-config --exists libcurl || need libcurl4-openssl-dev
+else
+  packages+=(libpng-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev)
+fi
+[ -f /usr/include/gif_lib.h ] || need libgif-dev
+
+if [ ${#packages[@]} -eq 0 ]; then
+  echo "deps: all system libraries present (libpng, libjpeg-turbo, libwebp, giflib, libcurl)"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "deps: need root or sudo to install: ${packages[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "deps: installing missing Debian packages with apt-get: ${packages[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${packages[@]}"
+echo "deps: done"
