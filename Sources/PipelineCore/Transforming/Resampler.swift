@@ -1,0 +1,217 @@
+/// Separable resampling of 8-bit pixel buffers, in fixed point.
+///
+/// Large reductions first box-average by a whole factor (every source pixel read once, as libvips'
+/// `shrink` does), leaving at most 2-3x for the windowed filter, whose cost grows with the reduction.
+/// Alpha is premultiplied while filtering, so transparent pixels' colours do not bleed into edges.
+extension PixelBuffer {
+    /// These pixels at `size` (either side may grow or shrink), filtered with `filter`.
+    public func resampled(to size: ImageSize, filter: ResamplingFilter = .lanczos3) -> PixelBuffer {
+        precondition(size.width > 0 && size.height > 0, "resample target \(size) has no pixels")
+        if size == self.size { return self }
+        var source = format.hasAlpha ? Resampler.premultiplied(self) : self
+        // Shrink by whole factors while at least 3x too big, keeping 2x+ for the filter.
+        let factorX = max(source.width / (size.width * 2), 1)
+        let factorY = max(source.height / (size.height * 2), 1)
+        if factorX > 1 || factorY > 1 {
+            source = Resampler.boxShrink(source, factorX: factorX, factorY: factorY)
+        }
+        if source.width != size.width {
+            source = Resampler.resampleRows(source, toWidth: size.width, filter: filter)
+        }
+        if source.height != size.height {
+            source = Resampler.resampleColumns(source, toHeight: size.height, filter: filter)
+        }
+        return format.hasAlpha ? Resampler.unpremultiplied(source) : source
+    }
+}
+
+enum Resampler {
+    /// Fixed-point precision of filter weights: 14 bits keeps sums of up to ~100 taps of 255 in Int32.
+    static let precisionBits: Int32 = 14
+
+    /// For each output index, the first source index and the weights of the taps from there.
+    struct Coefficients {
+        var starts: [Int] = []
+        var counts: [Int] = []
+        var weights: [Int32] = []
+        var stride = 0
+    }
+
+    static func coefficients(inSize: Int, outSize: Int, filter: ResamplingFilter) -> Coefficients {
+        let scale = Double(inSize) / Double(outSize)
+        let filterScale = max(scale, 1)
+        let support = filter.support * filterScale
+        let stride = Int(support.rounded(.up)) * 2 + 1
+        var result = Coefficients()
+        result.stride = stride
+        result.starts.reserveCapacity(outSize)
+        result.counts.reserveCapacity(outSize)
+        result.weights = [Int32](repeating: 0, count: outSize * stride)
+        var taps = [Double](repeating: 0, count: stride)
+        for out in 0..<outSize {
+            let center = (Double(out) + 0.5) * scale
+            let first = max(Int((center - support + 0.5).rounded(.down)), 0)
+            let last = min(Int((center + support + 0.5).rounded(.down)), inSize)
+            let count = min(max(last - first, 1), stride)
+            var total = 0.0
+            for t in 0..<count {
+                let w = filter.weight((Double(first + t) - center + 0.5) / filterScale)
+                taps[t] = w
+                total += w
+            }
+            // Normalise in floating point, then round so the fixed-point weights sum to exactly 1.
+            var fixedTotal: Int32 = 0
+            for t in 0..<count {
+                let w = Int32((taps[t] / (total == 0 ? 1 : total) * Double(1 << precisionBits)).rounded())
+                result.weights[out * stride + t] = w
+                fixedTotal += w
+            }
+            result.weights[out * stride + count / 2] += (1 << precisionBits) - fixedTotal
+            result.starts.append(min(first, inSize - 1))
+            result.counts.append(min(count, inSize - min(first, inSize - 1)))
+        }
+        return result
+    }
+
+    @inline(__always)
+    static func clamp(_ value: Int32) -> UInt8 {
+        let rounded = (value + (1 << (precisionBits - 1))) >> precisionBits
+        return UInt8(truncatingIfNeeded: min(max(rounded, 0), 255))
+    }
+
+    static func resampleRows(_ source: PixelBuffer, toWidth width: Int, filter: ResamplingFilter) -> PixelBuffer {
+        let c = coefficients(inSize: source.width, outSize: width, filter: filter)
+        let channels = source.format.bytesPerPixel
+        let height = source.height
+        var out = [UInt8](repeating: 0, count: width * height * channels)
+        source.bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                c.weights.withUnsafeBufferPointer { weights in
+                    var sums = (Int32(0), Int32(0), Int32(0), Int32(0))
+                    for y in 0..<height {
+                        let rowIn = y * source.width * channels
+                        let rowOut = y * width * channels
+                        for x in 0..<width {
+                            sums = (0, 0, 0, 0)
+                            let start = c.starts[x]
+                            let wBase = x * c.stride
+                            var p = rowIn + start * channels
+                            for t in 0..<c.counts[x] {
+                                let w = weights[wBase + t]
+                                sums.0 &+= w &* Int32(input[p])
+                                if channels > 1 { sums.1 &+= w &* Int32(input[p + 1]) }
+                                if channels > 2 { sums.2 &+= w &* Int32(input[p + 2]) }
+                                if channels > 3 { sums.3 &+= w &* Int32(input[p + 3]) }
+                                p += channels
+                            }
+                            let o = rowOut + x * channels
+                            output[o] = clamp(sums.0)
+                            if channels > 1 { output[o + 1] = clamp(sums.1) }
+                            if channels > 2 { output[o + 2] = clamp(sums.2) }
+                            if channels > 3 { output[o + 3] = clamp(sums.3) }
+                        }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(unchecked: width, height: height, format: source.format, bytes: out)
+    }
+
+    static func resampleColumns(_ source: PixelBuffer, toHeight height: Int, filter: ResamplingFilter) -> PixelBuffer {
+        let c = coefficients(inSize: source.height, outSize: height, filter: filter)
+        let rowBytes = source.width * source.format.bytesPerPixel
+        var out = [UInt8](repeating: 0, count: rowBytes * height)
+        var sums = [Int32](repeating: 0, count: rowBytes)
+        source.bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                sums.withUnsafeMutableBufferPointer { acc in
+                    // Row by row, so memory is read in order: one output row accumulates whole input rows.
+                    for y in 0..<height {
+                        for i in 0..<rowBytes { acc[i] = 0 }
+                        let wBase = y * c.stride
+                        for t in 0..<c.counts[y] {
+                            let w = c.weights[wBase + t]
+                            let rowIn = (c.starts[y] + t) * rowBytes
+                            for i in 0..<rowBytes { acc[i] &+= w &* Int32(input[rowIn + i]) }
+                        }
+                        let rowOut = y * rowBytes
+                        for i in 0..<rowBytes { output[rowOut + i] = clamp(acc[i]) }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(unchecked: source.width, height: height, format: source.format, bytes: out)
+    }
+
+    /// Averages `factorX` x `factorY` blocks; edge blocks average the pixels they have.
+    static func boxShrink(_ source: PixelBuffer, factorX: Int, factorY: Int) -> PixelBuffer {
+        let channels = source.format.bytesPerPixel
+        let width = (source.width + factorX - 1) / factorX
+        let height = (source.height + factorY - 1) / factorY
+        let rowBytes = width * channels
+        var out = [UInt8](repeating: 0, count: rowBytes * height)
+        var sums = [UInt32](repeating: 0, count: rowBytes)
+        var counts = [UInt32](repeating: 0, count: width)
+        source.bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                for y in 0..<height {
+                    for i in 0..<rowBytes { sums[i] = 0 }
+                    let y0 = y * factorY, y1 = min(y0 + factorY, source.height)
+                    for sy in y0..<y1 {
+                        let rowIn = sy * source.width * channels
+                        for sx in 0..<source.width {
+                            let o = (sx / factorX) * channels
+                            let i = rowIn + sx * channels
+                            for ch in 0..<channels { sums[o + ch] &+= UInt32(input[i + ch]) }
+                        }
+                    }
+                    for x in 0..<width {
+                        counts[x] = UInt32((min((x + 1) * factorX, source.width) - x * factorX) * (y1 - y0))
+                    }
+                    let rowOut = y * rowBytes
+                    for x in 0..<width {
+                        let n = counts[x]
+                        for ch in 0..<channels {
+                            output[rowOut + x * channels + ch] = UInt8((sums[x * channels + ch] + n / 2) / n)
+                        }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(unchecked: width, height: height, format: source.format, bytes: out)
+    }
+
+    static func premultiplied(_ buffer: PixelBuffer) -> PixelBuffer {
+        let channels = buffer.format.bytesPerPixel
+        var bytes = buffer.bytes
+        bytes.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i < p.count {
+                let a = UInt32(p[i + channels - 1])
+                if a != 255 {
+                    for ch in 0..<(channels - 1) { p[i + ch] = UInt8((UInt32(p[i + ch]) * a + 127) / 255) }
+                }
+                i += channels
+            }
+        }
+        return PixelBuffer(unchecked: buffer.width, height: buffer.height, format: buffer.format, bytes: bytes)
+    }
+
+    static func unpremultiplied(_ buffer: PixelBuffer) -> PixelBuffer {
+        let channels = buffer.format.bytesPerPixel
+        var bytes = buffer.bytes
+        bytes.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i < p.count {
+                let a = UInt32(p[i + channels - 1])
+                if a == 0 {
+                    for ch in 0..<(channels - 1) { p[i + ch] = 0 }
+                } else if a != 255 {
+                    for ch in 0..<(channels - 1) { p[i + ch] = UInt8(min((UInt32(p[i + ch]) * 255 + a / 2) / a, 255)) }
+                }
+                i += channels
+            }
+        }
+        return PixelBuffer(unchecked: buffer.width, height: buffer.height, format: buffer.format, bytes: bytes)
+    }
+}
