@@ -10,6 +10,7 @@ public enum ImageCacheKey {
     }
 
     /// `Thumbnail({W,H},P)` with six decimals, as SDWebImage's `SDThumbnailedKeyForKey` writes it.
+    /// Inserted into a URL's path, the braces are percent-encoded (`%7B…%7D`), as they are upstream.
     public static func thumbnailSuffix(pixelSize: ImageSize, preserveAspectRatio: Bool) -> String {
         String(format: "Thumbnail({%f,%f},%d)", Double(pixelSize.width), Double(pixelSize.height), preserveAspectRatio ? 1 : 0)
     }
@@ -30,6 +31,9 @@ public enum ImageCacheKey {
             parts.path = stem + "-" + transformerKey + "." + ext
             if let result = parts.url?.absoluteString ?? parts.string { return result }
         }
-        return (key as NSString).deletingPathExtension + "-" + transformerKey + "." + ext
+        // Plain strings and file URLs: cut the extension off the string itself. (NSString's path
+        // methods, which SDWebImage uses here, would also fold `file:///` into `file:/`.)
+        let stem = key.hasSuffix("." + ext) ? String(key.dropLast(ext.count + 1)) : (key as NSString).deletingPathExtension
+        return stem + "-" + transformerKey + "." + ext
     }
 }

@@ -5,7 +5,8 @@ extension ImageDecodeOptions {
     /// context's `.decodeOptions` as the base, overridden by `.decodeFirstFrameOnly`, the scale
     /// (context value if at least 1, else `@2x`/`@3x` in the key), preserve-aspect-ratio, thumbnail
     /// size, byte budget (context value, else the default budget with `.scaleDownLargeImages`), and the
-    /// key's path extension as a hint.
+    /// key's path extension as a hint — of the key's URL path, so a query string never leaks into it
+    /// (SDWebImage takes the extension of the whole key string).
     public init(options: ImageOptions, context: ImageContext, cacheKey: String? = nil) {
         self = context[.decodeOptions] ?? ImageDecodeOptions()
         if options.contains(.decodeFirstFrameOnly) { firstFrameOnly = true }
@@ -22,7 +23,7 @@ extension ImageDecodeOptions {
             scaleDownLimitBytes = ImageSizeMath.defaultScaleDownLimitBytes
         }
         if fileExtensionHint == nil, let cacheKey {
-            let ext = (cacheKey as NSString).pathExtension
+            let ext = URL(string: cacheKey)?.pathExtension ?? (cacheKey as NSString).pathExtension
             if !ext.isEmpty { fileExtensionHint = ext }
         }
     }

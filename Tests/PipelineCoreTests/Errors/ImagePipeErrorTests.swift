@@ -1,0 +1,45 @@
+import Testing
+@testable import PipelineCore
+
+@Suite("Errors")
+struct ImagePipeErrorTests {
+    @Test("Codes are SDWebImage's where it has one")
+    func codes() {
+        #expect(ImagePipeError.invalidURL("").code == 1000)
+        #expect(ImagePipeError.badImageData(reason: "").code == 1001)
+        #expect(ImagePipeError.cacheNotModified.code == 1002)
+        #expect(ImagePipeError.blockedURL("u").code == 1003)
+        #expect(ImagePipeError.invalidDownloadOperation(reason: "").code == 2000)
+        #expect(ImagePipeError.badStatusCode(404).code == 2001)
+        #expect(ImagePipeError.cancelled.code == 2002)
+        #expect(ImagePipeError.invalidResponse(reason: "").code == 2003)
+        #expect(ImagePipeError.badContentType("text/html").code == 2004)
+    }
+
+    @Test("Messages name what went wrong and what to do", arguments: [
+        (ImagePipeError.invalidURL(""), "invalid URL: the URL is empty"),
+        (.blockedURL("https://x.test/a.png"), "blocked URL: 'https://x.test/a.png' failed permanently before; use the retryFailed option to try it again"),
+        (.badStatusCode(404), "the server answered HTTP 404"),
+        (.badContentType("text/html"), "unacceptable content type 'text/html'"),
+        (.limitExceeded(.pixels, value: 4_294_836_225, maximum: 100_000_000),
+         "pixels limit exceeded: 4294836225 is more than the maximum of 100000000; raise the limit in the decode options if this is expected"),
+        (.limitExceeded(.pixels, value: .max, maximum: 100), "pixels limit exceeded: the size overflows; the file's header is corrupt or hostile"),
+        (.unsupportedFormat(.jpeg, reason: "12-bit samples"), "unsupported format 'jpeg': 12-bit samples"),
+        (.transport(kind: .timedOut, message: "no answer in 15 s"), "transfer failed (timedOut): no answer in 15 s"),
+        (.cancelled, "cancelled"),
+    ])
+    func messages(error: ImagePipeError, message: String) {
+        #expect(error.description == message)
+        #expect(error.errorDescription == message)
+    }
+
+    @Test("Transient transport failures and cancellation never count as permanent")
+    func permanence() {
+        #expect(ImagePipeError.TransportErrorKind.timedOut.isTransient)
+        #expect(ImagePipeError.TransportErrorKind.connectionLost.isTransient)
+        #expect(!ImagePipeError.TransportErrorKind.tls.isTransient)
+        #expect(!ImagePipeError.cancelled.isPermanentByDefault)
+        #expect(!ImagePipeError.transport(kind: .tls, message: "").isPermanentByDefault)
+        #expect(ImagePipeError.badImageData(reason: "").isPermanentByDefault)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import PipelineCore
+
+@Suite("Loaders manager")
+struct ImageLoadersManagerTests {
+    @Test("The loader added last that can load the URL loads it")
+    func priority() async throws {
+        let older = CountingLoader(scheme: "test", name: "older")
+        let newer = CountingLoader(scheme: "test", name: "newer")
+        let other = CountingLoader(scheme: "other", name: "other")
+        let manager = ImageLoadersManager()
+        manager.add(older)
+        manager.add(newer)
+        manager.add(other)
+        let result = try await manager.load(URL(string: "test://a")!, options: [], context: ImageContext(), progress: nil)
+        #expect(String(decoding: result.data, as: UTF8.self) == "newer")
+        #expect(older.loads.count == 0)
+        let viaOther = try await manager.load(URL(string: "other://a")!, options: [], context: ImageContext(), progress: nil)
+        #expect(String(decoding: viaOther.data, as: UTF8.self) == "other")
+    }
+
+    @Test("A URL no loader takes fails with invalidURL")
+    func noLoader() async {
+        let manager = ImageLoadersManager(loaders: [CountingLoader(scheme: "test", name: "t")])
+        #expect(!manager.canLoad(URL(string: "ftp://x")!, options: [], context: ImageContext()))
+        await #expect(throws: ImagePipeError.invalidURL("ftp://x")) {
+            try await manager.load(URL(string: "ftp://x")!, options: [], context: ImageContext(), progress: nil)
+        }
+    }
+
+    @Test("Only permanent failures block a URL by default; cancellation and transient ones never do")
+    func blocking() {
+        let manager = ImageLoadersManager(loaders: [CountingLoader(scheme: "test", name: "t")])
+        let url = URL(string: "test://a")!
+        func blocks(_ error: ImagePipeError) -> Bool {
+            manager.shouldBlockFailedURL(url, error: error, options: [], context: ImageContext())
+        }
+        #expect(blocks(.badImageData(reason: "x")))
+        #expect(blocks(.invalidURL("x")))
+        #expect(!blocks(.cancelled))
+        #expect(!blocks(.transport(kind: .timedOut, message: "t")))
+        #expect(!blocks(.badStatusCode(404)), "SDWebImage does not block 404s either")
+    }
+
+    @Test("Loaders can be added while loads run")
+    func concurrentMutation() async throws {
+        let manager = ImageLoadersManager(loaders: [CountingLoader(scheme: "test", name: "base")])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<200 {
+                        _ = try await manager.load(URL(string: "test://a")!, options: [], context: ImageContext(), progress: nil)
+                    }
+                }
+            }
+            group.addTask {
+                for i in 0..<200 { manager.add(CountingLoader(scheme: "s\(i)", name: "\(i)")) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(manager.loaders.count == 201)
+    }
+
+    @Test("Request and response helpers read headers case-insensitively")
+    func requestResponse() {
+        let modifier = ImageRequestModifier.setting(headers: ["accept": "image/webp"], method: "HEAD")
+        let request = modifier.modify(ImageLoadRequest(url: URL(string: "https://x.test")!, headers: ["Accept": "*/*"]))
+        #expect(request?.header("ACCEPT") == "image/webp")
+        #expect(request?.headers.count == 1)
+        #expect(request?.method == "HEAD")
+        let response = ImageLoadResponse(url: URL(string: "https://x.test")!, statusCode: 200,
+                                         headers: ["content-type": "Image/PNG; charset=binary", "Content-Length": " 42"])
+        #expect(response.mimeType == "image/png")
+        #expect(response.expectedContentLength == 42)
+        #expect(ImageLoadProgress(receivedBytes: 5, expectedBytes: 10).fraction == 0.5)
+        #expect(ImageLoadProgress(receivedBytes: 5, expectedBytes: nil).fraction == nil)
+        #expect(ImageDecryptor.base64.decrypt(Data("aGk=".utf8), nil) == Data("hi".utf8))
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+@testable import PipelineCore
+
+/// A format only the tests speak: `TIMG`, width and height as UInt16 big-endian, a pixel-format
+/// byte, then raw pixels. Enough to exercise registries and caches without a C library.
+struct TestCoder: ImageCoder {
+    static let format = ImageFormat(identifier: "timg", mimeType: "image/x-test", fileExtensions: ["timg"])
+    let name: String
+    /// Whether it claims every input (like SDWebImage's catch-all ImageIO coder).
+    var claimsEverything = false
+    let decodes = Counter()
+
+    init(name: String = "test", claimsEverything: Bool = false) {
+        self.name = name
+        self.claimsEverything = claimsEverything
+    }
+
+    func canDecode(_ data: Data) -> Bool { claimsEverything || data.starts(with: Array("TIMG".utf8)) }
+
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        decodes.increment()
+        let bytes = [UInt8](data)
+        guard bytes.count >= 9, bytes.starts(with: Array("TIMG".utf8)),
+              let format = PixelFormat.allCases.dropFirst(Int(bytes[8])).first
+        else { throw ImagePipeError.badImageData(reason: "not a TIMG") }
+        let size = ImageSize(width: Int(bytes[4]) << 8 | Int(bytes[5]), height: Int(bytes[6]) << 8 | Int(bytes[7]))
+        try options.checkPixelLimit(size)
+        let buffer = try PixelBuffer(width: size.width, height: size.height, format: format, bytes: Array(bytes[9...]))
+        return Image(buffer, format: Self.format, scale: options.scaleFactor)
+    }
+
+    func canEncode(to format: ImageFormat) -> Bool { format == Self.format }
+
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        Self.encode(image.firstFrame)
+    }
+
+    static func encode(_ buffer: PixelBuffer) -> Data {
+        var out = Array("TIMG".utf8)
+        out += [UInt8(buffer.width >> 8), UInt8(buffer.width & 0xFF), UInt8(buffer.height >> 8), UInt8(buffer.height & 0xFF)]
+        out.append(UInt8(PixelFormat.allCases.firstIndex(of: buffer.format)!))
+        return Data(out + buffer.bytes)
+    }
+
+    static func sample(width: Int = 4, height: Int = 3, color: ImageColor = .white) -> Data {
+        encode(try! PixelBuffer(width: width, height: height, format: .rgba8, fill: color))
+    }
+}
+
+/// A thread-safe counter for "how many times did this happen".
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+/// An `ImageCache` in a dictionary, with a name to tell which cache answered and an optional delay.
+final class InMemoryTestCache: ImageCache {
+    let name: String
+    let delay: Duration
+    private let entries = Mutex<[String: ImageCacheResult]>([:])
+    let queries = Counter()
+    let stores = Counter()
+
+    init(name: String, delay: Duration = .zero) {
+        self.name = name
+        self.delay = delay
+    }
+
+    func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult? {
+        queries.increment()
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        return entries.withLock { $0[key] }
+    }
+
+    func store(_ image: Image?, data: Data?, key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async {
+        stores.increment()
+        entries.withLock { $0[key] = ImageCacheResult(image: image, data: data, cacheType: cacheType) }
+    }
+
+    func remove(key: String, cacheType: ImageCacheType) async {
+        _ = entries.withLock { $0.removeValue(forKey: key) }
+    }
+
+    func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        return entries.withLock { $0[key]?.cacheType } ?? ImageCacheType.none
+    }
+
+    func clear(_ cacheType: ImageCacheType) async {
+        entries.withLock { $0.removeAll() }
+    }
+
+    var keys: [String] { entries.withLock { Array($0.keys).sorted() } }
+}
+
+/// A loader for one URL scheme that answers with fixed bytes and counts its loads.
+struct CountingLoader: ImageLoader {
+    let scheme: String
+    let name: String
+    let loads = Counter()
+
+    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == scheme }
+
+    func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
+        loads.increment()
+        let data = Data(name.utf8)
+        progress?(ImageLoadProgress(receivedBytes: Int64(data.count), expectedBytes: Int64(data.count)))
+        return ImageLoadResult(data: data)
+    }
+}
