@@ -26,7 +26,9 @@ struct TestCoder: ImageCoder {
         else { throw ImagePipeError.badImageData(reason: "not a TIMG") }
         let size = ImageSize(width: Int(bytes[4]) << 8 | Int(bytes[5]), height: Int(bytes[6]) << 8 | Int(bytes[7]))
         try options.checkPixelLimit(size)
-        let buffer = try PixelBuffer(width: size.width, height: size.height, format: format, bytes: Array(bytes[9...]))
+        var buffer = try PixelBuffer(width: size.width, height: size.height, format: format, bytes: Array(bytes[9...]))
+        let target = options.targetSize(for: size)
+        if target != size { buffer = buffer.resampled(to: target) }
         return Image(buffer, format: Self.format, scale: options.scaleFactor)
     }
 

@@ -1,0 +1,297 @@
+import Foundation
+import Synchronization
+
+/// One request through the manager, SDWebImage's flow (reference section d.2) step by step. Each
+/// step is a function named for it; `run()` reads top to bottom.
+struct ImageLoadFlow: Sendable {
+    let manager: ImageManager
+    let task: ImageTask
+    let url: URL?
+    var options: ImageOptions
+    var context: ImageContext
+
+    init(manager: ImageManager, task: ImageTask, url: URL?, options: ImageOptions, context: ImageContext) {
+        self.manager = manager
+        self.task = task
+        self.url = url
+        self.options = options
+        self.context = context
+    }
+
+
+    func run() async {
+        var flow = self
+        do {
+            try await flow.runSteps()
+        } catch let error as ImagePipeError {
+            task.emit(.failed(error), terminal: true)
+        } catch is CancellationError {
+            task.emit(.failed(.cancelled), terminal: true)
+        } catch {
+            task.emit(.failed(.badImageData(reason: String(describing: error))), terminal: true)
+        }
+    }
+
+    private mutating func runSteps() async throws {
+        // 1–4. Entry, pre-process, guard.
+        guard let url, !url.absoluteString.isEmpty else { throw ImagePipeError.invalidURL("") }
+        preprocess(url: url)
+        if manager.failedURLs.contains(url) && !options.contains(.retryFailed) {
+            throw ImagePipeError.blockedURL(url.absoluteString)
+        }
+        let keys = ImageCacheKeys(url: url, context: context, settings: manager.settings)
+
+        // 6–7. Cache queries: the final key, then the original key when a thumbnail or transform is in play.
+        var cached: ImageCacheResult?
+        if !options.contains(.fromLoaderOnly) {
+            cached = await queryFinalKey(keys)
+            try checkCancelled()
+            if cached?.image == nil, keys.final != keys.original, let original = await queryOriginalKey(keys), let image = original.image {
+                try checkCancelled()
+                let decoded = DecodedSource(image: image, data: original.data)
+                let processed = try await transformCached(decoded, keys: keys)
+                try await finish(processed, from: original.cacheType, keys: keys, url: url)
+                return
+            }
+        }
+
+        // 8. Download decision.
+        let loader: any ImageLoader = context[.imageLoader] ?? manager.loader
+        guard shouldDownload(url: url, cached: cached, loader: loader) else {
+            if let cached, let image = cached.image {
+                complete(ImageResult(image: image, data: cached.data, cacheType: cached.cacheType, url: url))
+            } else {
+                // A cache-only miss, a veto, or no loader for the URL: no image and no error (SDWebImage).
+                complete(ImageResult(image: nil, data: nil, cacheType: .none, url: url))
+            }
+            return
+        }
+        if let cachedImage = cached?.image, options.contains(.refreshCached) {
+            task.emit(.completed(ImageResult(image: cachedImage, data: cached?.data, cacheType: cached?.cacheType ?? .none, url: url)), terminal: false)
+            context[.loaderCachedImage] = cachedImage
+        }
+        let processed: ProcessedSource
+        do {
+            processed = try await download(url: url, keys: keys, loader: loader)
+        } catch let error as ImagePipeError {
+            try handleLoadFailure(error, url: url, loader: loader, hadCachedImage: cached?.image != nil)
+            return
+        }
+        if options.contains(.retryFailed) { manager.failedURLs.remove(url) }
+
+        // 10–12. Store, complete.
+        try await finish(processed, from: .none, keys: keys, url: url)
+    }
+
+    // MARK: Steps
+
+    /// 3. The manager's transformer, key filter and serializer fill the context's gaps (the caller
+    /// wins); then the options processor may rewrite both.
+    private mutating func preprocess(url: URL) {
+        let settings = manager.settings
+        var defaults = ImageContext()
+        defaults[.imageTransformer] = settings.transformer
+        defaults[.cacheKeyFilter] = settings.cacheKeyFilter
+        defaults[.cacheSerializer] = settings.cacheSerializer
+        context = context.fillingGaps(from: defaults)
+        if let processed = settings.optionsProcessor?.process(url, options, context) {
+            options = processed.options
+            context = processed.context
+        }
+    }
+
+    /// 6. The final key, with the thumbnail options removed: data under a thumbnail key is already
+    /// small, and decoding it as a thumbnail again would promote it under the wrong key.
+    private func queryFinalKey(_ keys: ImageCacheKeys) async -> ImageCacheResult? {
+        let cache: any ImageCache = context[.imageCache] ?? manager.cache
+        var queryContext = context
+        queryContext[.thumbnailPixelSize] = nil
+        queryContext[.preserveAspectRatio] = nil
+        let type = context[.queryCacheType] ?? .all
+        guard type != .none else { return nil }
+        return await cache.query(key: keys.final, options: options, context: queryContext, cacheType: type)
+    }
+
+    /// 7. The original key with the full context, so the cache decodes full-size data as a thumbnail.
+    private func queryOriginalKey(_ keys: ImageCacheKeys) async -> ImageCacheResult? {
+        let cache: any ImageCache = context[.originalImageCache] ?? context[.imageCache] ?? manager.cache
+        let type = context[.originalQueryCacheType] ?? .disk
+        guard type != .none else { return nil }
+        let result = await cache.query(key: keys.original, options: options, context: context, cacheType: type)
+        return result?.image == nil ? nil : result
+    }
+
+    /// 8. Download unless cache-only, unless there is a cached image (without `.refreshCached`),
+    /// unless vetoed, and only if the loader takes the URL.
+    private func shouldDownload(url: URL, cached: ImageCacheResult?, loader: any ImageLoader) -> Bool {
+        guard !options.contains(.fromCacheOnly) else { return false }
+        guard cached?.image == nil || options.contains(.refreshCached) else { return false }
+        if let veto = manager.settings.shouldDownload, !veto(url) { return false }
+        return loader.canLoad(url, options: options, context: context)
+    }
+
+    /// 8d. A failed load completes with its error, except a `cacheNotModified` after the cached image
+    /// was delivered (no second callback); permanent failures go on the failed-URL list.
+    private func handleLoadFailure(_ error: ImagePipeError, url: URL, loader: any ImageLoader, hadCachedImage: Bool) throws {
+        if error == .cacheNotModified && hadCachedImage && options.contains(.refreshCached) {
+            task.finishWithoutEvent()
+            return
+        }
+        if error != .cancelled {
+            let block = manager.settings.shouldBlockFailedURL?(url, error)
+                ?? loader.shouldBlockFailedURL(url, error: error, options: options, context: context)
+            if block { manager.failedURLs.insert(url) }
+        }
+        throw error
+    }
+
+    /// 8–9. Download, decode and transform, each stage shared with identical requests in flight.
+    /// The stages are chained (the transform's work awaits the decode, whose work awaits the download),
+    /// so requests meet at the first stage they have in common, however late they arrive; progress
+    /// travels up the chain to every subscriber.
+    private func download(url: URL, keys: ImageCacheKeys, loader: any ImageLoader) async throws -> ProcessedSource {
+        let downloadKey = makeDownloadKey(url: url, loader: loader)
+        let decodeOptions = decodeOptions(cacheKey: keys.original)
+        let decodeKey = DecodeKey(download: downloadKey, options: decodeOptions)
+        let (manager, options, context) = (self.manager, self.options, self.context)
+        let priority = Self.taskPriority(options)
+        let progressive = options.contains(.progressiveLoad) ? ProgressiveDecoding(flow: self, cacheKey: keys.original) : nil
+        let task = self.task
+        let onProgress: @Sendable (ImageLoadProgress) -> Void = { progress in
+            task.emit(.progress(ImageLoadProgress(receivedBytes: progress.receivedBytes, expectedBytes: progress.expectedBytes)), terminal: false)
+            if let partial = progress.partialData { progressive?.feed(partial) }
+        }
+        let decode: @Sendable (@escaping @Sendable (ImageLoadProgress) -> Void) async throws -> DecodedSource = { emit in
+            try await manager.decodes.value(for: decodeKey, priority: priority, onEvent: emit) { emitDecode in
+                let loaded = try await manager.downloads.value(for: downloadKey, priority: priority, onEvent: emitDecode) { emitDownload in
+                    try await loader.load(url, options: options, context: context, progress: emitDownload)
+                }
+                let image = try await manager.cpu.run {
+                    try ImageDecoding.decode(loaded.data, options: decodeOptions, context: context, coders: manager.coders)
+                }
+                return DecodedSource(image: image, data: loaded.data)
+            }
+        }
+        guard let transformer = keys.transformer else {
+            return ProcessedSource(decoded: try await decode(onProgress), transformed: nil)
+        }
+        let transformKey = TransformKey(source: .download(decodeKey), transformerKey: transformer.key,
+                                        transformsAnimatedImages: options.contains(.transformAnimatedImage))
+        return try await manager.transforms.value(for: transformKey, priority: priority, onEvent: onProgress) { emit in
+            let decoded = try await decode(emit)
+            return ProcessedSource(decoded: decoded, transformed: await Self.transform(decoded.image, with: transformer, key: transformKey, manager: manager))
+        }
+    }
+
+    /// 9, for an original found in a cache: the transform (shared with identical requests).
+    private func transformCached(_ decoded: DecodedSource, keys: ImageCacheKeys) async throws -> ProcessedSource {
+        guard let transformer = keys.transformer else { return ProcessedSource(decoded: decoded, transformed: nil) }
+        let key = TransformKey(source: .cache(key: keys.original, options: decodeOptions(cacheKey: keys.original)),
+                               transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
+        let manager = self.manager
+        return try await manager.transforms.value(for: key) { _ in
+            ProcessedSource(decoded: decoded, transformed: await Self.transform(decoded.image, with: transformer, key: key, manager: manager))
+        }
+    }
+
+    /// 9. Runs the transformer, unless the image is animated and the request did not allow it, and
+    /// keeps the source's metadata when the transformer says so. A failing transformer gives nil:
+    /// the image goes on untransformed (SDWebImage's nil result) and is not stored under the
+    /// transformed key.
+    private static func transform(_ image: Image, with transformer: any ImageTransformer, key: TransformKey, manager: ImageManager) async -> Image? {
+        if image.isAnimated && !key.transformsAnimatedImages { return nil }
+        return try? await manager.cpu.run {
+            var output = try transformer.transform(image)
+            if transformer.preservesImageMetadata {
+                output.format = image.format
+                output.scale = image.scale
+                output.metadata.decodeOptions = image.metadata.decodeOptions
+            }
+            output.metadata.isTransformed = true
+            return output
+        }
+    }
+
+    /// 10–12. Store the original and the final image, complete.
+    private func finish(_ processed: ProcessedSource, from cacheType: ImageCacheType, keys: ImageCacheKeys, url: URL) async throws {
+        let source = processed.decoded
+        let finalImage = processed.transformed ?? source.image
+        // A thumbnail's or transformed image's bytes no longer describe it; they are stored only as the original.
+        let finalData = processed.transformed != nil || source.image.isThumbnail ? nil : source.data
+        try checkCancelled()
+        let storeFinal = keys.final != keys.original && (processed.transformed != nil || keys.transformer == nil)
+        let stores = Task { [self] in
+            await storeOriginal(source, from: cacheType, keys: keys, url: url)
+            if storeFinal { await self.storeFinal(finalImage, data: finalData, keys: keys, url: url) }
+        }
+        if options.contains(.waitStoreCache) { await stores.value }
+        complete(ImageResult(image: finalImage, data: finalData, cacheType: cacheType, url: url))
+    }
+
+    /// 10. The original image and bytes under the original key (default: disk only). Bytes just read
+    /// from disk are not written back. With neither thumbnail nor transform, the final key is the
+    /// same: one store covers both types, so the bytes are written once (upstream writes them twice).
+    private func storeOriginal(_ source: DecodedSource, from cacheType: ImageCacheType, keys: ImageCacheKeys, url: URL) async {
+        let cache: any ImageCache = context[.originalImageCache] ?? context[.imageCache] ?? manager.cache
+        var type = context[.originalStoreCacheType] ?? .disk
+        var image: Image? = source.image.isThumbnail ? nil : source.image
+        if keys.final == keys.original {
+            let finalType = context[.storeCacheType] ?? .all
+            type = ImageCacheType(memory: type.includesMemory || finalType.includesMemory, disk: type.includesDisk || finalType.includesDisk)
+            image = source.image
+        }
+        if cacheType == .disk { type = type.removingDisk }
+        if cacheType == .memory { return }
+        guard type != .none else { return }
+        let data = serialize(image ?? source.image, data: source.data, url: url, type: type)
+        await cache.store(image, data: data, key: keys.original, options: options, context: context, cacheType: type)
+    }
+
+    /// 11. The final (thumbnail or transformed) image under the final key (default: memory and disk);
+    /// without bytes, the cache encodes it.
+    private func storeFinal(_ image: Image, data: Data?, keys: ImageCacheKeys, url: URL) async {
+        let cache: any ImageCache = context[.imageCache] ?? manager.cache
+        let type = context[.storeCacheType] ?? .all
+        guard type != .none else { return }
+        let bytes = serialize(image, data: data, url: url, type: type)
+        await cache.store(image, data: bytes, key: keys.final, options: options, context: context, cacheType: type)
+    }
+
+    /// The cache serializer's bytes when the disk is written, else the bytes as they are.
+    private func serialize(_ image: Image, data: Data?, url: URL, type: ImageCacheType) -> Data? {
+        guard type.includesDisk, let serializer = context[.cacheSerializer] else { return data }
+        return serializer.serialize(image, data, url) ?? data
+    }
+
+    /// 12. Completes once.
+    private func complete(_ result: ImageResult) {
+        task.emit(.completed(result), terminal: true)
+    }
+
+    // MARK: Helpers
+
+    func decodeOptions(cacheKey: String) -> ImageDecodeOptions {
+        ImageDecodeOptions(options: options, context: context, cacheKey: cacheKey)
+    }
+
+    private func checkCancelled() throws {
+        if Task.isCancelled || task.isFinished { throw ImagePipeError.cancelled }
+    }
+
+    private func makeDownloadKey(url: URL, loader: any ImageLoader) -> DownloadKey {
+        let networkFlags: ImageOptions = [.handleCookies, .allowInvalidSSLCertificates, .refreshCached, .progressiveLoad]
+        let uncomparable = context[.requestModifier] != nil || context[.responseModifier] != nil
+            || context[.decryptor] != nil || context[.loaderCachedImage] != nil
+        return DownloadKey(url: url.absoluteString, loader: String(reflecting: type(of: loader)),
+                           flags: options.intersection(networkFlags).rawValue,
+                           unique: uncomparable ? UInt64.random(in: 0...UInt64.max) : nil)
+    }
+
+    static func taskPriority(_ options: ImageOptions) -> TaskPriority? {
+        switch ImageLoadPriority(options: options) {
+        case .high: .high
+        case .low: .low
+        case .normal: nil
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// What a load delivers (SDWebImage's completion arguments).
+public struct ImageResult: Sendable {
+    /// Nil only when a `.fromCacheOnly` load missed (or the loader could not take the URL): that is
+    /// not an error, as in SDWebImage.
+    public var image: Image?
+    /// The encoded bytes; nil when the image was transformed or decoded as a thumbnail (they no longer
+    /// describe it), and for memory hits unless `.queryMemoryData` was asked for.
+    public var data: Data?
+    /// Where the image came from: `.none` for the loader, `.memory` or `.disk` for the caches.
+    public var cacheType: ImageCacheType
+    public var url: URL?
+    /// False for partial images of a progressive load.
+    public var isFinished: Bool
+
+    public init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL?, isFinished: Bool = true) {
+        self.image = image
+        self.data = data
+        self.cacheType = cacheType
+        self.url = url
+        self.isFinished = isFinished
+    }
+}
+
+/// What an `ImageTask` reports, in order: progress and partial images while it runs, then one
+/// `completed` or `failed` (with `.refreshCached`, a first `completed` with the cached image may
+/// come before the fresh one).
+public enum ImageTaskEvent: Sendable {
+    case progress(ImageLoadProgress)
+    /// A partial image of a progressive load (`metadata.isIncremental`), never cached.
+    case partialImage(Image)
+    case completed(ImageResult)
+    case failed(ImagePipeError)
+}
