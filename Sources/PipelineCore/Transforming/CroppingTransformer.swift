@@ -1,0 +1,38 @@
+/// Crops to a rectangle (SDWebImage's `SDImageCroppingTransformer`). Parts of the rectangle outside
+/// the image are transparent, as upstream.
+public struct CroppingTransformer: PixelTransformer {
+    public let rect: ImageRect
+
+    public init(rect: ImageRect) {
+        precondition(rect.width > 0 && rect.height > 0, "crop rectangle \(rect) has no pixels")
+        self.rect = rect
+    }
+
+    public var key: String {
+        "SDImageCroppingTransformer({\(keyNumber(Double(rect.x))),\(keyNumber(Double(rect.y))),\(keyNumber(Double(rect.width))),\(keyNumber(Double(rect.height)))})"
+    }
+
+    public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
+        let inside = rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= buffer.width && rect.y + rect.height <= buffer.height
+        let format = inside ? buffer.format : buffer.format.withAlpha
+        let source = buffer.converted(to: format)
+        let bpp = format.bytesPerPixel
+        var out = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: rect.width, height: rect.height, format: format))
+        // Copy the rows' overlap with the image; everything else stays transparent zero.
+        let x0 = max(rect.x, 0), x1 = min(rect.x + rect.width, buffer.width)
+        let y0 = max(rect.y, 0), y1 = min(rect.y + rect.height, buffer.height)
+        if x0 < x1 && y0 < y1 {
+            source.bytes.withUnsafeBufferPointer { input in
+                out.withUnsafeMutableBufferPointer { output in
+                    let count = (x1 - x0) * bpp
+                    for y in y0..<y1 {
+                        let from = (y * buffer.width + x0) * bpp
+                        let to = ((y - rect.y) * rect.width + (x0 - rect.x)) * bpp
+                        UnsafeMutableRawPointer(output.baseAddress! + to).copyMemory(from: input.baseAddress! + from, byteCount: count)
+                    }
+                }
+            }
+        }
+        return PixelBuffer(unchecked: rect.width, height: rect.height, format: format, bytes: out)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Rotates by any angle (SDWebImage's `SDImageRotationTransformer`): positive angles turn
+/// counter-clockwise, in radians, as upstream. With `fitSize` the canvas grows to hold the whole
+/// rotated image; otherwise it keeps the input's size and the corners are cut. Uncovered pixels are
+/// transparent. Quarter turns are exact pixel moves.
+public struct RotationTransformer: PixelTransformer {
+    public let angle: Double
+    public let fitSize: Bool
+
+    public init(angle: Double, fitSize: Bool = true) {
+        self.angle = angle
+        self.fitSize = fitSize
+    }
+
+    /// A rotation given in degrees clockwise, the command line's (and ImageMagick's) convention.
+    public init(degreesClockwise degrees: Double, fitSize: Bool = true) {
+        self.init(angle: -degrees * .pi / 180, fitSize: fitSize)
+    }
+
+    public var key: String { "SDImageRotationTransformer(\(keyNumber(angle)),\(fitSize ? 1 : 0))" }
+
+    public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
+        let quarterTurns = angle / (.pi / 2)
+        if abs(quarterTurns - quarterTurns.rounded()) < 1e-9 {
+            let turns = ((Int(quarterTurns.rounded()) % 4) + 4) % 4
+            // Counter-clockwise quarter turns; a quarter turn without fitSize keeps the input's size.
+            let exact: PixelBuffer = switch turns {
+            case 1: buffer.applying(.left)
+            case 2: buffer.applying(.down)
+            case 3: buffer.applying(.right)
+            default: buffer
+            }
+            if fitSize || exact.size == buffer.size { return exact }
+        }
+        return try rotateResampling(buffer)
+    }
+
+    private func rotateResampling(_ buffer: PixelBuffer) throws -> PixelBuffer {
+        let (w, h) = (Double(buffer.width), Double(buffer.height))
+        let (c, s) = (cos(angle), sin(angle))
+        let outW = fitSize ? max(Int((abs(w * c) + abs(h * s) - 1e-6).rounded(.up)), 1) : buffer.width
+        let outH = fitSize ? max(Int((abs(w * s) + abs(h * c) - 1e-6).rounded(.up)), 1) : buffer.height
+        let format = buffer.format.withAlpha
+        let source = buffer.converted(to: format)
+        let channels = format.bytesPerPixel
+        var out = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: outW, height: outH, format: format))
+        let (cxIn, cyIn, cxOut, cyOut) = (w / 2, h / 2, Double(outW) / 2, Double(outH) / 2)
+        source.bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                var acc = [Double](repeating: 0, count: channels)
+                for oy in 0..<outH {
+                    for ox in 0..<outW {
+                        // Inverse mapping: y grows downward, so a counter-clockwise turn on screen is
+                        // the rotation by `angle` in these coordinates, applied in reverse.
+                        let dx = Double(ox) + 0.5 - cxOut, dy = Double(oy) + 0.5 - cyOut
+                        let sx = c * dx - s * dy + cxIn - 0.5
+                        let sy = s * dx + c * dy + cyIn - 0.5
+                        let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
+                        let fx = sx - Double(x0), fy = sy - Double(y0)
+                        for i in 0..<channels { acc[i] = 0 }
+                        // Bilinear on premultiplied colour; missing neighbours count as transparent.
+                        for (xx, yy, weight) in [(x0, y0, (1 - fx) * (1 - fy)), (x0 + 1, y0, fx * (1 - fy)),
+                                                 (x0, y0 + 1, (1 - fx) * fy), (x0 + 1, y0 + 1, fx * fy)]
+                        where weight > 0 && xx >= 0 && yy >= 0 && xx < buffer.width && yy < buffer.height {
+                            let o = (yy * buffer.width + xx) * channels
+                            let a = Double(input[o + channels - 1]) * weight
+                            for i in 0..<(channels - 1) { acc[i] += Double(input[o + i]) * a }
+                            acc[channels - 1] += a
+                        }
+                        let d = (oy * outW + ox) * channels
+                        let alpha = acc[channels - 1]
+                        if alpha > 0 {
+                            for i in 0..<(channels - 1) { output[d + i] = UInt8(min(acc[i] / alpha, 255).rounded()) }
+                            output[d + channels - 1] = UInt8(min(alpha, 255).rounded())
+                        }
+                    }
+                }
+            }
+        }
+        return try PixelBuffer(width: outW, height: outH, format: format, bytes: out)
+    }
+}
