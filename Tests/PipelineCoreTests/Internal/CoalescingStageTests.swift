@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PipelineCore
+
+@Suite("Coalescing stage")
+struct CoalescingStageTests {
+    typealias Stage = CoalescingStage<String, Int, Int>
+
+    @Test("Callers of one key share one run of the work and all get its value and its events")
+    func shares() async throws {
+        let stage = Stage()
+        let events = Counter()
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    try await stage.value(for: "k", onEvent: { _ in events.increment() }) { emit in
+                        try await Task.sleep(for: .milliseconds(100))
+                        emit(1)
+                        return 42
+                    }
+                }
+            }
+            var all: [Int] = []
+            for try await value in group { all.append(value) }
+            return all
+        }
+        #expect(values == Array(repeating: 42, count: 20))
+        #expect(stage.startedCount == 1)
+        #expect(events.count == 20)
+        #expect(stage.inFlightCount == 0)
+    }
+
+    @Test("A cancelled caller leaves at once with cancelled; the others still get the value")
+    func cancelOne() async throws {
+        let stage = Stage()
+        let work: Stage.Work = { _ in
+            try await Task.sleep(for: .milliseconds(300))
+            return 7
+        }
+        let leaving = Task { try await stage.value(for: "k", work: work) }
+        let staying = Task { try await stage.value(for: "k", work: work) }
+        try await Task.sleep(for: .milliseconds(30))
+        let clock = ContinuousClock()
+        let start = clock.now
+        leaving.cancel()
+        await #expect(throws: ImagePipeError.cancelled) { try await leaving.value }
+        #expect(clock.now - start < .milliseconds(200), "the cancelled caller does not wait for the work")
+        #expect(try await staying.value == 7)
+        #expect(stage.startedCount == 1)
+    }
+
+    @Test("When the last caller leaves, the work is cancelled and the key is free again")
+    func lastLeaves() async throws {
+        let stage = Stage()
+        let workCancelled = Mutex(false)
+        let caller = Task {
+            try await stage.value(for: "k") { _ in
+                do { try await Task.sleep(for: .seconds(5)) } catch { workCancelled.withLock { $0 = true }; throw error }
+                return 1
+            }
+        }
+        try await Task.sleep(for: .milliseconds(30))
+        caller.cancel()
+        _ = try? await caller.value
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(workCancelled.withLock { $0 })
+        #expect(stage.inFlightCount == 0)
+        #expect(try await stage.value(for: "k") { _ in 2 } == 2)
+        #expect(stage.startedCount == 2)
+    }
+
+    @Test("Errors reach every caller; a caller after the work finished starts it again")
+    func errorsAndRestart() async throws {
+        let stage = Stage()
+        await #expect(throws: ImagePipeError.badStatusCode(500)) {
+            try await stage.value(for: "k") { _ in throw ImagePipeError.badStatusCode(500) }
+        }
+        #expect(try await stage.value(for: "k") { _ in 3 } == 3)
+        #expect(stage.startedCount == 2)
+    }
+
+    @Test("Hundreds of callers joining and cancelling at random never lose or double an answer")
+    func stress() async throws {
+        let stage = Stage()
+        let answers = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for i in 0..<300 {
+                group.addTask {
+                    let call = Task { try await stage.value(for: "k\(i % 5)") { _ in
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
+                        return i
+                    } }
+                    if i % 3 == 0 { call.cancel() }
+                    _ = try? await call.value
+                    answers.increment()
+                }
+            }
+        }
+        #expect(answers.count == 300)
+        #expect(stage.inFlightCount == 0)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PipelineCore
+
+/// A progressive coder for TIMG: shows the rows received so far.
+struct ProgressiveTestCoder: ProgressiveImageCoder {
+    let base = TestCoder(name: "progressive")
+    func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image { try base.decode(data, options: options) }
+    func canEncode(to format: ImageFormat) -> Bool { base.canEncode(to: format) }
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data { try base.encode(image, as: format, options: options) }
+    func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder { RowsSoFar() }
+
+    final class RowsSoFar: IncrementalImageDecoder {
+        private let data = Mutex(Data())
+        func update(_ data: Data, isComplete: Bool) { self.data.withLock { $0 = data } }
+        func currentImage() throws -> Image? {
+            let bytes = [UInt8](data.withLock { $0 })
+            guard bytes.count > 9 else { return nil }
+            let width = Int(bytes[4]) << 8 | Int(bytes[5])
+            let rows = (bytes.count - 9) / (width * 4)
+            guard rows > 0 else { return nil }
+            return Image(try PixelBuffer(width: width, height: rows, format: .rgba8, bytes: Array(bytes[9..<(9 + rows * width * 4)])))
+        }
+    }
+}
+
+@Suite("Progressive loads")
+struct ProgressiveLoadTests {
+    @Test("Partial images arrive before the final image, grow, never exceed it, and are not cached")
+    func partials() async throws {
+        let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
+        let cache = TwoLevelTestCache(coders: coders)
+        let loader = ScriptedLoader(delay: .milliseconds(200))
+        let manager = ImageManager(cache: cache, loader: loader, coders: coders)
+        let url = URL(string: "test://prog/a.timg")!
+        loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 10, height: 40)))
+        var partialHeights: [Int] = []
+        var final: ImageResult?
+        for await event in manager.imageTask(with: url, options: [.progressiveLoad, .waitStoreCache]).events {
+            switch event {
+            case .partialImage(let image):
+                #expect(image.metadata.isIncremental)
+                partialHeights.append(image.pixelSize.height)
+            case .completed(let result): final = result
+            default: break
+            }
+        }
+        #expect(!partialHeights.isEmpty)
+        #expect(partialHeights == partialHeights.sorted())
+        #expect(partialHeights.allSatisfy { $0 <= 40 })
+        #expect(final?.image?.pixelSize == ImageSize(width: 10, height: 40))
+        #expect(final?.image?.metadata.isIncremental == false)
+        #expect(cache.stores.count == 1)
+    }
+
+    @Test("Without progressiveLoad no partial image is delivered")
+    func noPartials() async throws {
+        let f = ManagerFixture()
+        let url = URL(string: "test://prog/b.timg")!
+        f.serve(url.absoluteString)
+        var partials = 0
+        for await event in f.manager.imageTask(with: url).events {
+            if case .partialImage = event { partials += 1 }
+        }
+        #expect(partials == 0)
+    }
+}
