@@ -34,18 +34,19 @@ struct CoalescingStageTests {
     @Test("A cancelled caller leaves at once with cancelled; the others still get the value")
     func cancelOne() async throws {
         let stage = Stage()
+        // The work cannot finish before the test opens the gate, which it does only after the
+        // cancelled caller has returned: so that caller provably did not wait for the work.
+        let gate = Gate()
         let work: Stage.Work = { _ in
-            try await Task.sleep(for: .milliseconds(300))
+            try await gate.wait()
             return 7
         }
         let leaving = Task { try await stage.value(for: "k", work: work) }
         let staying = Task { try await stage.value(for: "k", work: work) }
-        try await Task.sleep(for: .milliseconds(30))
-        let clock = ContinuousClock()
-        let start = clock.now
+        #expect(await eventually { stage.inFlightCount == 1 })
         leaving.cancel()
         await #expect(throws: ImagePipeError.cancelled) { try await leaving.value }
-        #expect(clock.now - start < .milliseconds(200), "the cancelled caller does not wait for the work")
+        gate.open()
         #expect(try await staying.value == 7)
         #expect(stage.startedCount == 1)
     }
@@ -56,15 +57,14 @@ struct CoalescingStageTests {
         let workCancelled = Mutex(false)
         let caller = Task {
             try await stage.value(for: "k") { _ in
-                do { try await Task.sleep(for: .seconds(5)) } catch { workCancelled.withLock { $0 = true }; throw error }
+                do { try await Task.sleep(for: .seconds(30)) } catch { workCancelled.withLock { $0 = true }; throw error }
                 return 1
             }
         }
-        try await Task.sleep(for: .milliseconds(30))
+        #expect(await eventually { stage.inFlightCount == 1 })
         caller.cancel()
         _ = try? await caller.value
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(workCancelled.withLock { $0 })
+        #expect(await eventually { workCancelled.withLock { $0 } })
         #expect(stage.inFlightCount == 0)
         #expect(try await stage.value(for: "k") { _ in 2 } == 2)
         #expect(stage.startedCount == 2)

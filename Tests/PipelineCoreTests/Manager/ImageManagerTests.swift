@@ -16,8 +16,8 @@ struct ImageManagerTests {
         #expect(result.data == data)
         #expect(result.cacheType == .none)
         #expect(result.url == url)
-        // Give the background store a moment; then one store of both levels under the URL key.
-        try await Task.sleep(for: .milliseconds(50))
+        // The store runs in the background; then: one store of both levels under the URL key.
+        #expect(await eventually { f.cache.stores.count == 1 })
         #expect(f.cache.stores.map(\.key) == [url.absoluteString])
         #expect(f.cache.stores.first?.type == .all)
         // The second load is a memory hit and makes no request.
@@ -115,7 +115,8 @@ struct ImageManagerTests {
         let completions = Mutex<[Result<ImageResult, ImagePipeError>]>([])
         let task = f.manager.loadImage(with: url) { result in completions.withLock { $0.append(result) } }
         task.cancel()
-        try await Task.sleep(for: .milliseconds(300))
+        _ = try? await task.result()
+        #expect(await eventually { !f.manager.isRunning })
         let all = completions.withLock { $0 }
         #expect(all.count == 1)
         if case .failure(let error)? = all.first { #expect(error == .cancelled) } else { Issue.record("expected cancelled, got \(all)") }
@@ -124,10 +125,10 @@ struct ImageManagerTests {
 
     @Test("Cancelling the calling task cancels an async load")
     func asyncCancellation() async throws {
-        let f = ManagerFixture(delay: .seconds(5))
+        let f = ManagerFixture(delay: .seconds(30))
         f.serve(url.absoluteString)
         let load = Task { try await f.manager.loadImage(with: url) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { f.manager.isRunning })
         load.cancel()
         await #expect(throws: ImagePipeError.cancelled) { try await load.value }
     }
@@ -138,7 +139,7 @@ struct ImageManagerTests {
         f.serve(url.absoluteString)
         let cancelled = f.manager.imageTask(with: url)
         let others = (0..<3).map { _ in f.manager.imageTask(with: url) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { f.loader.requests(url.absoluteString) == 1 })
         cancelled.cancel()
         await #expect(throws: ImagePipeError.cancelled) { try await cancelled.result() }
         for task in others { #expect(try await task.result().image != nil) }
@@ -247,7 +248,7 @@ struct ImageManagerTests {
             calls.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
         }
         _ = try await task.result()
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { !calls.withLock { $0 }.isEmpty })
         #expect(calls.withLock { $0 } == [7])
     }
 
@@ -324,12 +325,12 @@ struct ImageManagerTests {
 
     @Test("cancelAll cancels every running load")
     func cancelAll() async throws {
-        let f = ManagerFixture(delay: .seconds(5))
+        let f = ManagerFixture(delay: .seconds(30))
         f.serve(url.absoluteString)
         let tasks = (0..<5).map { i in f.manager.imageTask(with: URL(string: "test://img/\(i).timg")!) }
         #expect(f.manager.runningCount == 5)
         f.manager.cancelAll()
         for task in tasks { await #expect(throws: ImagePipeError.cancelled) { try await task.result() } }
-        #expect(!f.manager.isRunning)
+        #expect(await eventually { !f.manager.isRunning })
     }
 }

@@ -22,9 +22,7 @@ struct ImagePrefetcherTests {
         }
         #expect(result == (3, 0))
         #expect(progress.withLock { $0 } == [1, 2, 3])
-        try await Task.sleep(for: .milliseconds(50))
-        let cached = try await f.manager.loadImage(with: urls[0], options: [.fromCacheOnly])
-        #expect(cached.image != nil)
+        #expect(await eventually { (try? await f.manager.loadImage(with: urls[0], options: [.fromCacheOnly]))?.image != nil })
     }
 
     @Test("An empty list completes at once with (0, 0) and no token")
@@ -74,18 +72,17 @@ struct ImagePrefetcherTests {
 
     @Test("Cancelling a batch stops its loads, drops its handlers, and never hangs")
     func cancel() async throws {
-        let f = ManagerFixture(delay: .seconds(5))
+        let f = ManagerFixture(delay: .seconds(30))
         let urls = (0..<5).map { URL(string: "test://c/\($0).timg")! }
         for url in urls { f.serve(url.absoluteString) }
         let prefetcher = ImagePrefetcher(manager: f.manager)
         let completed = Mutex(false)
         let token = prefetcher.prefetch(urls, completed: { _, _ in completed.withLock { $0 = true } })
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { f.manager.runningCount == 3 })
         #expect(prefetcher.runningBatchCount == 1)
         prefetcher.cancelPrefetching()
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(prefetcher.runningBatchCount == 0)
-        #expect(!f.manager.isRunning)
+        // Well before the 30 s loads could finish on their own.
+        #expect(await eventually { prefetcher.runningBatchCount == 0 && !f.manager.isRunning })
         #expect(!completed.withLock { $0 })
         #expect(token?.skippedCount ?? 0 <= 5)
     }
