@@ -200,16 +200,7 @@ struct ImageLoadFlow: Sendable {
     /// transformed key.
     private static func transform(_ image: Image, with transformer: any ImageTransformer, key: TransformKey, manager: ImageManager) async -> Image? {
         if image.isAnimated && !key.transformsAnimatedImages { return nil }
-        return try? await manager.cpu.run {
-            var output = try transformer.transform(image)
-            if transformer.preservesImageMetadata {
-                output.format = image.format
-                output.scale = image.scale
-                output.metadata.decodeOptions = image.metadata.decodeOptions
-            }
-            output.metadata.isTransformed = true
-            return output
-        }
+        return try? await manager.cpu.run { try transformer.apply(to: image) }
     }
 
     /// 10–12. Store the original and the final image, complete.

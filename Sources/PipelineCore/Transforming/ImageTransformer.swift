@@ -14,6 +14,20 @@ public protocol ImageTransformer: Sendable {
 
 extension ImageTransformer {
     public var preservesImageMetadata: Bool { true }
+
+    /// Transforms as the pipeline does: the output is marked transformed and, when
+    /// `preservesImageMetadata`, keeps the input's format, scale and decode options (SDWebImage's
+    /// `SDImageCopyAssociatedObject` step).
+    public func apply(to image: Image) throws -> Image {
+        var output = try transform(image)
+        if preservesImageMetadata {
+            output.format = image.format
+            output.scale = image.scale
+            output.metadata.decodeOptions = image.metadata.decodeOptions
+        }
+        output.metadata.isTransformed = true
+        return output
+    }
 }
 
 /// Put in the context's `.imageTransformer` to switch off the manager's transformer for one

@@ -14,15 +14,6 @@ public struct PipelineTransformer: ImageTransformer {
     public var preservesImageMetadata: Bool { false }
 
     public func transform(_ image: Image) throws -> Image {
-        try transformers.reduce(image) { current, transformer in
-            var next = try transformer.transform(current)
-            if transformer.preservesImageMetadata {
-                next.format = current.format
-                next.scale = current.scale
-                next.metadata.decodeOptions = current.metadata.decodeOptions
-            }
-            next.metadata.isTransformed = true
-            return next
-        }
+        try transformers.reduce(image) { current, transformer in try transformer.apply(to: current) }
     }
 }

@@ -1,0 +1,31 @@
+import Foundation
+import PipelineCore
+import Synchronization
+
+/// Runs synchronous plugin code on its own thread and gives up waiting after `limit`, so a plugin
+/// that hangs on hostile input fails its contract instead of hanging the test run. (The thread of
+/// a plugin that never returns is leaked; the run goes on.)
+enum TimeBound {
+    enum Outcome<T: Sendable>: Sendable {
+        case returned(T)
+        case threw(any Error)
+        case timedOut
+    }
+
+    static func run<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () throws -> T) async -> Outcome<T> {
+        let box = Mutex<Outcome<T>?>(nil)
+        let thread = Thread {
+            let outcome: Outcome<T>
+            do { outcome = .returned(try work()) } catch { outcome = .threw(error) }
+            box.withLock { $0 = outcome }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let outcome = box.withLock({ $0 }) { return outcome }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return box.withLock { $0 } ?? .timedOut
+    }
+}
