@@ -34,7 +34,7 @@ static void ipng_on_warning(png_structp png, png_const_charp text) {
 
 // The transforms that keep the narrowest 8-bit format: gray stays gray, alpha appears only when the
 // file has it (an alpha channel or tRNS). Gamma is left as stored. Must run under a setjmp point.
-static void ipng_configure(png_structp png, png_infop info, ipng_header *header, int progressive) {
+static void ipng_configure(png_structp png, png_infop info, ipng_header *header) {
     int color_type = png_get_color_type(png, info);
     int bit_depth = png_get_bit_depth(png, info);
     if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
@@ -44,11 +44,9 @@ static void ipng_configure(png_structp png, png_infop info, ipng_header *header,
     if (bit_depth == 16) png_set_scale_16(png);
     int interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
     if (interlaced) (void)png_set_interlace_handling(png);
-    if (progressive) {
-        png_start_read_image(png);
-    } else {
-        png_read_update_info(png, info);
-    }
+    // Also starts the row machinery in progressive mode (it includes png_start_read_image's work)
+    // and, unlike it, updates `info` to the transformed layout read below.
+    png_read_update_info(png, info);
     header->width = png_get_image_width(png, info);
     header->height = png_get_image_height(png, info);
     header->channels = png_get_channels(png, info);
@@ -101,7 +99,7 @@ void ipng_reader_destroy(ipng_reader *reader) {
 int ipng_reader_read_header(ipng_reader *reader, ipng_header *header) {
     if (setjmp(png_jmpbuf(reader->png))) return 0;
     png_read_info(reader->png, reader->info);
-    ipng_configure(reader->png, reader->info, header, 0);
+    ipng_configure(reader->png, reader->info, header);
     return 1;
 }
 
@@ -151,7 +149,7 @@ static void ipng_stream_on_info(png_structp png, png_infop info) {
         stream->over_limit = 1;
         png_error(png, "image has more pixels than the limit");
     }
-    ipng_configure(png, info, &stream->header, 1);
+    ipng_configure(png, info, &stream->header);
     if (stream->header.rowbytes != 0 && stream->header.height > SIZE_MAX / stream->header.rowbytes) {
         png_error(png, "image is too large for memory");
     }
