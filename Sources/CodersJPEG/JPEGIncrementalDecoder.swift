@@ -79,9 +79,11 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         while true {
             switch state.stage {
             case .header:
-                guard try decompressor.readHeader() else { return }
+                // The marker scan sees a frame header as soon as it arrives, while libjpeg waits
+                // for the first scan: a bomb or a 12-bit file is refused at once.
                 let scan = JPEGHeaderScan(data)
                 try JPEGDecoder.preflight(scan, options: options)
+                guard try decompressor.readHeader() else { return }
                 state.orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
                 let plan = try JPEGDecodePlan(info: info, options: options)
                 plan.apply(to: info)
