@@ -103,6 +103,15 @@ int ipng_reader_read_header(ipng_reader *reader, ipng_header *header) {
     return 1;
 }
 
+size_t ipng_reader_exif(const ipng_reader *reader, const uint8_t **bytes) {
+    png_uint_32 size = 0;
+    png_bytep exif = NULL;
+    *bytes = NULL;
+    if (!(png_get_eXIf_1(reader->png, reader->info, &size, &exif) & PNG_INFO_eXIf) || exif == NULL) return 0;
+    *bytes = exif;
+    return size;
+}
+
 int ipng_reader_read_image(ipng_reader *reader, uint8_t **rows) {
     if (setjmp(png_jmpbuf(reader->png))) return 0;
     png_read_image(reader->png, rows);
@@ -138,6 +147,7 @@ struct ipng_stream {
     int pass;
     int finished;
     int over_limit;
+    uint64_t claimed_pixels;
 };
 
 static void ipng_stream_on_info(png_structp png, png_infop info) {
@@ -147,6 +157,7 @@ static void ipng_stream_on_info(png_structp png, png_infop info) {
     // Both sides are below 2^31, so the product fits in 64 bits.
     if (width * height > stream->max_pixels) {
         stream->over_limit = 1;
+        stream->claimed_pixels = width * height;
         png_error(png, "image has more pixels than the limit");
     }
     ipng_configure(png, info, &stream->header);
@@ -216,6 +227,7 @@ uint32_t ipng_stream_rows(const ipng_stream *stream) { return stream->rows; }
 int ipng_stream_pass(const ipng_stream *stream) { return stream->pass; }
 int ipng_stream_finished(const ipng_stream *stream) { return stream->finished; }
 int ipng_stream_over_limit(const ipng_stream *stream) { return stream->over_limit; }
+uint64_t ipng_stream_claimed_pixels(const ipng_stream *stream) { return stream->claimed_pixels; }
 const char *ipng_stream_message(const ipng_stream *stream) { return stream->status.message; }
 
 // MARK: writer

@@ -11,6 +11,7 @@ import PipelineCore
 /// - Refuses damaged files with `ImagePipeError.badImageData`: bad CRCs in critical chunks, bad
 ///   zlib data, truncation, unknown critical chunks. libpng warnings (damaged ancillary chunks,
 ///   which are dropped) are never printed.
+/// - Records the EXIF orientation of an eXIf chunk that precedes the image data (not applied).
 /// - Checks the IHDR size against the pixel limit before libpng or any pixel memory exists.
 /// - Thumbnails (`thumbnailPixelSize`, `scaleDownLimitBytes`) of non-interlaced files are
 ///   box-shrunk row by row while reading and then resampled, so the full image is never held;

@@ -10,9 +10,11 @@ enum PNGDecoder {
         if let header = PNGHeader(data) {
             try options.checkPixelLimit(header.size)
         }
+        var orientation = ImageOrientation.up
         let buffer = try data.withUnsafeBytes { bytes -> PixelBuffer in
             let reader = try PNGReader(bytes)
             let layout = try reader.readHeader()
+            orientation = reader.exifOrientation ?? .up
             try options.checkPixelLimit(layout.size)
             let target = options.targetSize(for: layout.size)
             let factors = PNGRowShrinker.factors(from: layout.size, to: target)
@@ -28,7 +30,8 @@ enum PNGDecoder {
             if pixels.size != target { pixels = pixels.resampled(to: target) }
             return pixels
         }
-        return Image(buffer, format: .png, scale: options.scaleFactor, metadata: ImageMetadata(decodeOptions: options))
+        return Image(buffer, format: .png, orientation: orientation, scale: options.scaleFactor,
+                     metadata: ImageMetadata(decodeOptions: options))
     }
 
     private static func readFull(_ reader: PNGReader, layout: PNGLayout) throws -> PixelBuffer {

@@ -26,6 +26,14 @@ final class PNGReader {
         return try PNGLayout(header)
     }
 
+    /// The orientation in an eXIf chunk before the image data, if there is one.
+    var exifOrientation: ImageOrientation? {
+        var bytes: UnsafePointer<UInt8>?
+        let count = ipng_reader_exif(handle, &bytes)
+        guard count > 0, let bytes else { return nil }
+        return ExifOrientation.orientation(in: UnsafeBufferPointer(start: bytes, count: count))
+    }
+
     /// Reads every row into `rows` (one pointer per row; Adam7 passes are combined by libpng).
     func readImage(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) throws {
         try check(ipng_reader_read_image(handle, rows))

@@ -6,8 +6,10 @@ import PipelineCore
 /// owns. Used by one thread at a time, under `PNGIncrementalDecoder`'s lock.
 final class PNGStream {
     fileprivate let handle: OpaquePointer
+    private let maxPixels: Int
 
     init(maxPixels: Int) throws {
+        self.maxPixels = maxPixels
         guard let handle = ipng_stream_create(UInt64(max(maxPixels, 0))) else {
             throw ImagePipeError.badImageData(reason: "PNG: libpng could not start (out of memory)")
         }
@@ -21,7 +23,8 @@ final class PNGStream {
         guard ipng_stream_feed(handle, base.assumingMemoryBound(to: UInt8.self), bytes.count) != 0 else {
             let reason = String(cString: ipng_stream_message(handle))
             if ipng_stream_over_limit(handle) != 0 {
-                throw ImagePipeError.limitExceeded(.pixels, value: .max, maximum: .max)
+                let claimed = Int(clamping: ipng_stream_claimed_pixels(handle))
+                throw ImagePipeError.limitExceeded(.pixels, value: claimed, maximum: maxPixels)
             }
             throw ImagePipeError.badImageData(reason: "PNG: " + reason)
         }

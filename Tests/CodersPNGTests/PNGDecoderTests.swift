@@ -175,3 +175,23 @@ struct PNGDecoderTests {
         #expect(manager.canEncode(to: .png))
     }
 }
+
+@Suite("PNG EXIF orientation")
+struct PNGExifOrientationTests {
+    @Test("An eXIf chunk's orientation is recorded on the image, pixels left as stored")
+    func recordsExifOrientation() throws {
+        let coder = PNGCoder()
+        let data = try Corpus.data("pngsuite", "basn2c08.png")
+        let plain = try coder.decode(data, options: ImageDecodeOptions())
+        #expect(plain.orientation == .up)
+        // Big-endian TIFF, IFD0 with one entry: Orientation (0x0112), SHORT, 1 value: 6.
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let chunks = PNGTestImages.chunks(of: data)
+        var crafted = PNGTestImages.signature + chunks[0].bytes + PNGTestImages.chunk("eXIf", tiff)
+        for chunk in chunks.dropFirst() { crafted += chunk.bytes }
+        let image = try coder.decode(Data(crafted), options: ImageDecodeOptions())
+        #expect(image.orientation == .right)
+        #expect(image.firstFrame == plain.firstFrame)
+        #expect(image.displaySize == ImageSize(width: 32, height: 32))
+    }
+}

@@ -31,6 +31,9 @@ ipng_reader *ipng_reader_create(const uint8_t *data, size_t size);
 void ipng_reader_destroy(ipng_reader *reader);
 /// Reads the chunks up to the first IDAT and sets up the transforms. 1 on success.
 int ipng_reader_read_header(ipng_reader *reader, ipng_header *header);
+/// The eXIf chunk read with the header (`*bytes` stays valid until the reader is destroyed), or 0
+/// bytes when the file has none before its image data.
+size_t ipng_reader_exif(const ipng_reader *reader, const uint8_t **bytes);
 /// Reads the whole image into `rows` (one pointer per row), interlaced or not. 1 on success.
 int ipng_reader_read_image(ipng_reader *reader, uint8_t **rows);
 /// Reads the next `count` rows of a non-interlaced image. 1 on success.
@@ -59,6 +62,8 @@ int ipng_stream_pass(const ipng_stream *stream);
 int ipng_stream_finished(const ipng_stream *stream);
 /// 1 when the failure was the pixel limit rather than corrupt data.
 int ipng_stream_over_limit(const ipng_stream *stream);
+/// The header's pixel count when it was over the limit.
+uint64_t ipng_stream_claimed_pixels(const ipng_stream *stream);
 const char *ipng_stream_message(const ipng_stream *stream);
 
 /// A PNG file written into memory by `ipng_encode`; release it with `ipng_buffer_free`.

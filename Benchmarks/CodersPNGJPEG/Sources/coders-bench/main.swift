@@ -15,7 +15,7 @@ func coder(for data: Data) -> any ImageCoder {
 
 func peakKiB() -> Int {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     return usage.ru_maxrss
 }
 
