@@ -40,6 +40,10 @@ struct JPEGDecodePlan {
         return 1
     }
 
+    /// Catmull-Rom: sharp like Lanczos-3 on photos at these (at most 2-4x) reductions, with two
+    /// thirds of its taps; the resample is a third of a thumbnail's time, the DCT decode the rest.
+    static let thumbnailFilter = ResamplingFilter.catmullRom
+
     /// What libjpeg writes per pixel.
     var outputComponents: Int {
         switch colorModel {
@@ -60,6 +64,9 @@ struct JPEGDecodePlan {
         }
         info.pointee.scale_num = 1
         info.pointee.scale_denom = UInt32(scaleDenominator)
+        // A thumbnail is resampled by at least 2x afterwards, which smooths chroma far more than
+        // libjpeg's "fancy" (triangle) chroma upsampling would; the merged upsampler is faster.
+        if targetSize != sourceSize { info.pointee.do_fancy_upsampling = 0 }
     }
 
     /// libjpeg's output rows (`outputComponents` bytes a pixel) as the caller's pixels: CMYK
@@ -73,7 +80,7 @@ struct JPEGDecodePlan {
             buffer = try PixelBuffer(width: width, height: height, format: pixelFormat, bytes: output)
         }
         let target = partialTarget(forHeight: height, outputHeight: scaledHeight)
-        if buffer.size != target { buffer = buffer.resampled(to: target) }
+        if buffer.size != target { buffer = buffer.resampled(to: target, filter: Self.thumbnailFilter) }
         return buffer
     }
 

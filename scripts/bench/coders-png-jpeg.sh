@@ -7,15 +7,18 @@
 #     resample in C, row-by-row box shrink + resample in ImagePipe);
 #   * peak memory of a thumbnail of a 10,000 x 10,000 PNG against its full decode.
 #
-#   scripts/bench/coders-png-jpeg.sh [SECONDS_PER_MEASUREMENT]      (default 3)
+#   scripts/bench/coders-png-jpeg.sh [SECONDS_PER_RUN] [RUNS]      (defaults 1 and 5)
 #
+# Rates are images per CPU-second of the measuring process (CLOCK_PROCESS_CPUTIME_ID), so time a
+# shared machine spends on other work does not count. C and Swift run alternately RUNS times
+# each and each keeps its best run.
 # CORPUS_DIR picks the corpus (built with ../shared/bench/make_corpus.sh when missing or stale).
-# Each measurement runs C and Swift alternately twice and keeps each one's best, because the
-# machine may be shared. Ratios are ImagePipe / C: above 1 means ImagePipe is faster.
+# Ratios are ImagePipe / C: above 1 means ImagePipe is faster.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-SECONDS_PER="${1:-3}"
+SECONDS_PER="${1:-1}"
+RUNS="${2:-5}"
 export CORPUS_DIR="${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/imagepipe-bench-corpus}"
 MAKE_CORPUS="${MAKE_CORPUS:-$ROOT/../shared/bench/make_corpus.sh}"
 BENCH="$ROOT/Benchmarks/CodersPNGJPEG"
@@ -31,12 +34,6 @@ swift build -c release --package-path "$BENCH" >&2
 SWIFT_BENCH="$(swift build -c release --package-path "$BENCH" --show-bin-path)/coders-bench"
 C_BENCH="$OUT/coders_bench_c"
 
-best() { # command...: the larger of two runs
-  local a b
-  a="$("$@")"
-  b="$("$@")"
-  awk -v a="$a" -v b="$b" 'BEGIN { print (a > b ? a : b) }'
-}
 
 measure() { # mode format set [size]
   local mode=$1 format=$2 set=$3 files c s
@@ -44,12 +41,15 @@ measure() { # mode format set [size]
   local args=("$mode" "$format")
   [[ $mode == thumb ]] && args+=(256)
   args+=("$SECONDS_PER" "${files[@]}")
-  c="$(best "$C_BENCH" "${args[@]}")"
-  s="$(best "$SWIFT_BENCH" "${args[@]}")"
+  c=0 s=0
+  for ((run = 0; run < RUNS; run++)); do
+    c="$(awk -v a="$c" -v b="$("$C_BENCH" "${args[@]}")" 'BEGIN { print (b > a ? b : a) }')"
+    s="$(awk -v a="$s" -v b="$("$SWIFT_BENCH" "${args[@]}")" 'BEGIN { print (b > a ? b : a) }')"
+  done
   printf '%-8s %-16s %10s %10s %8s\n' "$mode" "$set" "$c" "$s" "$(awk -v c="$c" -v s="$s" 'BEGIN { printf "%.3f", s / c }')"
 }
 
-printf '%-8s %-16s %10s %10s %8s\n' mode set "C img/s" "Swift" ratio
+printf '%-8s %-16s %10s %10s %8s\n' mode set "C img/cpu-s" "ImagePipe" ratio
 for set in jpeg/orig jpeg/1920 jpeg/1920-prog jpeg/640; do measure decode jpeg "$set"; done
 for set in png/rgb-1920 png/rgba-1920 png/rgb-640 png/rgba-640; do measure decode png "$set"; done
 for set in jpeg/orig jpeg/1920 jpeg/1920-prog jpeg/640; do measure thumb jpeg "$set"; done
