@@ -87,34 +87,59 @@ enum Resampler {
         source.bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 c.weights.withUnsafeBufferPointer { weights in
-                    var sums = (Int32(0), Int32(0), Int32(0), Int32(0))
-                    for y in 0..<height {
-                        let rowIn = y * source.width * channels
-                        let rowOut = y * width * channels
-                        for x in 0..<width {
-                            sums = (0, 0, 0, 0)
-                            let start = c.starts[x]
-                            let wBase = x * c.stride
-                            var p = rowIn + start * channels
-                            for t in 0..<c.counts[x] {
-                                let w = weights[wBase + t]
-                                sums.0 &+= w &* Int32(input[p])
-                                if channels > 1 { sums.1 &+= w &* Int32(input[p + 1]) }
-                                if channels > 2 { sums.2 &+= w &* Int32(input[p + 2]) }
-                                if channels > 3 { sums.3 &+= w &* Int32(input[p + 3]) }
-                                p += channels
+                    c.starts.withUnsafeBufferPointer { starts in
+                        c.counts.withUnsafeBufferPointer { counts in
+                            let taps = Taps(weights: weights, starts: starts, counts: counts, stride: c.stride)
+                            // One loop per channel count, so the channel loop unrolls and the
+                            // per-tap branches disappear: this pass is most of a thumbnail's cost.
+                            switch channels {
+                            case 1: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 1)
+                            case 2: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 2)
+                            case 3: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 3)
+                            default: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 4)
                             }
-                            let o = rowOut + x * channels
-                            output[o] = clamp(sums.0)
-                            if channels > 1 { output[o + 1] = clamp(sums.1) }
-                            if channels > 2 { output[o + 2] = clamp(sums.2) }
-                            if channels > 3 { output[o + 3] = clamp(sums.3) }
                         }
                     }
                 }
             }
         }
         return PixelBuffer(unchecked: width, height: height, format: source.format, bytes: out)
+    }
+
+    struct Taps {
+        let weights: UnsafeBufferPointer<Int32>
+        let starts: UnsafeBufferPointer<Int>
+        let counts: UnsafeBufferPointer<Int>
+        let stride: Int
+    }
+
+    @inline(__always)
+    static func filterRows(
+        _ input: UnsafeBufferPointer<UInt8>, _ output: UnsafeMutableBufferPointer<UInt8>, _ taps: Taps,
+        width: Int, sourceWidth: Int, height: Int, channels: Int
+    ) {
+        for y in 0..<height {
+            let rowIn = y * sourceWidth * channels
+            let rowOut = y * width * channels
+            for x in 0..<width {
+                var s0: Int32 = 0, s1: Int32 = 0, s2: Int32 = 0, s3: Int32 = 0
+                let wBase = x * taps.stride
+                var p = rowIn + taps.starts[x] * channels
+                for t in 0..<taps.counts[x] {
+                    let w = taps.weights[wBase + t]
+                    s0 &+= w &* Int32(input[p])
+                    if channels > 1 { s1 &+= w &* Int32(input[p + 1]) }
+                    if channels > 2 { s2 &+= w &* Int32(input[p + 2]) }
+                    if channels > 3 { s3 &+= w &* Int32(input[p + 3]) }
+                    p += channels
+                }
+                let o = rowOut + x * channels
+                output[o] = clamp(s0)
+                if channels > 1 { output[o + 1] = clamp(s1) }
+                if channels > 2 { output[o + 2] = clamp(s2) }
+                if channels > 3 { output[o + 3] = clamp(s3) }
+            }
+        }
     }
 
     static func resampleColumns(_ source: PixelBuffer, toHeight height: Int, filter: ResamplingFilter) -> PixelBuffer {

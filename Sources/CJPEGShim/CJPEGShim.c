@@ -1,0 +1,317 @@
+// libjpeg's error handling and data source for CodersJPEG; see CJPEGShim.h for why this is C.
+#include "CJPEGShim.h"
+
+#include <jerror.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ijpeg_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    char first_warning[JMSG_LENGTH_MAX];
+    int warnings;
+    int unsupported;
+} ijpeg_error;
+
+static void ijpeg_on_error_exit(j_common_ptr cinfo) {
+    ijpeg_error *error = (ijpeg_error *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, error->message);
+    int code = cinfo->err->msg_code;
+    error->unsupported = code == JERR_BAD_PRECISION || code == JERR_SOF_UNSUPPORTED
+        || code == JERR_ARITH_NOTIMPL;
+    longjmp(error->jump, 1);
+}
+
+// libjpeg's default prints the first warning to stderr. Warnings (corrupt entropy data, a missing
+// EOI) are diagnostics for the caller: counted, the first kept, never printed. Traces are dropped.
+static void ijpeg_on_emit_message(j_common_ptr cinfo, int level) {
+    ijpeg_error *error = (ijpeg_error *)cinfo->err;
+    if (level >= 0) return;
+    if (error->warnings == 0) (*cinfo->err->format_message)(cinfo, error->first_warning);
+    error->warnings += 1;
+    cinfo->err->num_warnings += 1;
+}
+
+static void ijpeg_on_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void ijpeg_error_setup(ijpeg_error *error) {
+    jpeg_std_error(&error->pub);
+    error->pub.error_exit = ijpeg_on_error_exit;
+    error->pub.emit_message = ijpeg_on_emit_message;
+    error->pub.output_message = ijpeg_on_output_message;
+}
+
+// MARK: source
+
+typedef struct ijpeg_source {
+    struct jpeg_source_mgr pub;
+    const uint8_t *bytes;
+    size_t size;
+    uint8_t *owned;
+    size_t capacity;
+    size_t skip_pending;
+    int complete;
+} ijpeg_source;
+
+static const JOCTET ijpeg_fake_eoi[2] = { 0xFF, JPEG_EOI };
+
+static void ijpeg_source_init(j_decompress_ptr cinfo) { (void)cinfo; }
+
+// At the real end of the file a fake EOI ends the image with a warning, as libjpeg's own sources
+// do, so a truncated file shows what it has. Before that end, FALSE suspends the decoder.
+static boolean ijpeg_source_fill(j_decompress_ptr cinfo) {
+    ijpeg_source *source = (ijpeg_source *)cinfo->src;
+    if (!source->complete) return FALSE;
+    WARNMS(cinfo, JWRN_JPEG_EOF);
+    source->pub.next_input_byte = ijpeg_fake_eoi;
+    source->pub.bytes_in_buffer = 2;
+    return TRUE;
+}
+
+static void ijpeg_source_skip(j_decompress_ptr cinfo, long count) {
+    ijpeg_source *source = (ijpeg_source *)cinfo->src;
+    if (count <= 0) return;
+    size_t skip = (size_t)count;
+    if (skip <= source->pub.bytes_in_buffer) {
+        source->pub.next_input_byte += skip;
+        source->pub.bytes_in_buffer -= skip;
+        return;
+    }
+    // Skipping past what has arrived: the rest is skipped as it comes.
+    source->skip_pending = skip - source->pub.bytes_in_buffer;
+    source->pub.next_input_byte += source->pub.bytes_in_buffer;
+    source->pub.bytes_in_buffer = 0;
+}
+
+static void ijpeg_source_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+// MARK: decoder
+
+struct ijpeg_decoder {
+    struct jpeg_decompress_struct info;
+    ijpeg_error error;
+    ijpeg_source source;
+    int failed;
+};
+
+ijpeg_decoder *ijpeg_decoder_create(void) {
+    ijpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    ijpeg_error_setup(&decoder->error);
+    decoder->info.err = &decoder->error.pub;
+    if (setjmp(decoder->error.jump)) {
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->info);
+    decoder->source.pub.init_source = ijpeg_source_init;
+    decoder->source.pub.fill_input_buffer = ijpeg_source_fill;
+    decoder->source.pub.skip_input_data = ijpeg_source_skip;
+    decoder->source.pub.resync_to_restart = jpeg_resync_to_restart;
+    decoder->source.pub.term_source = ijpeg_source_term;
+    decoder->info.src = &decoder->source.pub;
+    return decoder;
+}
+
+void ijpeg_decoder_destroy(ijpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    jpeg_destroy_decompress(&decoder->info);
+    free(decoder->source.owned);
+    free(decoder);
+}
+
+struct jpeg_decompress_struct *ijpeg_decoder_info(ijpeg_decoder *decoder) { return &decoder->info; }
+
+void ijpeg_decoder_use_bytes(ijpeg_decoder *decoder, const uint8_t *bytes, size_t size) {
+    ijpeg_source *source = &decoder->source;
+    source->bytes = bytes;
+    source->size = size;
+    source->complete = 1;
+    source->pub.next_input_byte = bytes;
+    source->pub.bytes_in_buffer = size;
+}
+
+int ijpeg_decoder_append(ijpeg_decoder *decoder, const uint8_t *bytes, size_t size, int is_complete) {
+    ijpeg_source *source = &decoder->source;
+    if (size > SIZE_MAX - source->size) return 0;
+    size_t needed = source->size + size;
+    if (needed > source->capacity) {
+        size_t capacity = source->capacity < 65536 ? 65536 : source->capacity;
+        while (capacity < needed) {
+            if (capacity > SIZE_MAX / 2) return 0;
+            capacity *= 2;
+        }
+        size_t position = (size_t)(source->pub.next_input_byte - (const JOCTET *)source->owned);
+        if (source->owned == NULL) position = 0;
+        uint8_t *grown = realloc(source->owned, capacity);
+        if (grown == NULL) return 0;
+        source->owned = grown;
+        source->capacity = capacity;
+        source->pub.next_input_byte = grown + position;
+    }
+    if (size > 0) memcpy(source->owned + source->size, bytes, size);
+    source->bytes = source->owned;
+    source->size = needed;
+    source->complete = is_complete;
+    size_t position = (size_t)(source->pub.next_input_byte - (const JOCTET *)source->owned);
+    size_t skip = source->skip_pending < needed - position ? source->skip_pending : needed - position;
+    position += skip;
+    source->skip_pending -= skip;
+    source->pub.next_input_byte = source->owned + position;
+    source->pub.bytes_in_buffer = needed - position;
+    return 1;
+}
+
+// Each call below sets its own setjmp point; after an error the object is unusable and every later
+// call fails at once.
+#define IJPEG_GUARD(decoder) \
+    if ((decoder)->failed) return IJPEG_ERROR; \
+    if (setjmp((decoder)->error.jump)) { (decoder)->failed = 1; return IJPEG_ERROR; }
+
+int ijpeg_read_header(ijpeg_decoder *decoder) {
+    IJPEG_GUARD(decoder)
+    int result = jpeg_read_header(&decoder->info, TRUE);
+    if (result == JPEG_SUSPENDED) return IJPEG_SUSPENDED;
+    if (result != JPEG_HEADER_OK) {
+        decoder->failed = 1;
+        strncpy(decoder->error.message, "JPEG datastream contains no image", sizeof decoder->error.message - 1);
+        return IJPEG_ERROR;
+    }
+    return IJPEG_OK;
+}
+
+int ijpeg_calc_output_dimensions(ijpeg_decoder *decoder) {
+    IJPEG_GUARD(decoder)
+    jpeg_calc_output_dimensions(&decoder->info);
+    return IJPEG_OK;
+}
+
+int ijpeg_start_decompress(ijpeg_decoder *decoder) {
+    IJPEG_GUARD(decoder)
+    return jpeg_start_decompress(&decoder->info) ? IJPEG_OK : IJPEG_SUSPENDED;
+}
+
+int ijpeg_read_scanlines(ijpeg_decoder *decoder, uint8_t **rows, uint32_t max_rows, uint32_t *rows_read) {
+    *rows_read = 0;
+    IJPEG_GUARD(decoder)
+    JDIMENSION count = jpeg_read_scanlines(&decoder->info, rows, max_rows);
+    *rows_read = count;
+    return count > 0 ? IJPEG_OK : IJPEG_SUSPENDED;
+}
+
+int ijpeg_finish_decompress(ijpeg_decoder *decoder) {
+    IJPEG_GUARD(decoder)
+    return jpeg_finish_decompress(&decoder->info) ? IJPEG_OK : IJPEG_SUSPENDED;
+}
+
+int ijpeg_consume_input(ijpeg_decoder *decoder, int *event) {
+    IJPEG_GUARD(decoder)
+    *event = jpeg_consume_input(&decoder->info);
+    return *event == JPEG_SUSPENDED ? IJPEG_SUSPENDED : IJPEG_OK;
+}
+
+int ijpeg_start_output(ijpeg_decoder *decoder, int scan_number) {
+    IJPEG_GUARD(decoder)
+    return jpeg_start_output(&decoder->info, scan_number) ? IJPEG_OK : IJPEG_SUSPENDED;
+}
+
+int ijpeg_finish_output(ijpeg_decoder *decoder) {
+    IJPEG_GUARD(decoder)
+    return jpeg_finish_output(&decoder->info) ? IJPEG_OK : IJPEG_SUSPENDED;
+}
+
+const char *ijpeg_decoder_message(const ijpeg_decoder *decoder) { return decoder->error.message; }
+int ijpeg_decoder_error_is_unsupported(const ijpeg_decoder *decoder) { return decoder->error.unsupported; }
+int ijpeg_decoder_warning_count(const ijpeg_decoder *decoder) { return decoder->error.warnings; }
+const char *ijpeg_decoder_first_warning(const ijpeg_decoder *decoder) { return decoder->error.first_warning; }
+
+// MARK: encoder
+
+// A growing output buffer that this file owns, so the error path always knows what to free
+// (jpeg_mem_dest frees and replaces its buffer as it grows, leaving the caller's pointer stale).
+typedef struct ijpeg_destination {
+    struct jpeg_destination_mgr pub;
+    JOCTET *bytes;
+    size_t capacity;
+} ijpeg_destination;
+
+static void ijpeg_destination_init(j_compress_ptr cinfo) {
+    ijpeg_destination *destination = (ijpeg_destination *)cinfo->dest;
+    destination->capacity = 65536;
+    destination->bytes = malloc(destination->capacity);
+    if (destination->bytes == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
+    destination->pub.next_output_byte = destination->bytes;
+    destination->pub.free_in_buffer = destination->capacity;
+}
+
+static boolean ijpeg_destination_empty(j_compress_ptr cinfo) {
+    ijpeg_destination *destination = (ijpeg_destination *)cinfo->dest;
+    size_t used = destination->capacity;
+    if (used > SIZE_MAX / 2) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 1);
+    JOCTET *grown = realloc(destination->bytes, used * 2);
+    if (grown == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 1);
+    destination->bytes = grown;
+    destination->capacity = used * 2;
+    destination->pub.next_output_byte = grown + used;
+    destination->pub.free_in_buffer = used;
+    return TRUE;
+}
+
+static void ijpeg_destination_term(j_compress_ptr cinfo) { (void)cinfo; }
+
+int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components, int quality,
+                 int progressive, int chroma_444, uint8_t **out, size_t *out_size,
+                 char *message, size_t message_size) {
+    struct jpeg_compress_struct info;
+    ijpeg_error error;
+    ijpeg_destination destination;
+    memset(&destination, 0, sizeof destination);
+    destination.pub.init_destination = ijpeg_destination_init;
+    destination.pub.empty_output_buffer = ijpeg_destination_empty;
+    destination.pub.term_destination = ijpeg_destination_term;
+    *out = NULL;
+    *out_size = 0;
+    if ((components != 1 && components != 3) || width == 0 || height == 0) {
+        snprintf(message, message_size, "invalid image geometry");
+        return 0;
+    }
+    memset(&info, 0, sizeof info);
+    ijpeg_error_setup(&error);
+    info.err = &error.pub;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_compress(&info);
+        free(destination.bytes);
+        snprintf(message, message_size, "%s", error.message);
+        return 0;
+    }
+    jpeg_create_compress(&info);
+    info.dest = &destination.pub;
+    info.image_width = width;
+    info.image_height = height;
+    info.input_components = components;
+    info.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&info);
+    jpeg_set_quality(&info, quality, TRUE);
+    if (components == 3 && chroma_444) {
+        for (int c = 0; c < info.num_components; c++) {
+            info.comp_info[c].h_samp_factor = 1;
+            info.comp_info[c].v_samp_factor = 1;
+        }
+    }
+    if (progressive) jpeg_simple_progression(&info);
+    jpeg_start_compress(&info, TRUE);
+    size_t rowbytes = (size_t)width * (size_t)components;
+    while (info.next_scanline < info.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)info.next_scanline * rowbytes);
+        jpeg_write_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    *out = destination.bytes;
+    *out_size = destination.capacity - destination.pub.free_in_buffer;
+    return 1;
+}
+
+void ijpeg_free(void *pointer) { free(pointer); }

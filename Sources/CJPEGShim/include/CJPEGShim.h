@@ -1,0 +1,68 @@
+// The part of CodersJPEG that must be C: libjpeg reports errors through error_exit, which must not
+// return, so the shim longjmps back to a setjmp point in the same C function that called libjpeg.
+// No longjmp ever crosses a Swift frame. libjpeg's messages (warnings, traces) never reach stderr:
+// warnings are counted and the first one kept as a diagnostic.
+#ifndef CJPEGSHIM_H
+#define CJPEGSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jpeglib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Results of the calls below.
+enum {
+    IJPEG_ERROR = -1,
+    IJPEG_SUSPENDED = 0,
+    IJPEG_OK = 1,
+};
+
+/// A decompressor with its own error manager and source. The source is either caller-owned
+/// bytes (`ijpeg_decoder_use_bytes`, for one-shot decodes) or a growing copy (`ijpeg_decoder_append`,
+/// for progressive loads), where reading past the end suspends until more bytes arrive.
+typedef struct ijpeg_decoder ijpeg_decoder;
+
+ijpeg_decoder *ijpeg_decoder_create(void);
+void ijpeg_decoder_destroy(ijpeg_decoder *decoder);
+/// The libjpeg object, for reading header fields and setting decode parameters from Swift.
+struct jpeg_decompress_struct *ijpeg_decoder_info(ijpeg_decoder *decoder);
+
+/// Reads from `bytes`, which must outlive the decoder; the end of the bytes is the end of the file.
+void ijpeg_decoder_use_bytes(ijpeg_decoder *decoder, const uint8_t *bytes, size_t size);
+/// Appends a copy of `bytes`; `is_complete` says no more will come. 0 when out of memory.
+int ijpeg_decoder_append(ijpeg_decoder *decoder, const uint8_t *bytes, size_t size, int is_complete);
+
+int ijpeg_read_header(ijpeg_decoder *decoder);
+int ijpeg_calc_output_dimensions(ijpeg_decoder *decoder);
+int ijpeg_start_decompress(ijpeg_decoder *decoder);
+/// Reads up to `max_rows` rows; `rows_read` says how many (0 with IJPEG_SUSPENDED).
+int ijpeg_read_scanlines(ijpeg_decoder *decoder, uint8_t **rows, uint32_t max_rows, uint32_t *rows_read);
+int ijpeg_finish_decompress(ijpeg_decoder *decoder);
+/// Buffered-image mode: `event` gets jpeg_consume_input's result (JPEG_REACHED_SOS, ...).
+int ijpeg_consume_input(ijpeg_decoder *decoder, int *event);
+int ijpeg_start_output(ijpeg_decoder *decoder, int scan_number);
+int ijpeg_finish_output(ijpeg_decoder *decoder);
+
+const char *ijpeg_decoder_message(const ijpeg_decoder *decoder);
+/// 1 when the error was a JPEG process libjpeg's 8-bit API does not implement (12-bit, lossless).
+int ijpeg_decoder_error_is_unsupported(const ijpeg_decoder *decoder);
+int ijpeg_decoder_warning_count(const ijpeg_decoder *decoder);
+/// The first warning's text, or "" when there was none.
+const char *ijpeg_decoder_first_warning(const ijpeg_decoder *decoder);
+
+/// Encodes `height` rows of `width` pixels with `components` (1 gray or 3 RGB) 8-bit channels.
+/// On success `*out` is a malloc'd JPEG of `*out_size` bytes (release with `ijpeg_free`).
+int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components, int quality,
+                 int progressive, int chroma_444, uint8_t **out, size_t *out_size,
+                 char *message, size_t message_size);
+void ijpeg_free(void *pointer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,86 @@
+// The part of CodersPNG that must be C: libpng reports errors by longjmp, which must never cross a
+// Swift frame. Every function here that calls into libpng sets its own setjmp point first and turns
+// an error into a return value of 0 plus a message; Swift never sees a longjmp.
+#ifndef CPNGSHIM_H
+#define CPNGSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The image as the reader hands it out, after the shim's transforms (8 bits a channel, palette
+/// expanded, tRNS turned into alpha, 16-bit scaled to 8, 1/2/4-bit gray widened).
+typedef struct ipng_header {
+    uint32_t width;
+    uint32_t height;
+    /// 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA.
+    int channels;
+    /// 1 when Adam7-interlaced.
+    int interlaced;
+    /// Bytes of one output row.
+    size_t rowbytes;
+} ipng_header;
+
+/// A sequential reader over bytes in memory. The bytes must outlive the reader.
+typedef struct ipng_reader ipng_reader;
+
+ipng_reader *ipng_reader_create(const uint8_t *data, size_t size);
+void ipng_reader_destroy(ipng_reader *reader);
+/// Reads the chunks up to the first IDAT and sets up the transforms. 1 on success.
+int ipng_reader_read_header(ipng_reader *reader, ipng_header *header);
+/// The eXIf chunk read with the header (`*bytes` stays valid until the reader is destroyed), or 0
+/// bytes when the file has none before its image data.
+size_t ipng_reader_exif(const ipng_reader *reader, const uint8_t **bytes);
+/// Reads the whole image into `rows` (one pointer per row), interlaced or not. 1 on success.
+int ipng_reader_read_image(ipng_reader *reader, uint8_t **rows);
+/// Reads the next `count` rows of a non-interlaced image. 1 on success.
+int ipng_reader_read_rows(ipng_reader *reader, uint8_t **rows, uint32_t count);
+/// Reads the chunks after the image data up to IEND, checking their CRCs. 1 on success.
+int ipng_reader_finish(ipng_reader *reader);
+const char *ipng_reader_message(const ipng_reader *reader);
+int ipng_reader_warning_count(const ipng_reader *reader);
+
+/// A progressive (push) reader: bytes arrive in pieces and rows are written into a canvas the shim
+/// allocates once the header is known and its pixel count is within `max_pixels`.
+typedef struct ipng_stream ipng_stream;
+
+ipng_stream *ipng_stream_create(uint64_t max_pixels);
+void ipng_stream_destroy(ipng_stream *stream);
+/// Pushes more bytes. 1 on success (including "needs more bytes"), 0 on error.
+int ipng_stream_feed(ipng_stream *stream, const uint8_t *data, size_t size);
+/// 1 once the header has been read (then `header` is filled in).
+int ipng_stream_header(const ipng_stream *stream, ipng_header *header);
+/// The canvas (height * rowbytes bytes) or NULL before the header.
+const uint8_t *ipng_stream_canvas(const ipng_stream *stream);
+/// Rows reached in the current pass, and the pass number (0-based; always 0 without interlacing).
+uint32_t ipng_stream_rows(const ipng_stream *stream);
+int ipng_stream_pass(const ipng_stream *stream);
+/// 1 once IEND has been read.
+int ipng_stream_finished(const ipng_stream *stream);
+/// 1 when the failure was the pixel limit rather than corrupt data.
+int ipng_stream_over_limit(const ipng_stream *stream);
+/// The header's pixel count when it was over the limit.
+uint64_t ipng_stream_claimed_pixels(const ipng_stream *stream);
+const char *ipng_stream_message(const ipng_stream *stream);
+
+/// A PNG file written into memory by `ipng_encode`; release it with `ipng_buffer_free`.
+typedef struct ipng_buffer {
+    uint8_t *bytes;
+    size_t size;
+    size_t capacity;
+} ipng_buffer;
+
+/// Encodes `height` rows of `width` pixels with `channels` (1-4) 8-bit channels, tightly packed.
+/// `level` is zlib's 0-9. 1 on success; on failure `message` (of `message_size`) says why.
+int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int level,
+                ipng_buffer *out, char *message, size_t message_size);
+void ipng_buffer_free(ipng_buffer *buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

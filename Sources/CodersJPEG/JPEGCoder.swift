@@ -1,0 +1,59 @@
+import Foundation
+import PipelineCore
+
+/// JPEG decoding and encoding on libjpeg-turbo.
+///
+/// Register once: `ImageCodersManager.shared.add(JPEGCoder())`.
+///
+/// - Decodes baseline, progressive and arithmetic-coded JPEGs, gray (kept gray), RGB, YCbCr, CMYK
+///   and YCCK (Adobe's inverted CMYK is recognised from APP14), with restart markers. 12-bit and
+///   lossless JPEGs fail with `ImagePipeError.unsupportedFormat`.
+/// - Files that libjpeg decodes with warnings (corrupt entropy data, missing scans, truncation)
+///   decode; the warnings are never printed and `decodeReportingDiagnostics` returns them.
+/// - The EXIF orientation (APP1) is recorded on the image, not applied.
+/// - Thumbnails are decoded at 1/2, 1/4 or 1/8 scale by libjpeg where that still leaves 2x for the
+///   resampler (libvips' rule), then resampled to the exact size.
+/// - The frame size is checked against the pixel limit from the markers, before libjpeg starts.
+public struct JPEGCoder: ProgressiveImageCoder {
+    /// This coder's own pixel limit; the smaller of it and a request's `maxPixels` applies.
+    public let maxPixels: Int
+
+    public init(maxPixels: Int = ImageDecodeOptions.defaultMaxPixels) {
+        self.maxPixels = maxPixels
+    }
+
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(in: data) == .jpeg }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        try decodeReportingDiagnostics(data, options: options).image
+    }
+
+    /// Decodes like `decode`, also returning libjpeg's warnings.
+    public func decodeReportingDiagnostics(_ data: Data, options: ImageDecodeOptions) throws -> (image: Image, diagnostics: JPEGDiagnostics) {
+        guard canDecode(data) else {
+            if data.isEmpty { throw ImagePipeError.badImageData(reason: "no bytes") }
+            throw ImagePipeError.unsupportedFormat(ImageFormat.detect(in: data), reason: "JPEGCoder decodes JPEG only")
+        }
+        let (image, diagnostics) = try JPEGDecoder.decode(data, options: limited(options))
+        return (image, diagnostics)
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool { format == .jpeg }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard format == .jpeg else {
+            throw ImagePipeError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
+        }
+        return try JPEGEncoder.encode(image, options: options)
+    }
+
+    public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder {
+        JPEGIncrementalDecoder(options: limited(options))
+    }
+
+    private func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {
+        var options = options
+        options.maxPixels = min(options.maxPixels, maxPixels)
+        return options
+    }
+}

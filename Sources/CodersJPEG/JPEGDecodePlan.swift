@@ -1,0 +1,117 @@
+import CJPEG
+import Foundation
+import PipelineCore
+
+/// How one JPEG is decoded, decided from its header and the decode options: libjpeg's output
+/// colour space, its DCT scale (shrink-on-load), and the size the caller gets.
+struct JPEGDecodePlan {
+    enum ColorModel: Equatable {
+        case gray
+        case rgb
+        /// CMYK or YCCK, which libjpeg hands out as CMYK; Adobe writes it inverted (APP14).
+        case cmyk(inverted: Bool)
+    }
+
+    let sourceSize: ImageSize
+    let targetSize: ImageSize
+    let colorModel: ColorModel
+    /// libjpeg's `scale_denom` (numerator 1): 1, 2, 4 or 8.
+    let scaleDenominator: Int
+
+    init(info: UnsafeMutablePointer<jpeg_decompress_struct>, options: ImageDecodeOptions) throws {
+        sourceSize = ImageSize(width: Int(info.pointee.image_width), height: Int(info.pointee.image_height))
+        try options.checkPixelLimit(sourceSize)
+        targetSize = options.targetSize(for: sourceSize)
+        scaleDenominator = Self.scaleDenominator(from: sourceSize, to: targetSize)
+        switch info.pointee.jpeg_color_space {
+        case JCS_GRAYSCALE: colorModel = .gray
+        case JCS_CMYK, JCS_YCCK: colorModel = .cmyk(inverted: info.pointee.saw_Adobe_marker != 0)
+        default: colorModel = .rgb
+        }
+    }
+
+    /// The largest DCT reduction (1/2, 1/4, 1/8) that still leaves at least 2x for the final
+    /// resample, as libvips picks it: decoding at 1/8 costs a fraction of a full decode, and the
+    /// 2x margin keeps the resampler, not the DCT, in charge of the thumbnail's quality.
+    static func scaleDenominator(from source: ImageSize, to target: ImageSize) -> Int {
+        guard !target.isEmpty, target != source else { return 1 }
+        let shrink = min(Double(source.width) / Double(target.width), Double(source.height) / Double(target.height))
+        for denominator in [8, 4, 2] where shrink >= Double(2 * denominator) { return denominator }
+        return 1
+    }
+
+    /// Catmull-Rom: sharp like Lanczos-3 on photos at these (at most 2-4x) reductions, with two
+    /// thirds of its taps; the resample is a third of a thumbnail's time, the DCT decode the rest.
+    static let thumbnailFilter = ResamplingFilter.catmullRom
+
+    /// What libjpeg writes per pixel.
+    var outputComponents: Int {
+        switch colorModel {
+        case .gray: 1
+        case .rgb: 3
+        case .cmyk: 4
+        }
+    }
+
+    var pixelFormat: PixelFormat { colorModel == .gray ? .gray8 : .rgb8 }
+
+    /// Sets libjpeg's parameters; call between reading the header and starting to decompress.
+    func apply(to info: UnsafeMutablePointer<jpeg_decompress_struct>) {
+        switch colorModel {
+        case .gray: info.pointee.out_color_space = JCS_GRAYSCALE
+        case .rgb: info.pointee.out_color_space = JCS_RGB
+        case .cmyk: info.pointee.out_color_space = JCS_CMYK
+        }
+        info.pointee.scale_num = 1
+        info.pointee.scale_denom = UInt32(scaleDenominator)
+        // A thumbnail is resampled by at least 2x afterwards, which smooths chroma far more than
+        // libjpeg's "fancy" (triangle) chroma upsampling would; the merged upsampler is faster.
+        if targetSize != sourceSize { info.pointee.do_fancy_upsampling = 0 }
+    }
+
+    /// libjpeg's output rows (`outputComponents` bytes a pixel) as the caller's pixels: CMYK
+    /// turned into RGB, then resampled to the exact target size.
+    func pixels(fromOutput output: [UInt8], width: Int, height: Int) throws -> PixelBuffer {
+        var buffer: PixelBuffer
+        if case .cmyk(let inverted) = colorModel {
+            buffer = try PixelBuffer(width: width, height: height, format: .rgb8,
+                                     bytes: Self.rgb(fromCMYK: output, inverted: inverted))
+        } else {
+            buffer = try PixelBuffer(width: width, height: height, format: pixelFormat, bytes: output)
+        }
+        let target = partialTarget(forHeight: height, outputHeight: scaledHeight)
+        if buffer.size != target { buffer = buffer.resampled(to: target, filter: Self.thumbnailFilter) }
+        return buffer
+    }
+
+    /// Height libjpeg gives the whole image at the plan's DCT scale.
+    var scaledHeight: Int {
+        (sourceSize.height + scaleDenominator - 1) / scaleDenominator
+    }
+
+    /// The target for `height` rows of a `fullHeight`-row output: the thumbnail size, or its top
+    /// part for a partial image, so partial images are never larger than the final one.
+    private func partialTarget(forHeight height: Int, outputHeight fullHeight: Int) -> ImageSize {
+        guard height < fullHeight else { return targetSize }
+        let rows = max((targetSize.height * height + fullHeight - 1) / fullHeight, 1)
+        return ImageSize(width: targetSize.width, height: min(rows, targetSize.height))
+    }
+
+    /// Naive CMYK to RGB (no colour profile), as browsers do without one. Adobe's inverted CMYK
+    /// stores 255 - ink, so there the product of the stored values is already the colour.
+    static func rgb(fromCMYK cmyk: [UInt8], inverted: Bool) -> [UInt8] {
+        let pixels = cmyk.count / 4
+        return [UInt8](unsafeUninitializedCapacity: pixels * 3) { out, initialized in
+            cmyk.withUnsafeBufferPointer { input in
+                for i in 0..<pixels {
+                    var c = UInt32(input[i * 4]), m = UInt32(input[i * 4 + 1]), y = UInt32(input[i * 4 + 2]), k = UInt32(input[i * 4 + 3])
+                    if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+                    out[i * 3] = UInt8((c * k + 127) / 255)
+                    out[i * 3 + 1] = UInt8((m * k + 127) / 255)
+                    out[i * 3 + 2] = UInt8((y * k + 127) / 255)
+                }
+            }
+            initialized = pixels * 3
+        }
+    }
+}

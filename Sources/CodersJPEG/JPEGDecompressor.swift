@@ -1,0 +1,74 @@
+import CJPEG
+import CJPEGShim
+import Foundation
+import PipelineCore
+
+/// One libjpeg decompressor, driven through CJPEGShim so that libjpeg's errors come back as
+/// return values. Calls return false where libjpeg suspended for more input (progressive loads
+/// only; one-shot sources end with a fake EOI instead). Used by one thread at a time.
+final class JPEGDecompressor {
+    private let handle: OpaquePointer
+
+    init() throws {
+        guard let handle = ijpeg_decoder_create() else {
+            throw ImagePipeError.badImageData(reason: "JPEG: libjpeg could not start (out of memory)")
+        }
+        self.handle = handle
+    }
+
+    deinit { ijpeg_decoder_destroy(handle) }
+
+    /// The libjpeg object: header fields to read, decode parameters to set between `readHeader`
+    /// and `startDecompress`.
+    var info: UnsafeMutablePointer<jpeg_decompress_struct> { ijpeg_decoder_info(handle) }
+
+    /// Reads from `bytes` directly; they must stay pinned for the decompressor's life.
+    func use(_ bytes: UnsafeRawBufferPointer) {
+        ijpeg_decoder_use_bytes(handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+    }
+
+    /// Appends a copy of more bytes (progressive loads).
+    func append(_ bytes: UnsafeRawBufferPointer, isComplete: Bool) throws {
+        guard ijpeg_decoder_append(handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, isComplete ? 1 : 0) != 0 else {
+            throw ImagePipeError.badImageData(reason: "JPEG: out of memory buffering the file")
+        }
+    }
+
+    func readHeader() throws -> Bool { try check(ijpeg_read_header(handle)) }
+    func calculateOutputDimensions() throws { _ = try check(ijpeg_calc_output_dimensions(handle)) }
+    func startDecompress() throws -> Bool { try check(ijpeg_start_decompress(handle)) }
+    func finishDecompress() throws -> Bool { try check(ijpeg_finish_decompress(handle)) }
+    func startOutput(scan: Int32) throws -> Bool { try check(ijpeg_start_output(handle, scan)) }
+    func finishOutput() throws -> Bool { try check(ijpeg_finish_output(handle)) }
+
+    /// Reads up to `count` rows into `rows`; 0 when suspended.
+    func readScanlines(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws -> Int {
+        var read: UInt32 = 0
+        _ = try check(ijpeg_read_scanlines(handle, rows, UInt32(clamping: count), &read))
+        return Int(read)
+    }
+
+    /// One step of buffered-image input: libjpeg's JPEG_REACHED_SOS, JPEG_REACHED_EOI,
+    /// JPEG_ROW_COMPLETED, JPEG_SCAN_COMPLETED, or JPEG_SUSPENDED.
+    func consumeInput() throws -> Int32 {
+        var event: Int32 = 0
+        _ = try check(ijpeg_consume_input(handle, &event))
+        return event
+    }
+
+    var diagnostics: JPEGDiagnostics {
+        let count = Int(ijpeg_decoder_warning_count(handle))
+        return JPEGDiagnostics(warningCount: count, firstWarning: count > 0 ? String(cString: ijpeg_decoder_first_warning(handle)) : nil)
+    }
+
+    private func check(_ status: Int32) throws -> Bool {
+        if status == IJPEG_ERROR {
+            let message = String(cString: ijpeg_decoder_message(handle))
+            if ijpeg_decoder_error_is_unsupported(handle) != 0 {
+                throw ImagePipeError.unsupportedFormat(.jpeg, reason: message)
+            }
+            throw ImagePipeError.badImageData(reason: "JPEG: " + message)
+        }
+        return status == IJPEG_OK
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PipelineCore
+
+/// What ImagePipe reads from a JPEG's markers itself, before libjpeg: the frame header, to refuse
+/// unsupported processes and hostile sizes before any decoder state exists, and the EXIF
+/// orientation from APP1, which libjpeg does not interpret. Stops at the first SOS.
+struct JPEGHeaderScan {
+    struct Frame: Equatable {
+        /// The SOF marker's second byte: 0xC0 baseline, 0xC2 progressive, 0xC9 arithmetic...
+        let marker: UInt8
+        let precision: Int
+        let size: ImageSize
+
+        /// SOF3, SOF7, SOF11 and SOF15 are lossless processes.
+        var isLossless: Bool { [0xC3, 0xC7, 0xCB, 0xCF].contains(marker) }
+    }
+
+    private(set) var frame: Frame?
+    private(set) var exifOrientation: Int?
+
+    /// Markers that carry a frame header (every SOFn but DHT 0xC4, JPG 0xC8 and DAC 0xCC).
+    private static let frameMarkers: Set<UInt8> = [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF]
+
+    init(_ data: Data) {
+        let bytes = [UInt8](data.prefix(Self.scanLimit(data)))
+        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return }
+        var offset = 2
+        while offset < bytes.count - 1 {
+            guard bytes[offset] == 0xFF else { return }
+            // Any number of 0xFF fill bytes may precede a marker code.
+            var codeOffset = offset + 1
+            while codeOffset < bytes.count, bytes[codeOffset] == 0xFF { codeOffset += 1 }
+            guard codeOffset < bytes.count else { return }
+            let marker = bytes[codeOffset]
+            offset = codeOffset + 1
+            if marker == 0x01 || (0xD0...0xD8).contains(marker) { continue }
+            if marker == 0xD9 || marker == 0xDA { return }
+            guard offset + 2 <= bytes.count else { return }
+            let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+            guard length >= 2, offset + length <= bytes.count else { return }
+            let segment = bytes[(offset + 2)..<(offset + length)]
+            if Self.frameMarkers.contains(marker), frame == nil, segment.count >= 5 {
+                let s = segment.startIndex
+                frame = Frame(marker: marker, precision: Int(segment[s]),
+                              size: ImageSize(width: Int(segment[s + 3]) << 8 | Int(segment[s + 4]),
+                                              height: Int(segment[s + 1]) << 8 | Int(segment[s + 2])))
+            } else if marker == 0xE1, exifOrientation == nil, segment.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
+                exifOrientation = ExifOrientation.rawValue(in: segment)
+            }
+            offset += length
+        }
+    }
+
+    /// Headers live at the start; a few hundred KB covers any real APP segments without copying a
+    /// whole photo.
+    private static func scanLimit(_ data: Data) -> Int { min(data.count, 1 << 20) }
+}

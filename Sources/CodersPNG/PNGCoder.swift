@@ -1,0 +1,57 @@
+import Foundation
+import PipelineCore
+
+/// PNG decoding and encoding on libpng (SDWebImage's `SDImageIOCoder` for PNG, on Linux).
+///
+/// Register once: `ImageCodersManager.shared.add(PNGCoder())`.
+///
+/// - Decodes every colour type and bit depth, interlaced or not, into the narrowest 8-bit format
+///   that holds the file (gray stays gray, alpha only when the file has alpha or tRNS; 16-bit is
+///   rounded to 8). Gamma and colour profiles are left as stored.
+/// - Refuses damaged files with `ImagePipeError.badImageData`: bad CRCs in critical chunks, bad
+///   zlib data, truncation, unknown critical chunks. libpng warnings (damaged ancillary chunks,
+///   which are dropped) are never printed.
+/// - Records the EXIF orientation of an eXIf chunk that precedes the image data (not applied).
+/// - Checks the IHDR size against the pixel limit before libpng or any pixel memory exists.
+/// - Thumbnails (`thumbnailPixelSize`, `scaleDownLimitBytes`) of non-interlaced files are
+///   box-shrunk row by row while reading and then resampled, so the full image is never held;
+///   interlaced files are decoded in full first (Adam7 spreads each row over seven passes).
+public struct PNGCoder: ProgressiveImageCoder {
+    /// This coder's own pixel limit; the smaller of it and a request's `maxPixels` applies.
+    public let maxPixels: Int
+
+    public init(maxPixels: Int = ImageDecodeOptions.defaultMaxPixels) {
+        self.maxPixels = maxPixels
+    }
+
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(in: data) == .png }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        guard canDecode(data) else { throw Self.notPNG(data) }
+        return try PNGDecoder.decode(data, options: limited(options))
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool { format == .png }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard format == .png else {
+            throw ImagePipeError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")
+        }
+        return try PNGEncoder.encode(image, options: options)
+    }
+
+    public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder {
+        PNGIncrementalDecoder(options: limited(options))
+    }
+
+    private func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {
+        var options = options
+        options.maxPixels = min(options.maxPixels, maxPixels)
+        return options
+    }
+
+    private static func notPNG(_ data: Data) -> ImagePipeError {
+        if data.isEmpty { return .badImageData(reason: "no bytes") }
+        return .unsupportedFormat(ImageFormat.detect(in: data), reason: "PNGCoder decodes PNG only")
+    }
+}

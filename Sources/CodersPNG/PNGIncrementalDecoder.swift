@@ -1,0 +1,77 @@
+import Foundation
+import PipelineCore
+import Synchronization
+
+/// A progressive PNG load: bytes are pushed into libpng's progressive reader as they arrive, and
+/// the rows decoded so far are shown as a partial image (`metadata.isIncremental`). Once the bytes
+/// are complete the image is decoded one-shot from them, so the final image is exactly what
+/// `PNGCoder.decode` gives for the same bytes and options.
+final class PNGIncrementalDecoder: IncrementalImageDecoder {
+    private struct State {
+        var stream: PNGStream?
+        /// Bytes of the cumulative data already pushed into `stream`.
+        var fed = 0
+        var failure: (any Error)?
+        var final: Result<Image, any Error>?
+    }
+
+    private let options: ImageDecodeOptions
+    private let state = Mutex(State())
+
+    init(options: ImageDecodeOptions) {
+        self.options = options
+    }
+
+    func update(_ data: Data, isComplete: Bool) {
+        let options = self.options
+        state.withLock { state in
+            guard state.final == nil else { return }
+            if isComplete {
+                state.stream = nil
+                state.final = Result { try PNGDecoder.decode(data, options: options) }
+                return
+            }
+            guard state.failure == nil, data.count > state.fed else { return }
+            do {
+                let stream: PNGStream
+                if let existing = state.stream {
+                    stream = existing
+                } else {
+                    // Wait for the IHDR so the pixel limit is checked before libpng starts.
+                    guard data.count >= PNGHeader.minimumByteCount else { return }
+                    if let header = PNGHeader(data) { try options.checkPixelLimit(header.size) }
+                    stream = try PNGStream(maxPixels: options.maxPixels)
+                    state.stream = stream
+                }
+                let start = state.fed
+                try data.withUnsafeBytes { try stream.feed(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                state.fed = data.count
+            } catch {
+                state.failure = error
+                state.stream = nil
+            }
+        }
+    }
+
+    func currentImage() throws -> Image? {
+        let options = self.options
+        return try state.withLock { state -> Image? in
+            if let final = state.final { return try final.get() }
+            if let failure = state.failure { throw failure }
+            guard let stream = state.stream, var pixels = try stream.partialPixels() else { return nil }
+            pixels = Self.scaled(pixels, options: options, fullHeight: stream.fullHeight ?? pixels.height)
+            return Image(pixels, format: .png, scale: options.scaleFactor,
+                         metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+        }
+    }
+
+    /// A partial image at the scale of the final one: its rows are the top of the final image, so
+    /// it is never larger than what the complete decode will show.
+    private static func scaled(_ pixels: PixelBuffer, options: ImageDecodeOptions, fullHeight: Int) -> PixelBuffer {
+        let full = ImageSize(width: pixels.width, height: fullHeight)
+        let target = options.targetSize(for: full)
+        guard target != full, fullHeight > 0 else { return pixels }
+        let height = max((target.height * pixels.height + fullHeight - 1) / fullHeight, 1)
+        return pixels.resampled(to: ImageSize(width: target.width, height: min(height, target.height)))
+    }
+}

@@ -1,0 +1,95 @@
+import PipelineCore
+
+/// Box-averages rows by whole factors as they arrive, so a thumbnail of a huge PNG holds one
+/// output row of sums instead of the full image. The core resampler then takes the result to the
+/// exact size; like it, the factors leave at least 2x for that filter, so the box never decides the
+/// final look.
+///
+/// Alpha images are averaged weighted by alpha (what premultiplying does), so colours under
+/// transparent pixels do not bleed into the thumbnail.
+struct PNGRowShrinker {
+    let format: PixelFormat
+    let sourceWidth: Int
+    let factorX: Int
+    let factorY: Int
+    let outputSize: ImageSize
+    private(set) var output: [UInt8]
+    private var sums: [UInt64]
+    private var alphaSums: [UInt64]
+    private var rowsInBox = 0
+    private var outputRow = 0
+
+    /// The whole factors for shrinking `source` towards `target` that still leave 2x for the filter.
+    static func factors(from source: ImageSize, to target: ImageSize) -> (x: Int, y: Int) {
+        (max(source.width / max(target.width * 2, 1), 1), max(source.height / max(target.height * 2, 1), 1))
+    }
+
+    init(source: ImageSize, format: PixelFormat, factorX: Int, factorY: Int) throws {
+        self.format = format
+        self.sourceWidth = source.width
+        self.factorX = factorX
+        self.factorY = factorY
+        outputSize = ImageSize(width: (source.width + factorX - 1) / factorX, height: (source.height + factorY - 1) / factorY)
+        output = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: outputSize.width, height: outputSize.height, format: format))
+        sums = [UInt64](repeating: 0, count: outputSize.width * format.channelCount)
+        alphaSums = [UInt64](repeating: 0, count: format.hasAlpha ? outputSize.width : 0)
+    }
+
+    /// Adds the next source row (`sourceWidth` pixels in `format`).
+    mutating func add(row: UnsafePointer<UInt8>) {
+        let channels = format.channelCount
+        let colorChannels = format.hasAlpha ? channels - 1 : channels
+        sums.withUnsafeMutableBufferPointer { sums in
+            alphaSums.withUnsafeMutableBufferPointer { alphaSums in
+                for x in 0..<sourceWidth {
+                    let box = x / factorX
+                    let s = x * channels
+                    let d = box * channels
+                    if format.hasAlpha {
+                        let alpha = UInt64(row[s + colorChannels])
+                        alphaSums[box] &+= alpha
+                        for c in 0..<colorChannels { sums[d + c] &+= UInt64(row[s + c]) &* alpha }
+                    } else {
+                        for c in 0..<channels { sums[d + c] &+= UInt64(row[s + c]) }
+                    }
+                }
+            }
+        }
+        rowsInBox += 1
+        if rowsInBox == factorY { emitRow() }
+    }
+
+    /// The shrunk pixels; a last, shorter box of rows is averaged over the rows it has.
+    mutating func finish() throws -> PixelBuffer {
+        if rowsInBox > 0 { emitRow() }
+        return try PixelBuffer(width: outputSize.width, height: outputSize.height, format: format, bytes: output)
+    }
+
+    private mutating func emitRow() {
+        guard outputRow < outputSize.height else { return }
+        let channels = format.channelCount
+        let colorChannels = format.hasAlpha ? channels - 1 : channels
+        let rowStart = outputRow * outputSize.width * channels
+        let rows = UInt64(rowsInBox)
+        for box in 0..<outputSize.width {
+            let columns = UInt64(min(factorX, sourceWidth - box * factorX))
+            let count = columns * rows
+            let d = box * channels
+            if format.hasAlpha {
+                let alpha = alphaSums[box]
+                for c in 0..<colorChannels {
+                    output[rowStart + d + c] = alpha == 0 ? 0 : UInt8((sums[d + c] + alpha / 2) / alpha)
+                }
+                output[rowStart + d + colorChannels] = UInt8((alpha + count / 2) / count)
+                alphaSums[box] = 0
+            } else {
+                for c in 0..<channels {
+                    output[rowStart + d + c] = UInt8((sums[d + c] + count / 2) / count)
+                }
+            }
+            for c in 0..<channels { sums[d + c] = 0 }
+        }
+        rowsInBox = 0
+        outputRow += 1
+    }
+}
