@@ -10,9 +10,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "PipelineCore"),
+        // Helper process for the disk cache's crash (kill -9) and two-process tests.
+        .executableTarget(name: "cache-stress", dependencies: ["PipelineCore"]),
         // Shared by the test targets: reads the conformance corpus in Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
+        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport", "cache-stress"]),
     ],
     swiftLanguageModes: [.v6]
 )
