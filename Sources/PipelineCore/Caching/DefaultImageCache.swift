@@ -136,8 +136,9 @@ public final class DefaultImageCache: ImageCache {
         memoryCache.set(image, forKey: memoryKey, cost: image.memoryCost)
     }
 
-    /// SDWebImage's `SDIsThumbnailKey`: the key already carries a thumbnail suffix.
-    static func isThumbnailKey(_ key: String) -> Bool { key.contains("-Thumbnail({") }
+    /// SDWebImage's `SDIsThumbnailKey`: the key already carries a thumbnail suffix (whose braces a
+    /// URL key holds percent-encoded, so only the name is matched).
+    static func isThumbnailKey(_ key: String) -> Bool { key.contains("-Thumbnail(") }
 
     // MARK: Store, remove, contains, clear
 
