@@ -1,0 +1,172 @@
+// MemoryCache vs NSCache get/set throughput and hit ratio; DiskCache hit reads vs plain file reads.
+// Figures print as a table; every run uses the same seeded workload.
+import Dispatch
+import Foundation
+import PipelineCore
+
+let arguments = CommandLine.arguments
+func option(_ name: String, _ fallback: Double) -> Double {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count, let v = Double(arguments[i + 1]) else { return fallback }
+    return v
+}
+let secondsPerRun = option("--seconds", 1.0)
+let keyCount = Int(option("--keys", 10_000))
+
+/// SplitMix64: fast, seeded, the same sequence on every run.
+struct SeededRandom {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+final class Payload: Sendable {
+    let cost: Int
+    init(cost: Int) { self.cost = cost }
+}
+
+/// 10,000 URL-like keys with image-like costs, and an operation stream: keys drawn from a Zipf
+/// distribution (s = 0.9, popular images are asked for far more often, as in real traffic), each
+/// operation a get or a set by `setShare`.
+struct Workload {
+    let keys: [String]
+    let objcKeys: [NSString]
+    let payloads: [Payload]
+    let totalCost: Int
+    /// Key index in the low 31 bits; the top bit marks a set.
+    let operations: [UInt32]
+
+    init(keyCount: Int, setShare: Double, operationCount: Int = 1 << 21) {
+        var random = SeededRandom(state: 42)
+        keys = (0..<keyCount).map { "https://cdn.example.com/images/\($0 % 97)/photo-\($0).jpg?w=\(100 + $0 % 7 * 100)&q=80" }
+        objcKeys = keys.map { NSString(string: $0) }
+        payloads = (0..<keyCount).map { _ in Payload(cost: 4_096 + Int(random.next() % 60_000)) }
+        totalCost = payloads.reduce(0) { $0 + $1.cost }
+        var cdf = [Double](repeating: 0, count: keyCount)
+        var sum = 0.0
+        for i in 0..<keyCount {
+            sum += 1 / pow(Double(i + 1), 0.9)
+            cdf[i] = sum
+        }
+        // Popularity is not key order: shuffle which key has which rank.
+        var ranks = Array(0..<keyCount)
+        for i in stride(from: keyCount - 1, to: 0, by: -1) { ranks.swapAt(i, Int(random.next() % UInt64(i + 1))) }
+        operations = (0..<operationCount).map { _ in
+            let target = random.unit() * sum
+            var low = 0, high = keyCount - 1
+            while low < high {
+                let mid = (low + high) / 2
+                if cdf[mid] < target { low = mid + 1 } else { high = mid }
+            }
+            let isSet = random.unit() < setShare
+            return UInt32(ranks[low]) | (isSet ? 1 << 31 : 0)
+        }
+    }
+}
+
+protocol BenchCache: Sendable {
+    func get(_ index: Int) -> Bool
+    func set(_ index: Int)
+}
+
+final class MemoryCacheAdapter: BenchCache {
+    let cache: MemoryCache<String, Payload>
+    let workload: Workload
+    init(_ workload: Workload, shards: Int?) {
+        self.workload = workload
+        cache = MemoryCache(costLimit: workload.totalCost / 2, shardCount: shards)
+    }
+    func get(_ index: Int) -> Bool { cache.value(forKey: workload.keys[index]) != nil }
+    func set(_ index: Int) { cache.set(workload.payloads[index], forKey: workload.keys[index], cost: workload.payloads[index].cost) }
+}
+
+/// NSCache is documented thread-safe; it is not marked Sendable on Linux.
+final class NSCacheAdapter: BenchCache, @unchecked Sendable {
+    let cache = NSCache<NSString, Payload>()
+    let workload: Workload
+    init(_ workload: Workload) {
+        self.workload = workload
+        cache.totalCostLimit = workload.totalCost / 2
+    }
+    func get(_ index: Int) -> Bool { cache.object(forKey: workload.objcKeys[index]) != nil }
+    func set(_ index: Int) { cache.setObject(workload.payloads[index], forKey: workload.objcKeys[index], cost: workload.payloads[index].cost) }
+}
+
+struct RunResult {
+    var operationsPerSecond: Double
+    var hitRatio: Double
+}
+
+final class Counters: @unchecked Sendable {
+    // Each thread writes only its own slot; read after the threads joined.
+    var operations: [Int]
+    var gets: [Int]
+    var hits: [Int]
+    init(_ threads: Int) {
+        operations = Array(repeating: 0, count: threads)
+        gets = operations
+        hits = operations
+    }
+}
+
+func run<Cache: BenchCache>(_ cache: Cache, _ workload: Workload, threads: Int) -> RunResult {
+    let ops = workload.operations
+    // Warm up: one pass of sets in stream order fills the cache as traffic would.
+    for op in ops.prefix(200_000) { cache.set(Int(op & 0x7FFF_FFFF)) }
+    let counters = Counters(threads)
+    let start = DispatchTime.now().uptimeNanoseconds
+    let deadline = start + UInt64(secondsPerRun * 1e9)
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        var position = thread * ops.count / max(threads, 1)
+        var done = 0, gets = 0, hits = 0
+        while true {
+            for _ in 0..<1024 {
+                let op = ops[position]
+                position = position + 1 == ops.count ? 0 : position + 1
+                if op & (1 << 31) != 0 {
+                    cache.set(Int(op & 0x7FFF_FFFF))
+                } else {
+                    gets += 1
+                    if cache.get(Int(op)) { hits += 1 }
+                }
+            }
+            done += 1024
+            if DispatchTime.now().uptimeNanoseconds >= deadline { break }
+        }
+        counters.operations[thread] = done
+        counters.gets[thread] = gets
+        counters.hits[thread] = hits
+    }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let total = counters.operations.reduce(0, +)
+    return RunResult(
+        operationsPerSecond: Double(total) / elapsed,
+        hitRatio: Double(counters.hits.reduce(0, +)) / Double(max(counters.gets.reduce(0, +), 1)))
+}
+
+func format(_ value: Double) -> String {
+    value >= 1e6 ? String(format: "%.2fM", value / 1e6) : String(format: "%.0fk", value / 1e3)
+}
+
+print("MemoryCache vs NSCache: \(keyCount) URL keys, Zipf(0.9) popularity, cost limit = half the total cost, \(secondsPerRun) s per run")
+print("active processors: \(ProcessInfo.processInfo.activeProcessorCount)")
+print("mix      threads  MemoryCache ops/s  NSCache ops/s  ratio   hit: MemoryCache  NSCache  exact LRU")
+for (name, setShare) in [("90/10", 0.1), ("50/50", 0.5)] {
+    let workload = Workload(keyCount: keyCount, setShare: setShare)
+    let exact = run(MemoryCacheAdapter(workload, shards: 1), workload, threads: 1)
+    for threads in [1, 2] {
+        let ours = run(MemoryCacheAdapter(workload, shards: nil), workload, threads: threads)
+        let theirs = run(NSCacheAdapter(workload), workload, threads: threads)
+        print(String(format: "%@    %d        %@              %@         %6.1fx  %.3f            %.3f    %.3f",
+                     name, threads, format(ours.operationsPerSecond).padding(toLength: 6, withPad: " ", startingAt: 0),
+                     format(theirs.operationsPerSecond).padding(toLength: 6, withPad: " ", startingAt: 0),
+                     ours.operationsPerSecond / theirs.operationsPerSecond, ours.hitRatio, theirs.hitRatio, exact.hitRatio))
+    }
+}
+
+DiskBench.run(seconds: secondsPerRun)
