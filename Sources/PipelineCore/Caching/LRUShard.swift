@@ -1,44 +1,66 @@
-/// One lock stripe of `MemoryCache`: an exact LRU over a hash map and a doubly linked list.
+/// One lock stripe of `MemoryCache`: an exact LRU over an open-addressing hash index and a doubly
+/// linked list.
 ///
-/// The list's nodes live in arrays and link by index, so moving a node to the front writes two
-/// integers instead of retaining and releasing objects (ARC traffic on every read would cost more
-/// than the lookup). Freed slots are reused through a free list, so the arrays stop growing once
-/// the cache is full. Not thread-safe by itself: `MemoryCache` guards each shard with its own lock.
+/// The list's nodes live in an array and link by index, so moving a node to the front writes a few
+/// integers instead of retaining and releasing objects. Freed slots are reused through a free list,
+/// so storage stops growing once the cache is full. The index is our own (linear probing with
+/// backward-shift deletion, hashes stored in the nodes) rather than a `Dictionary`, because the
+/// cache has already hashed the key to pick the shard: hashing a URL string again would be a third
+/// of the cost of a read. Not thread-safe by itself: `MemoryCache` guards each shard with a lock.
+@usableFromInline
 struct LRUShard<Key: Hashable, Value> {
-    private struct Node {
-        var key: Key?
-        var value: Value?
-        var cost: Int
+    @usableFromInline
+    struct Node {
+        @usableFromInline var key: Key?
+        @usableFromInline var value: Value?
+        @usableFromInline var hash: Int
+        @usableFromInline var cost: Int
         /// Seconds since the reference date after which the entry is gone; `.infinity` for none.
-        var expiry: Double
-        var previous: Int
-        var next: Int
+        @usableFromInline var expiry: Double
+        @usableFromInline var previous: Int
+        @usableFromInline var next: Int
+
+        @inlinable
+        init(key: Key, value: Value, hash: Int, cost: Int, expiry: Double) {
+            self.key = key
+            self.value = value
+            self.hash = hash
+            self.cost = cost
+            self.expiry = expiry
+            self.previous = -1
+            self.next = -1
+        }
     }
 
-    private static var none: Int { -1 }
+    @inlinable static var none: Int { -1 }
 
-    private var index: [Key: Int] = [:]
-    private var nodes: [Node] = []
-    private var freeSlots: [Int] = []
+    /// Node slot per bucket, `none` for an empty bucket; at most half full.
+    @usableFromInline var buckets: [Int] = Array(repeating: -1, count: 16)
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var freeSlots: [Int] = []
     /// Most recently used.
-    private var head = LRUShard.none
+    @usableFromInline var head = -1
     /// Least recently used: evicted first.
-    private var tail = LRUShard.none
+    @usableFromInline var tail = -1
+    @usableFromInline var count = 0
 
-    var costLimit: Int
-    var countLimit: Int
-    private(set) var totalCost = 0
-    var count: Int { index.count }
+    @usableFromInline var costLimit: Int
+    @usableFromInline var countLimit: Int
+    @usableFromInline var totalCost = 0
 
+    @inlinable
     init(costLimit: Int, countLimit: Int) {
         self.costLimit = costLimit
         self.countLimit = countLimit
     }
 
+    // MARK: Operations
+
     /// The value, made most recently used; nil when absent or expired at `now` (an expired entry is
     /// removed and handed back in `evicted` so its value is released outside the lock).
-    mutating func value(forKey key: Key, now: () -> Double, evicted: inout Value?) -> Value? {
-        guard let slot = index[key] else { return nil }
+    @inlinable
+    mutating func value(forKey key: Key, hash: Int, now: () -> Double, evicted: inout Value?) -> Value? {
+        guard let slot = find(key, hash: hash) else { return nil }
         if nodes[slot].expiry != .infinity, nodes[slot].expiry <= now() {
             evicted = remove(slot: slot)
             return nil
@@ -48,15 +70,17 @@ struct LRUShard<Key: Hashable, Value> {
     }
 
     /// Whether a live entry exists, without changing the order.
-    func contains(_ key: Key, now: () -> Double) -> Bool {
-        guard let slot = index[key] else { return false }
+    @inlinable
+    func contains(_ key: Key, hash: Int, now: () -> Double) -> Bool {
+        guard let slot = find(key, hash: hash) else { return false }
         return nodes[slot].expiry == .infinity || nodes[slot].expiry > now()
     }
 
     /// Inserts or replaces, then evicts least recently used entries until both limits hold.
-    /// Replaced and evicted values are appended to `evicted` so they are released outside the lock.
-    mutating func set(_ value: Value, forKey key: Key, cost: Int, expiry: Double, evicted: inout [Value]) {
-        if let slot = index[key] {
+    /// Replaced and evicted values go to `evicted` so they are released outside the lock.
+    @inlinable
+    mutating func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, evicted: inout Evictions<Value>) {
+        if let slot = find(key, hash: hash) {
             totalCost += cost - nodes[slot].cost
             if let old = nodes[slot].value { evicted.append(old) }
             nodes[slot].value = value
@@ -64,7 +88,7 @@ struct LRUShard<Key: Hashable, Value> {
             nodes[slot].expiry = expiry
             moveToFront(slot)
         } else {
-            let node = Node(key: key, value: value, cost: cost, expiry: expiry, previous: Self.none, next: Self.none)
+            let node = Node(key: key, value: value, hash: hash, cost: cost, expiry: expiry)
             let slot: Int
             if let reused = freeSlots.popLast() {
                 nodes[reused] = node
@@ -73,27 +97,31 @@ struct LRUShard<Key: Hashable, Value> {
                 nodes.append(node)
                 slot = nodes.count - 1
             }
-            index[key] = slot
+            insertIntoIndex(slot)
+            count += 1
             totalCost += cost
             linkAtFront(slot)
         }
         trim(toCost: costLimit, count: countLimit, evicted: &evicted)
     }
 
-    mutating func removeValue(forKey key: Key) -> Value? {
-        guard let slot = index[key] else { return nil }
+    @inlinable
+    mutating func removeValue(forKey key: Key, hash: Int) -> Value? {
+        guard let slot = find(key, hash: hash) else { return nil }
         return remove(slot: slot)
     }
 
     /// Evicts from the least recently used end until cost ≤ `cost` and count ≤ `count`.
-    mutating func trim(toCost cost: Int, count: Int, evicted: inout [Value]) {
-        while tail != Self.none, totalCost > cost || index.count > count {
+    @inlinable
+    mutating func trim(toCost cost: Int, count limit: Int, evicted: inout Evictions<Value>) {
+        while tail != Self.none, totalCost > cost || count > limit {
             if let value = remove(slot: tail) { evicted.append(value) }
         }
     }
 
     /// Removes every entry expired at `now`.
-    mutating func removeExpired(now: Double, evicted: inout [Value]) {
+    @inlinable
+    mutating func removeExpired(now: Double, evicted: inout Evictions<Value>) {
         var slot = tail
         while slot != Self.none {
             let previous = nodes[slot].previous
@@ -103,6 +131,7 @@ struct LRUShard<Key: Hashable, Value> {
     }
 
     /// Drops everything and the storage with it.
+    @inlinable
     mutating func removeAll() -> [Value] {
         let values = nodes.compactMap(\.value)
         self = LRUShard(costLimit: costLimit, countLimit: countLimit)
@@ -110,6 +139,7 @@ struct LRUShard<Key: Hashable, Value> {
     }
 
     /// Keys from most to least recently used.
+    @inlinable
     var keysByRecency: [Key] {
         var keys: [Key] = []
         var slot = head
@@ -120,9 +150,71 @@ struct LRUShard<Key: Hashable, Value> {
         return keys
     }
 
-    private mutating func remove(slot: Int) -> Value? {
+    // MARK: Index
+
+    @inlinable
+    func find(_ key: Key, hash: Int) -> Int? {
+        let mask = buckets.count - 1
+        var bucket = hash & mask
+        while true {
+            let slot = buckets[bucket]
+            if slot == Self.none { return nil }
+            if nodes[slot].hash == hash, nodes[slot].key == key { return slot }
+            bucket = (bucket + 1) & mask
+        }
+    }
+
+    @inlinable
+    mutating func insertIntoIndex(_ slot: Int) {
+        if (count + 1) * 2 > buckets.count { grow() }
+        let mask = buckets.count - 1
+        var bucket = nodes[slot].hash & mask
+        while buckets[bucket] != Self.none { bucket = (bucket + 1) & mask }
+        buckets[bucket] = slot
+    }
+
+    @inlinable
+    mutating func grow() {
+        buckets = Array(repeating: Self.none, count: buckets.count * 2)
+        let mask = buckets.count - 1
+        var slot = head
+        while slot != Self.none {
+            var bucket = nodes[slot].hash & mask
+            while buckets[bucket] != Self.none { bucket = (bucket + 1) & mask }
+            buckets[bucket] = slot
+            slot = nodes[slot].next
+        }
+    }
+
+    /// Linear probing's backward-shift deletion: later entries of the probe run move back into the
+    /// hole, so lookups never meet tombstones and the table needs no rebuilds.
+    @inlinable
+    mutating func removeFromIndex(_ slot: Int) {
+        let mask = buckets.count - 1
+        var hole = nodes[slot].hash & mask
+        while buckets[hole] != slot { hole = (hole + 1) & mask }
+        var probe = hole
+        while true {
+            probe = (probe + 1) & mask
+            let moving = buckets[probe]
+            if moving == Self.none { break }
+            let home = nodes[moving].hash & mask
+            // `moving` may fill the hole when the hole lies between its home bucket and where it is.
+            if (probe - home) & mask >= (probe - hole) & mask {
+                buckets[hole] = moving
+                hole = probe
+            }
+        }
+        buckets[hole] = Self.none
+    }
+
+    // MARK: List
+
+    @inlinable
+    mutating func remove(slot: Int) -> Value? {
+        removeFromIndex(slot)
         unlink(slot)
-        if let key = nodes[slot].key { index[key] = nil }
+        count -= 1
         totalCost -= nodes[slot].cost
         let value = nodes[slot].value
         nodes[slot].key = nil
@@ -132,13 +224,15 @@ struct LRUShard<Key: Hashable, Value> {
         return value
     }
 
-    private mutating func moveToFront(_ slot: Int) {
+    @inlinable
+    mutating func moveToFront(_ slot: Int) {
         guard slot != head else { return }
         unlink(slot)
         linkAtFront(slot)
     }
 
-    private mutating func linkAtFront(_ slot: Int) {
+    @inlinable
+    mutating func linkAtFront(_ slot: Int) {
         nodes[slot].previous = Self.none
         nodes[slot].next = head
         if head != Self.none { nodes[head].previous = slot }
@@ -146,7 +240,8 @@ struct LRUShard<Key: Hashable, Value> {
         if tail == Self.none { tail = slot }
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable
+    mutating func unlink(_ slot: Int) {
         let previous = nodes[slot].previous, next = nodes[slot].next
         if previous != Self.none { nodes[previous].next = next } else { head = next }
         if next != Self.none { nodes[next].previous = previous } else { tail = previous }
@@ -154,3 +249,20 @@ struct LRUShard<Key: Hashable, Value> {
         nodes[slot].next = Self.none
     }
 }
+
+/// Values pushed out under a lock, to be released after it: usually none or one, which needs no
+/// allocation; more only when one insert evicts several.
+@usableFromInline
+struct Evictions<Value> {
+    @usableFromInline var first: Value?
+    @usableFromInline var rest: [Value] = []
+
+    @inlinable init() {}
+
+    @inlinable
+    mutating func append(_ value: Value) {
+        if first == nil { first = value } else { rest.append(value) }
+    }
+}
+
+extension Evictions: Sendable where Value: Sendable {}

@@ -13,25 +13,30 @@ import Synchronization
 ///
 /// An entry whose cost is above `entryCostLimit` (by default 10 % of the cost limit, as Nuke does) is
 /// not kept: one huge image would otherwise flush everything else.
+///
+/// The hot paths are `@inlinable` so they are specialised for the caller's `Key` and `Value`: a
+/// generic cache called through witness tables from another module runs several times slower.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Padding keeps two shards' locks off one cache line, so a write to one shard doesn't stall a
     /// thread spinning on its neighbour.
-    private final class Stripe: Sendable {
-        let shard: Mutex<LRUShard<Key, Value>>
+    @usableFromInline
+    final class Stripe: Sendable {
+        @usableFromInline let shard: Mutex<LRUShard<Key, Value>>
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-        init(costLimit: Int, countLimit: Int) { shard = Mutex(LRUShard(costLimit: costLimit, countLimit: countLimit)) }
+        @usableFromInline init(costLimit: Int, countLimit: Int) { shard = Mutex(LRUShard(costLimit: costLimit, countLimit: countLimit)) }
     }
 
-    private let stripes: [Stripe]
-    private let shardMask: Int
-    private let clock: CacheClock
-    private let timeToLive: TimeInterval?
+    @usableFromInline let stripes: [Stripe]
+    @usableFromInline let shardMask: Int
+    @usableFromInline let clock: CacheClock
+    @usableFromInline let timeToLive: TimeInterval?
 
     /// The limit on the sum of entry costs (bytes, for images).
     public let costLimit: Int
     public let countLimit: Int
     /// Entries costing more than this are not kept.
-    public let entryCostLimit: Int
+    @usableFromInline let _entryCostLimit: Int
+    public var entryCostLimit: Int { _entryCostLimit }
     public var shardCount: Int { stripes.count }
 
     /// - Parameters:
@@ -54,7 +59,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.costLimit = max(costLimit, 0)
         self.countLimit = max(countLimit, 0)
         let ratio = min(max(entryCostLimitRatio, 0), 1)
-        self.entryCostLimit = Int(Double(self.costLimit) * ratio)
+        let entryLimit = Double(self.costLimit) * ratio
+        self._entryCostLimit = entryLimit >= Double(Int.max) ? .max : Int(entryLimit)
         self.timeToLive = timeToLive
         self.clock = clock
         let shards = Self.shardCount(requested: shardCount, countLimit: self.countLimit, entryCostLimitRatio: ratio)
@@ -77,38 +83,45 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         return shards
     }
 
-    private func stripe(for key: Key) -> Stripe {
-        // Fibonacci hashing spreads the hash's high bits, independent of the low bits the shard's
-        // own dictionary uses for its buckets.
-        let mixed = UInt64(bitPattern: Int64(key.hashValue)) &* 0x9E37_79B9_7F4A_7C15
+    /// The stripe for a key's hash. Fibonacci hashing takes the stripe from the hash's high bits,
+    /// independent of the low bits the shard's index uses for its buckets.
+    @inlinable
+    func stripe(forHash hash: Int) -> Stripe {
+        let mixed = UInt64(bitPattern: Int64(hash)) &* 0x9E37_79B9_7F4A_7C15
         return stripes[Int(truncatingIfNeeded: mixed >> 32) & shardMask]
     }
 
-    private func nowSeconds() -> Double { clock.now().timeIntervalSinceReferenceDate }
+    @inlinable
+    func nowSeconds() -> Double { clock.now().timeIntervalSinceReferenceDate }
 
+    @inlinable
     public func value(forKey key: Key) -> Value? {
+        let hash = key.hashValue
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
-        return stripe(for: key).shard.withLock { $0.value(forKey: key, now: nowSeconds, evicted: &expired) }
+        return stripe(forHash: hash).shard.withLock { $0.value(forKey: key, hash: hash, now: nowSeconds, evicted: &expired) }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
     /// entry under `key` instead, so a stale smaller value is not returned later.
     /// - Parameter timeToLive: overrides the cache's time to live for this entry.
+    @inlinable
     public func set(_ value: Value, forKey key: Key, cost: Int = 0, timeToLive: TimeInterval? = nil) {
         let cost = max(cost, 0)
-        let stripe = stripe(for: key)
-        guard cost <= entryCostLimit else {
-            _ = stripe.shard.withLock { $0.removeValue(forKey: key) }
+        let hash = key.hashValue
+        let stripe = stripe(forHash: hash)
+        guard cost <= _entryCostLimit else {
+            _ = stripe.shard.withLock { $0.removeValue(forKey: key, hash: hash) }
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { nowSeconds() + $0 } ?? .infinity
-        var evicted: [Value] = []
         // Evicted values are released when this function returns, outside the lock: freeing a large
         // image is not free.
-        stripe.shard.withLock { $0.set(value, forKey: key, cost: cost, expiry: expiry, evicted: &evicted) }
+        var evicted = Evictions<Value>()
+        stripe.shard.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
     }
 
+    @inlinable
     public subscript(key: Key) -> Value? {
         get { value(forKey: key) }
         set {
@@ -116,14 +129,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    @discardableResult
+    @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        stripe(for: key).shard.withLock { $0.removeValue(forKey: key) }
+        let hash = key.hashValue
+        return stripe(forHash: hash).shard.withLock { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
+    @inlinable
     public func contains(_ key: Key) -> Bool {
-        stripe(for: key).shard.withLock { $0.contains(key, now: nowSeconds) }
+        let hash = key.hashValue
+        return stripe(forHash: hash).shard.withLock { $0.contains(key, hash: hash, now: nowSeconds) }
     }
 
     public func removeAll() {
@@ -136,7 +152,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func removeExpired() {
         let now = nowSeconds()
         for stripe in stripes {
-            var evicted: [Value] = []
+            var evicted = Evictions<Value>()
             stripe.shard.withLock { $0.removeExpired(now: now, evicted: &evicted) }
         }
     }
@@ -145,7 +161,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func trim(toCost cost: Int) {
         let share = max(cost, 0) / stripes.count
         for stripe in stripes {
-            var evicted: [Value] = []
+            var evicted = Evictions<Value>()
             stripe.shard.withLock { $0.trim(toCost: share, count: .max, evicted: &evicted) }
         }
     }

@@ -133,4 +133,49 @@ struct MemoryCacheTests {
         #expect(cache.totalCount <= 500 + cache.shardCount)
         #expect(cache.totalCost == cache.totalCount * 10)
     }
+
+    /// Keys whose hashes collide a lot, so probing and deletion in the shard's index get exercised.
+    struct CollidingKey: Hashable, Sendable {
+        let id: Int
+        func hash(into hasher: inout Hasher) { hasher.combine(id % 5) }
+    }
+
+    @Test("Random operations match a reference LRU model, even when hashes collide", arguments: [1, 4])
+    func matchesModel(shards: Int) {
+        let cache = MemoryCache<CollidingKey, Int>(costLimit: .max, countLimit: 40 * shards, entryCostLimitRatio: 1, shardCount: shards)
+        // Which shard a key lands in is not observable, so order and values are checked exactly
+        // with one shard; with four, only that no value appears that was never set.
+        var order: [Int] = []
+        var values: [Int: Int] = [:]
+        var random = SystemRandomNumberGenerator()
+        for step in 0..<20_000 {
+            let id = Int.random(in: 0..<120, using: &random)
+            let key = CollidingKey(id: id)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<4:
+                cache.set(step, forKey: key)
+                values[id] = step
+                order.removeAll { $0 == id }
+                order.insert(id, at: 0)
+                if order.count > 40 * shards, let last = order.popLast() { values[last] = nil }
+            case 4..<5:
+                _ = cache.removeValue(forKey: key)
+                values[id] = nil
+                order.removeAll { $0 == id }
+            default:
+                let got = cache.value(forKey: key)
+                if shards == 1 {
+                    #expect(got == values[id], "step \(step): key \(id)")
+                    if got != nil {
+                        order.removeAll { $0 == id }
+                        order.insert(id, at: 0)
+                    }
+                } else if let got {
+                    #expect(values[id] == got || values[id] == nil, "a value never set for key \(id)")
+                }
+            }
+        }
+        if shards == 1 { #expect(cache.keysByRecency.map(\.id) == order) }
+        #expect(cache.totalCount <= 40 * shards)
+    }
 }
