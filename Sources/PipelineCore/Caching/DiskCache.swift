@@ -34,6 +34,9 @@ public final class DiskCache: Sendable {
         public var trimInterval: TimeInterval?
         /// fsync each entry before renaming it into place (see the type's notes).
         public var syncWrites: Bool
+        /// A hit restamps the access date only when it is at least this much older: a hot entry is
+        /// not worth a metadata write per read, and a minute is nothing next to a week's expiry.
+        public var accessDateResolution: TimeInterval
         /// Where access dates and expiry read the time.
         public var clock: CacheClock
 
@@ -43,6 +46,7 @@ public final class DiskCache: Sendable {
             maxEntrySize: Int = 256 << 20,
             trimInterval: TimeInterval? = 300,
             syncWrites: Bool = false,
+            accessDateResolution: TimeInterval = 60,
             clock: CacheClock = .system
         ) {
             self.maxAge = maxAge
@@ -50,6 +54,7 @@ public final class DiskCache: Sendable {
             self.maxEntrySize = maxEntrySize
             self.trimInterval = trimInterval
             self.syncWrites = syncWrites
+            self.accessDateResolution = accessDateResolution
             self.clock = clock
         }
     }
@@ -68,6 +73,16 @@ public final class DiskCache: Sendable {
     let state = Mutex(State())
     /// Files read, for tests of read coalescing.
     let readCount = Atomic<Int>(0)
+    /// Names are a pure function of keys, but computing one (URL parsing, MD5) costs more than
+    /// reading a small warm file; hot keys keep theirs here.
+    private let names = MemoryCache<String, FileName>(costLimit: .max, countLimit: 4096)
+
+    struct FileName: Sendable {
+        /// MD5 hex alone, the name older layouts used.
+        let hash: String
+        /// With the extension, when the key has one.
+        let name: String
+    }
 
     /// Uses `directory` (created on first write). Starts the trim timer when the configuration asks.
     public init(directory: URL, configuration: Configuration = Configuration()) {
@@ -85,14 +100,21 @@ public final class DiskCache: Sendable {
         state.withLock { $0.timer?.cancel() }
     }
 
+    func cachedFileName(forKey key: String) -> FileName {
+        if let known = names.value(forKey: key) { return known }
+        let hash = MD5.hex(key)
+        let name = FileName(hash: hash, name: Self.fileExtension(forKey: key).map { hash + "." + $0 } ?? hash)
+        names.set(name, forKey: key)
+        return name
+    }
+
     /// The path of `key`'s file (which may not exist).
-    public func filePath(forKey key: String) -> String { path + "/" + Self.fileName(forKey: key) }
+    public func filePath(forKey key: String) -> String { path + "/" + cachedFileName(forKey: key).name }
 
     /// SDWebImage also looks for the name without extension, which older versions wrote.
     func candidatePaths(forKey key: String) -> [String] {
-        let name = Self.fileName(forKey: key)
-        let hash = MD5.hex(key)
-        return name == hash ? [path + "/" + name] : [path + "/" + name, path + "/" + hash]
+        let file = cachedFileName(forKey: key)
+        return file.name == file.hash ? [path + "/" + file.name] : [path + "/" + file.name, path + "/" + file.hash]
     }
 
     // MARK: Entries
@@ -102,7 +124,8 @@ public final class DiskCache: Sendable {
         readCount.add(1, ordering: .relaxed)
         let now = configuration.clock.now()
         for candidate in candidatePaths(forKey: key) {
-            if let data = try? FileIO.read(candidate, maxSize: configuration.maxEntrySize, accessDate: now) {
+            if let data = try? FileIO.read(
+                candidate, maxSize: configuration.maxEntrySize, accessDate: now, resolution: configuration.accessDateResolution) {
                 return data
             }
         }

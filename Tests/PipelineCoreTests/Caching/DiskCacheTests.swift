@@ -9,7 +9,7 @@ struct DiskCacheTests {
 
     func cache(maxAge: TimeInterval? = 7 * 24 * 3600, sizeLimit: Int = 0) -> DiskCache {
         DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
-            maxAge: maxAge, sizeLimit: sizeLimit, trimInterval: nil, clock: clock.cacheClock))
+            maxAge: maxAge, sizeLimit: sizeLimit, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
     }
 
     // MARK: File names
@@ -132,6 +132,20 @@ struct DiskCacheTests {
         #expect(zero.totalCount == 0)
     }
 
+    @Test("A hit restamps the access date only when it is older than the resolution")
+    func accessDateResolution() throws {
+        let cache = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
+            trimInterval: nil, accessDateResolution: 60, clock: clock.cacheClock))
+        try cache.setData(Data([1]), forKey: "k")
+        let written = try #require(FileIO.status(cache.filePath(forKey: "k"))).accessDate
+        clock.advance(by: 30)
+        _ = cache.data(forKey: "k")
+        #expect(FileIO.status(cache.filePath(forKey: "k"))?.accessDate == written)
+        clock.advance(by: 30)
+        _ = cache.data(forKey: "k")
+        #expect(FileIO.status(cache.filePath(forKey: "k"))?.accessDate == clock.now)
+    }
+
     @Test("Over the size limit, the least recently accessed go first, down to half the limit")
     func trimOldestAccessFirst() throws {
         // 4 KiB blocks: each 4,000-byte entry occupies one block.
@@ -143,7 +157,7 @@ struct DiskCacheTests {
         _ = cache.data(forKey: "k0")  // k0 is now the most recently accessed
         let block = FileIO.status(cache.filePath(forKey: "k0"))!.allocatedSize
         let limited = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
-            maxAge: nil, sizeLimit: block * 8, trimInterval: nil, clock: clock.cacheClock))
+            maxAge: nil, sizeLimit: block * 8, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
         limited.removeExpired()
         // 10 blocks > 8: trim below 4 blocks, oldest access first: k1…k7 go, k8, k9, k0 stay.
         #expect(limited.totalCount == 3)
