@@ -16,17 +16,22 @@ import Synchronization
 ///
 /// The hot paths are `@inlinable` so they are specialised for the caller's `Key` and `Value`: a
 /// generic cache called through witness tables from another module runs several times slower.
-public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+///
+/// `@unchecked Sendable` because the stripes live in memory this class allocates once in `init`
+/// and frees in `deinit`; every access to a stripe's contents goes through its `Mutex`. They are
+/// not objects in an array because retaining a stripe object on every call would make all threads
+/// hammer the same reference counts, the contention striping exists to avoid.
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     /// Padding keeps two shards' locks off one cache line, so a write to one shard doesn't stall a
-    /// thread spinning on its neighbour.
+    /// thread working on its neighbour.
     @usableFromInline
-    final class Stripe: Sendable {
+    struct Stripe: ~Copyable {
         @usableFromInline let shard: Mutex<LRUShard<Key, Value>>
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
         @usableFromInline init(costLimit: Int, countLimit: Int) { shard = Mutex(LRUShard(costLimit: costLimit, countLimit: countLimit)) }
     }
 
-    @usableFromInline let stripes: [Stripe]
+    @usableFromInline let stripes: UnsafeMutablePointer<Stripe>
     @usableFromInline let shardMask: Int
     @usableFromInline let clock: CacheClock
     @usableFromInline let timeToLive: TimeInterval?
@@ -37,7 +42,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Entries costing more than this are not kept.
     @usableFromInline let _entryCostLimit: Int
     public var entryCostLimit: Int { _entryCostLimit }
-    public var shardCount: Int { stripes.count }
+    public var shardCount: Int { shardMask + 1 }
 
     /// - Parameters:
     ///   - costLimit: total cost kept; defaults to a fifth of the memory this process may use (RAM
@@ -68,7 +73,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         // Ceiling division, so the shards' limits add up to at least the cache's.
         let shardCost = self.costLimit / shards + (self.costLimit % shards == 0 ? 0 : 1)
         let shardCountLimit = self.countLimit == .max ? .max : (self.countLimit + shards - 1) / shards
-        stripes = (0..<shards).map { _ in Stripe(costLimit: shardCost, countLimit: shardCountLimit) }
+        stripes = .allocate(capacity: shards)
+        for i in 0..<shards { (stripes + i).initialize(to: Stripe(costLimit: shardCost, countLimit: shardCountLimit)) }
+    }
+
+    deinit {
+        stripes.deinitialize(count: shardMask + 1)
+        stripes.deallocate()
     }
 
     /// A power of two: many stripes for many cores, but never so many that a shard's share of the
@@ -86,9 +97,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The stripe for a key's hash. Fibonacci hashing takes the stripe from the hash's high bits,
     /// independent of the low bits the shard's index uses for its buckets.
     @inlinable
-    func stripe(forHash hash: Int) -> Stripe {
+    func stripe(forHash hash: Int) -> Int {
         let mixed = UInt64(bitPattern: Int64(hash)) &* 0x9E37_79B9_7F4A_7C15
-        return stripes[Int(truncatingIfNeeded: mixed >> 32) & shardMask]
+        return Int(truncatingIfNeeded: mixed >> 32) & shardMask
     }
 
     @inlinable
@@ -99,7 +110,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let hash = key.hashValue
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
-        return stripe(forHash: hash).shard.withLock { $0.value(forKey: key, hash: hash, now: nowSeconds, evicted: &expired) }
+        return stripes[stripe(forHash: hash)].shard.withLock { $0.value(forKey: key, hash: hash, now: nowSeconds, evicted: &expired) }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
@@ -111,14 +122,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let hash = key.hashValue
         let stripe = stripe(forHash: hash)
         guard cost <= _entryCostLimit else {
-            _ = stripe.shard.withLock { $0.removeValue(forKey: key, hash: hash) }
+            _ = stripes[stripe].shard.withLock { $0.removeValue(forKey: key, hash: hash) }
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { nowSeconds() + $0 } ?? .infinity
         // Evicted values are released when this function returns, outside the lock: freeing a large
         // image is not free.
         var evicted = Evictions<Value>()
-        stripe.shard.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
+        stripes[stripe].shard.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
     }
 
     @inlinable
@@ -132,45 +143,45 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let hash = key.hashValue
-        return stripe(forHash: hash).shard.withLock { $0.removeValue(forKey: key, hash: hash) }
+        return stripes[stripe(forHash: hash)].shard.withLock { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
     @inlinable
     public func contains(_ key: Key) -> Bool {
         let hash = key.hashValue
-        return stripe(forHash: hash).shard.withLock { $0.contains(key, hash: hash, now: nowSeconds) }
+        return stripes[stripe(forHash: hash)].shard.withLock { $0.contains(key, hash: hash, now: nowSeconds) }
     }
 
     public func removeAll() {
-        for stripe in stripes {
-            _ = stripe.shard.withLock { $0.removeAll() }
+        for stripe in 0...shardMask {
+            _ = stripes[stripe].shard.withLock { $0.removeAll() }
         }
     }
 
     /// Removes every expired entry now (they are otherwise removed when next read or evicted).
     public func removeExpired() {
         let now = nowSeconds()
-        for stripe in stripes {
+        for stripe in 0...shardMask {
             var evicted = Evictions<Value>()
-            stripe.shard.withLock { $0.removeExpired(now: now, evicted: &evicted) }
+            stripes[stripe].shard.withLock { $0.removeExpired(now: now, evicted: &evicted) }
         }
     }
 
     /// Evicts least recently used entries until the total cost is at most `cost`.
     public func trim(toCost cost: Int) {
-        let share = max(cost, 0) / stripes.count
-        for stripe in stripes {
+        let share = max(cost, 0) / shardCount
+        for stripe in 0...shardMask {
             var evicted = Evictions<Value>()
-            stripe.shard.withLock { $0.trim(toCost: share, count: .max, evicted: &evicted) }
+            stripes[stripe].shard.withLock { $0.trim(toCost: share, count: .max, evicted: &evicted) }
         }
     }
 
-    public var totalCost: Int { stripes.reduce(0) { sum, stripe in sum + stripe.shard.withLock { $0.totalCost } } }
-    public var totalCount: Int { stripes.reduce(0) { sum, stripe in sum + stripe.shard.withLock { $0.count } } }
+    public var totalCost: Int { (0...shardMask).reduce(0) { sum, stripe in sum + stripes[stripe].shard.withLock { $0.totalCost } } }
+    public var totalCount: Int { (0...shardMask).reduce(0) { sum, stripe in sum + stripes[stripe].shard.withLock { $0.count } } }
 
     /// Keys from most to least recently used, shard by shard (for tests and diagnostics).
-    var keysByRecency: [Key] { stripes.flatMap { stripe in stripe.shard.withLock { $0.keysByRecency } } }
+    var keysByRecency: [Key] { (0...shardMask).flatMap { stripe in stripes[stripe].shard.withLock { $0.keysByRecency } } }
 }
 
 /// The defaults `MemoryCache` sizes itself from; a non-generic home for them because a generic type
