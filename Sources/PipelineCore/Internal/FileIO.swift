@@ -52,8 +52,10 @@ enum FileIO {
     static func read(_ path: String, maxSize: Int, accessDate: Date?, resolution: TimeInterval = 0) throws -> Data? {
         // O_NOATIME: the access date is ours to keep (with the cache's clock); the kernel's own
         // relatime update would overwrite it. Only the file's owner may ask, so fall back without.
-        var fd = open(path, O_RDONLY | O_CLOEXEC | oNoAtime)
-        if fd < 0, errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        // O_NOFOLLOW: entries are regular files the cache wrote; a symlink planted in the directory
+        // must not make a read return some other file's bytes.
+        var fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | oNoAtime)
+        if fd < 0, errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard fd >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw Failure(call: "open", code: errno)

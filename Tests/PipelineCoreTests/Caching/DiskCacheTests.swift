@@ -107,6 +107,16 @@ struct DiskCacheTests {
         #expect(directory.fileNames.count == 1)
     }
 
+    @Test("A symlink planted under an entry's name is not followed")
+    func symlinkNotFollowed() throws {
+        let cache = cache()
+        let outside = directory.url.deletingLastPathComponent().appendingPathComponent("secret")
+        try Data("secret".utf8).write(to: outside)
+        try FileManager.default.createSymbolicLink(atPath: cache.filePath(forKey: "k"), withDestinationPath: outside.path)
+        #expect(cache.data(forKey: "k") == nil)
+        #expect(cache.totalCount == 0)
+    }
+
     @Test("Files larger than the entry size limit are not read")
     func maxEntrySize() throws {
         let cache = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(maxEntrySize: 10, trimInterval: nil))
