@@ -17,6 +17,9 @@ import Glibc
 /// - Expiry by access date (SDWebImage's default), and a size limit trimmed oldest-access-first down
 ///   to half the limit, both applied while the program runs: after a write that takes the cache past
 ///   its limit, and on a periodic timer — not only when asked.
+/// - The access date is the cache's own: reads open with `O_NOATIME` and stamp it explicitly (at
+///   most once per `accessDateResolution`), so `noatime`/`relatime` mounts change nothing and an
+///   injected clock is honoured.
 ///
 /// Every call does blocking file I/O; call it from a thread that may block, not the cooperative
 /// pool's (the default image cache uses its own dispatch queue).
