@@ -1,0 +1,11 @@
+import Foundation
+
+/// Where the caches read the time: the wall clock, or a test's clock so expiry and trimming are
+/// tested without sleeping.
+public struct CacheClock: Sendable {
+    public let now: @Sendable () -> Date
+
+    public init(_ now: @escaping @Sendable () -> Date) { self.now = now }
+
+    public static let system = CacheClock { Date() }
+}

@@ -1,0 +1,200 @@
+import Dispatch
+import Foundation
+
+/// The default two-level `ImageCache`: decoded images in a `MemoryCache`, encoded bytes in a
+/// `DiskCache`, with SDWebImage's `SDImageCache` semantics.
+///
+/// Query: memory first; a memory hit answers at once (`.memory`) unless `.queryMemoryData` asks for
+/// the bytes too. Otherwise the disk is read — one read per key however many ask at once — decoded
+/// with the request's decode options, and promoted to memory when the context's `.storeCacheType`
+/// includes memory. A decoded thumbnail asked for under a full-size key is promoted under the
+/// thumbnail key instead, so it never poses as the full image. Disk answers report `.disk`, even
+/// with a memory image (SDWebImage's rule for `.queryMemoryData`). A cancelled query answers nil,
+/// once, without waiting for the disk.
+public final class DefaultImageCache: ImageCache {
+    /// The cache `ImageManager` uses unless told otherwise: namespace "default" in
+    /// `defaultDirectory`.
+    public static let shared = DefaultImageCache()
+
+    public let memoryCache: MemoryCache<String, Image>
+    public let diskCache: DiskCache
+    /// Decodes what the disk holds and encodes what it must write, unless a request's context names
+    /// an `.imageCoder`.
+    public let coders: ImageCodersManager
+    private let queue = DispatchQueue(label: "imagepipe.image-cache.io", qos: .utility, attributes: .concurrent)
+    private let diskReads: DiskReadCoalescer
+    /// Called on the I/O queue before each disk read; tests hold reads back with it.
+    private let willReadDisk: (@Sendable (String) -> Void)?
+
+    /// `$XDG_CACHE_HOME/imagepipe`, else `~/.cache/imagepipe` (the XDG base directory rules).
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("imagepipe", isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true)
+            .appendingPathComponent(".cache/imagepipe", isDirectory: true)
+    }
+
+    /// A cache whose files live in `directory/namespace` (`defaultDirectory` when nil). Caches with
+    /// different namespaces never see each other's entries.
+    public convenience init(
+        namespace: String = "default",
+        directory: URL? = nil,
+        memoryCache: MemoryCache<String, Image> = MemoryCache(),
+        diskConfiguration: DiskCache.Configuration = DiskCache.Configuration(),
+        coders: ImageCodersManager = .shared
+    ) {
+        let folder = (directory ?? Self.defaultDirectory)
+            .appendingPathComponent(Self.directoryName(forNamespace: namespace), isDirectory: true)
+        self.init(memoryCache: memoryCache, diskCache: DiskCache(directory: folder, configuration: diskConfiguration), coders: coders)
+    }
+
+    public convenience init(memoryCache: MemoryCache<String, Image>, diskCache: DiskCache, coders: ImageCodersManager = .shared) {
+        self.init(memoryCache: memoryCache, diskCache: diskCache, coders: coders, willReadDisk: nil)
+    }
+
+    init(
+        memoryCache: MemoryCache<String, Image>, diskCache: DiskCache, coders: ImageCodersManager,
+        willReadDisk: (@Sendable (String) -> Void)?
+    ) {
+        self.memoryCache = memoryCache
+        self.diskCache = diskCache
+        self.coders = coders
+        self.willReadDisk = willReadDisk
+        self.diskReads = DiskReadCoalescer(queue: queue)
+    }
+
+    /// A namespace is one folder name: separators and dot-names would leave the cache directory.
+    static func directoryName(forNamespace namespace: String) -> String {
+        let cleaned = String(namespace.map { $0 == "/" || $0 == "\0" ? "_" : $0 })
+        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned
+    }
+
+    // MARK: Query
+
+    public func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult? {
+        guard cacheType != .none else { return nil }
+        let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
+        var memoryImage: Image?
+        if cacheType.includesMemory, let image = memoryCache.value(forKey: key) {
+            memoryImage = decodeOptions.firstFrameOnly ? image.firstFrameOnly() : image
+        }
+        if cacheType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
+            return memoryImage.map { ImageCacheResult(image: $0, data: nil, cacheType: .memory) }
+        }
+        guard !Task.isCancelled else { return nil }
+        let data = await diskReads.data(forKey: key) { [diskCache, willReadDisk] in
+            willReadDisk?(key)
+            return diskCache.data(forKey: key)
+        }
+        guard !Task.isCancelled else { return nil }
+        guard let data else {
+            return memoryImage.map { ImageCacheResult(image: $0, data: nil, cacheType: .disk) }
+        }
+        // Another query may have decoded and promoted this key while we read (SDWebImage #3523).
+        if memoryImage == nil, cacheType.includesMemory, let image = memoryCache.value(forKey: key) {
+            memoryImage = decodeOptions.firstFrameOnly ? image.firstFrameOnly() : image
+        }
+        if let memoryImage { return ImageCacheResult(image: memoryImage, data: data, cacheType: .disk) }
+        guard let image = await decode(data, key: key, options: decodeOptions, context: context) else { return nil }
+        guard !Task.isCancelled else { return nil }
+        promote(image, key: key, context: context)
+        return ImageCacheResult(image: image, data: data, cacheType: .disk)
+    }
+
+    /// Decodes disk bytes; bytes that are not an image are removed so the next query is a clean miss
+    /// (bytes of a format no registered coder handles are kept: a coder may be added later).
+    private func decode(_ data: Data, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
+        do {
+            return try await BlockingIO.run(on: queue) { [coders] in
+                try ImageDecoding.decode(data, options: options, context: context, coders: coders)
+            }
+        } catch let error as ImagePipeError {
+            switch error {
+            case .badImageData, .unsupportedFormat(.undefined, _):
+                await BlockingIO.run(on: queue) { [diskCache] in diskCache.removeData(forKey: key) }
+            default:
+                break
+            }
+            return nil
+        } catch {
+            return nil
+        }
+    }
+
+    private func promote(_ image: Image, key: String, context: ImageContext) {
+        guard (context[.storeCacheType] ?? .all).includesMemory else { return }
+        var memoryKey = key
+        if image.isThumbnail, !Self.isThumbnailKey(key) {
+            let options = image.metadata.decodeOptions
+            memoryKey = ImageCacheKey.thumbnailed(
+                key, pixelSize: options?.thumbnailPixelSize ?? ImageSize(width: 0, height: 0),
+                preserveAspectRatio: options?.preserveAspectRatio ?? true)
+        }
+        memoryCache.set(image, forKey: memoryKey, cost: image.memoryCost)
+    }
+
+    /// SDWebImage's `SDIsThumbnailKey`: the key already carries a thumbnail suffix (whose braces a
+    /// URL key holds percent-encoded, so only the name is matched).
+    static func isThumbnailKey(_ key: String) -> Bool { key.contains("-Thumbnail(") }
+
+    // MARK: Store, remove, contains, clear
+
+    public func store(_ image: Image?, data: Data?, key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async {
+        guard image != nil || data != nil, cacheType != .none else { return }
+        if cacheType.includesMemory, let image {
+            memoryCache.set(image, forKey: key, cost: image.memoryCost)
+        }
+        guard cacheType.includesDisk else { return }
+        await BlockingIO.run(on: queue) { [diskCache, coders] in
+            let bytes = data ?? image?.animation?.data ?? image.flatMap {
+                try? Self.encode($0, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())
+            }
+            guard let bytes else { return }
+            try? diskCache.setData(bytes, forKey: key)
+        }
+    }
+
+    public func remove(key: String, cacheType: ImageCacheType) async {
+        if cacheType.includesMemory { memoryCache.removeValue(forKey: key) }
+        if cacheType.includesDisk {
+            await BlockingIO.run(on: queue) { [diskCache] in diskCache.removeData(forKey: key) }
+        }
+    }
+
+    public func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        if cacheType.includesMemory, memoryCache.contains(key) { return .memory }
+        if cacheType.includesDisk, await BlockingIO.run(on: queue, { [diskCache] in diskCache.containsData(forKey: key) }) {
+            return .disk
+        }
+        return .none
+    }
+
+    public func clear(_ cacheType: ImageCacheType) async {
+        if cacheType.includesMemory { memoryCache.removeAll() }
+        if cacheType.includesDisk {
+            await BlockingIO.run(on: queue) { [diskCache] in diskCache.removeAll() }
+        }
+    }
+
+    /// Removes expired entries from both levels and trims the disk to its size limit.
+    public func removeExpired() async {
+        memoryCache.removeExpired()
+        await BlockingIO.run(on: queue) { [diskCache] in diskCache.removeExpired() }
+    }
+
+    /// Bytes of the disk level's files.
+    public func totalDiskSize() async -> Int {
+        await BlockingIO.run(on: queue) { [diskCache] in diskCache.totalSize }
+    }
+
+    /// Entries in the disk level.
+    public func totalDiskCount() async -> Int {
+        await BlockingIO.run(on: queue) { [diskCache] in diskCache.totalCount }
+    }
+
+    /// Disk reads waiting on the read in flight for `key` (tests line up concurrent queries with it).
+    func diskReadWaiters(forKey key: String) -> Int { diskReads.waiters(forKey: key) }
+}

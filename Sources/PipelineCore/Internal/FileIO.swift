@@ -1,0 +1,197 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The POSIX calls the disk cache needs and Foundation does not offer: exclusive create, fsync,
+/// rename over, explicit access times, extended attributes. Errors come back as `errno`.
+enum FileIO {
+    struct Failure: Error, CustomStringConvertible {
+        let call: String
+        let code: Int32
+        var description: String { "\(call): \(String(cString: strerror(code)))" }
+    }
+
+    /// What one `stat` tells the disk cache.
+    struct Status {
+        var isRegular: Bool
+        var size: Int
+        /// Bytes the file occupies on disk (blocks), what a size limit really costs.
+        var allocatedSize: Int
+        var accessDate: Date
+        var modificationDate: Date
+    }
+
+    static func status(_ path: String) -> Status? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Status(
+            isRegular: (info.st_mode & S_IFMT) == S_IFREG,
+            size: Int(info.st_size),
+            allocatedSize: Int(info.st_blocks) * 512,
+            accessDate: date(info.st_atim),
+            modificationDate: date(info.st_mtim))
+    }
+
+    private static func date(_ time: timespec) -> Date {
+        Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000)
+    }
+
+    private static func timespec(_ date: Date) -> timespec {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        return Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000))
+    }
+
+    /// Reads a whole file, refusing ones larger than `maxSize`, and stamps its access time with
+    /// `accessDate` when the recorded one is at least `resolution` older. The stamp is explicit
+    /// because `relatime`/`noatime` mounts would otherwise leave the access date stale and the trim
+    /// would evict hot entries; the resolution spares a metadata write (a journal transaction on
+    /// ext4) on every hit of a hot entry. Returns nil when the file does not exist.
+    static func read(_ path: String, maxSize: Int, accessDate: Date?, resolution: TimeInterval = 0) throws -> Data? {
+        // O_NOATIME: the access date is ours to keep (with the cache's clock); the kernel's own
+        // relatime update would overwrite it. Only the file's owner may ask, so fall back without.
+        // O_NOFOLLOW: entries are regular files the cache wrote; a symlink planted in the directory
+        // must not make a read return some other file's bytes.
+        var fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | oNoAtime)
+        if fd < 0, errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Failure(call: "open", code: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(call: "fstat", code: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure(call: "read", code: EISDIR) }
+        let size = Int(info.st_size)
+        guard size <= maxSize else { throw Failure(call: "read", code: EFBIG) }
+        // Uninitialised memory handed to Data without a copy: zero-filling first would touch every
+        // byte twice.
+        guard let buffer = malloc(max(size, 1)) else { throw Failure(call: "malloc", code: ENOMEM) }
+        var total = 0
+        while total < size {
+            let n = Glibc.read(fd, buffer + total, size - total)
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                free(buffer)
+                throw Failure(call: "read", code: code)
+            }
+            // The file is never rewritten in place (writers rename over it), so a short file means
+            // it was truncated by something else: take what is there.
+            if n == 0 { break }
+            total += n
+        }
+        let data = Data(bytesNoCopy: buffer, count: total, deallocator: .free)
+        if let accessDate, accessDate.timeIntervalSince(date(info.st_atim)) >= resolution {
+            setTimes(fd: fd, access: accessDate, modification: nil)
+        }
+        return data
+    }
+
+    /// Sets a file's access and modification times.
+    static func setTimes(fd: Int32, access: Date, modification: Date?) {
+        var times = [timespec(access), modification.map(timespec) ?? Glibc.timespec(tv_sec: 0, tv_nsec: utimeOmit)]
+        _ = futimens(fd, &times)
+    }
+
+    /// Writes `data` to a new file in `directory` and renames it over `path`, so a reader sees
+    /// either the old file or the whole new one, never a part. A crash leaves at worst a stray
+    /// temporary file (hidden, removed later by `DiskCache.removeExpired`).
+    /// - Parameters:
+    ///   - sync: fsync the file before the rename, so a power loss cannot leave an empty file under
+    ///     the final name (on ext4 with `data=ordered`, or XFS, rename without fsync may).
+    ///   - beforeRename: runs on the open temporary file (to attach extended attributes atomically).
+    static func writeAtomically(
+        _ data: Data, to path: String, temporaryDirectory directory: String, sync: Bool,
+        beforeRename: ((Int32) -> Void)? = nil
+    ) throws {
+        let temporary = directory + "/" + temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(call: "open", code: errno) }
+        var closed = false
+        var renamed = false
+        defer {
+            if !closed { close(fd) }
+            if !renamed { unlink(temporary) }
+        }
+        try data.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let n = write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure(call: "write", code: errno)
+                }
+                written += n
+            }
+        }
+        beforeRename?(fd)
+        if sync, fsync(fd) != 0 { throw Failure(call: "fsync", code: errno) }
+        closed = true
+        guard close(fd) == 0 else { throw Failure(call: "close", code: errno) }
+        guard rename(temporary, path) == 0 else { throw Failure(call: "rename", code: errno) }
+        renamed = true
+    }
+
+    /// Temporary files start with a dot so directory scans (which skip hidden files, as
+    /// SDWebImage's do) never count or serve them.
+    static let temporaryPrefix = ".tmp-"
+
+    /// Removes a file; true when it existed.
+    @discardableResult
+    static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+
+    /// `O_NOATIME` from <fcntl.h> (Linux, all architectures Swift supports), which the Glibc module
+    /// leaves out because it is a GNU extension.
+    private static let oNoAtime: Int32 = 0o1000000
+
+    /// `UTIME_OMIT` from <sys/stat.h>, which the Glibc module does not export: leave that time alone.
+    private static let utimeOmit = (1 << 30) - 2
+
+    static func setAttribute(_ name: String, _ value: Data, fd: Int32) -> Bool {
+        guard let call = XAttr.fset else { return false }
+        return value.withUnsafeBytes { call(fd, name, $0.baseAddress, $0.count, 0) == 0 }
+    }
+
+    static func setAttribute(_ name: String, _ value: Data, path: String) -> Bool {
+        guard let call = XAttr.set else { return false }
+        return value.withUnsafeBytes { call(path, name, $0.baseAddress, $0.count, 0) == 0 }
+    }
+
+    static func removeAttribute(_ name: String, path: String) {
+        _ = XAttr.remove?(path, name)
+    }
+
+    /// The attribute's bytes; nil when absent, unsupported or larger than `maxSize`.
+    static func attribute(_ name: String, path: String, maxSize: Int) -> Data? {
+        guard let call = XAttr.get else { return nil }
+        let size = call(path, name, nil, 0)
+        guard size >= 0, size <= maxSize else { return nil }
+        guard size > 0 else { return Data() }
+        var data = Data(count: size)
+        let read = data.withUnsafeMutableBytes { call(path, name, $0.baseAddress, size) }
+        guard read >= 0 else { return nil }
+        if read < size { data.removeSubrange(read...) }
+        return data
+    }
+
+    /// Names of the entries in `directory` (no `.` and `..`); empty when it does not exist.
+    static func contents(of directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+}

@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// glibc's extended-attribute calls, looked up at run time: the Glibc module does not include
+/// <sys/xattr.h>, and a C shim target for four functions would give PipelineCore a C dependency.
+/// Each is nil where the C library lacks it; callers then fall back to sidecar files.
+enum XAttr {
+    typealias SetByFD = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
+    typealias SetByPath = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
+    typealias Get = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
+    typealias Remove = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
+
+    static let fset = lookup("fsetxattr", as: SetByFD.self)
+    static let set = lookup("setxattr", as: SetByPath.self)
+    static let get = lookup("getxattr", as: Get.self)
+    static let remove = lookup("removexattr", as: Remove.self)
+
+    private static func lookup<Function>(_ name: String, as type: Function.Type) -> Function? {
+        // A null handle is RTLD_DEFAULT: search the process's global symbols (libc is among them).
+        guard let symbol = dlsym(nil, name) else { return nil }
+        return unsafeBitCast(symbol, to: type)
+    }
+}
