@@ -7,12 +7,23 @@ let package = Package(
     name: "ImagePipe",
     products: [
         .library(name: "PipelineCore", targets: ["PipelineCore"]),
+        .library(name: "CodersWebP", targets: ["CodersWebP"]),
+        .library(name: "CodersGIF", targets: ["CodersGIF"]),
     ],
     targets: [
         .target(name: "PipelineCore"),
+        // libwebp, libwebpdemux and libwebpmux, reached through their system headers.
+        .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpdemux",
+                       providers: [.apt(["libwebp-dev"])]),
+        // giflib ships no .pc file; the module map links -lgif.
+        .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
+        .target(name: "CodersWebP", dependencies: ["PipelineCore", "CWebP"]),
+        .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
         // Shared by the test targets: reads the conformance corpus in Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
