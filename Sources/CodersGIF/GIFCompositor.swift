@@ -1,0 +1,131 @@
+import CGIF
+import Foundation
+import PipelineCore
+
+/// Draws GIF blocks onto an RGBA canvas (straight alpha) and applies their disposal, keeping just
+/// enough state to continue from the last block drawn: the canvas, and the canvas from before
+/// that block when it will restore it (disposal 3).
+struct GIFCompositor: Sendable {
+    let data: Data
+    let index: GIFIndex
+    private(set) var canvas: [UInt8]
+    private var saved: [UInt8]?
+    /// The block the canvas shows (its disposal not yet applied), or nil when unknown.
+    private var lastDrawn: Int?
+
+    init(data: Data, index: GIFIndex) throws {
+        self.data = data
+        self.index = index
+        canvas = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: index.screen.width, height: index.screen.height, format: .rgba8))
+    }
+
+    /// The canvas showing displayed frame `frame`: continues from the last block drawn when that
+    /// is at or after the frame's key block, else starts over at the key block, never at block 0.
+    mutating func render(frame: Int) throws -> [UInt8] {
+        let target = index.frames[frame].lastBlock
+        let key = index.keyBlocks[target]
+        let first: Int
+        if let drawn = lastDrawn, drawn <= target, drawn + 1 >= key {
+            if drawn == target { return canvas }
+            dispose(drawn)
+            first = drawn + 1
+        } else {
+            canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            saved = nil
+            first = key
+        }
+        lastDrawn = nil
+        for block in first...target {
+            if block > first { dispose(block - 1) }
+            saved = index.blocks[block].disposal == 3 ? canvas : nil
+            try draw(block)
+        }
+        lastDrawn = target
+        return canvas
+    }
+
+    private mutating func dispose(_ number: Int) {
+        let block = index.blocks[number]
+        switch block.disposal {
+        case 2:
+            // Browsers and SDWebImage clear to transparent, not to the (often meaningless)
+            // background colour index.
+            let x0 = min(block.left, index.screen.width), x1 = min(block.left + block.width, index.screen.width)
+            let y0 = min(block.top, index.screen.height), y1 = min(block.top + block.height, index.screen.height)
+            guard x1 > x0 else { break }
+            let width = index.screen.width
+            canvas.withUnsafeMutableBufferPointer { pixels in
+                for y in y0..<y1 { pixels.baseAddress!.advanced(by: (y * width + x0) * 4).update(repeating: 0, count: (x1 - x0) * 4) }
+            }
+        case 3:
+            if let saved { canvas = saved }
+        default:
+            break
+        }
+        saved = nil
+    }
+
+    /// Decodes one block by re-opening giflib on the header followed by the block's own bytes:
+    /// random access at the cost of re-reading the global colour table, and no block's raster is
+    /// kept after it is drawn (memory stays one canvas, not one raster per frame).
+    private mutating func draw(_ number: Int) throws {
+        let block = index.blocks[number]
+        if block.isEmpty { return }
+        let file = try GIFFile(GIFByteReader(data, segments: [0..<index.headerLength, block.descriptorOffset..<data.count]))
+        let handle = file.handle
+        var type = UNDEFINED_RECORD_TYPE
+        guard DGifGetRecordType(handle, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
+              DGifGetImageDesc(handle) == GIF_OK
+        else { throw file.lastError }
+        let palette = Self.palette(handle.pointee.Image.ColorMap ?? handle.pointee.SColorMap, transparent: block.transparentIndex)
+        let screen = index.screen
+        let visibleWidth = max(0, min(block.width, screen.width - block.left))
+        var line = [UInt8](repeating: 0, count: block.width)
+        let rows = Self.rowOrder(height: block.height, interlaced: handle.pointee.Image.Interlace)
+        try palette.withUnsafeBufferPointer { palette in
+            try canvas.withUnsafeMutableBufferPointer { pixels in
+                for row in rows {
+                    let status = line.withUnsafeMutableBufferPointer { DGifGetLine(handle, $0.baseAddress, Int32(block.width)) }
+                    guard status == GIF_OK else { throw file.lastError }
+                    let y = block.top + row
+                    guard y < screen.height, visibleWidth > 0 else { continue }
+                    var out = (y * screen.width + block.left) * 4
+                    for x in 0..<visibleWidth {
+                        let entry = Int(line[x]) * 4
+                        if palette[entry + 3] != 0 {
+                            pixels[out] = palette[entry]
+                            pixels[out + 1] = palette[entry + 1]
+                            pixels[out + 2] = palette[entry + 2]
+                            pixels[out + 3] = 255
+                        }
+                        out += 4
+                    }
+                }
+            }
+        }
+    }
+
+    /// 256 RGBA entries. The transparent index gets alpha 0 and leaves the canvas untouched;
+    /// indices past the table's end draw opaque black, as most decoders do, so a block's
+    /// opacity depends only on its transparency flag.
+    private static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparent: Int?) -> [UInt8] {
+        var table = [UInt8](repeating: 0, count: 256 * 4)
+        for entry in 0..<256 { table[entry * 4 + 3] = 255 }
+        if let map, let colors = map.pointee.Colors {
+            for entry in 0..<min(Int(map.pointee.ColorCount), 256) {
+                table[entry * 4] = colors[entry].Red
+                table[entry * 4 + 1] = colors[entry].Green
+                table[entry * 4 + 2] = colors[entry].Blue
+            }
+        }
+        if let transparent, transparent < 256 { table[transparent * 4 + 3] = 0 }
+        return table
+    }
+
+    /// Rows in the order the file stores them: interlaced GIFs send every 8th row from 0, every 8th
+    /// from 4, every 4th from 2, then every 2nd from 1.
+    static func rowOrder(height: Int, interlaced: Bool) -> [Int] {
+        guard interlaced else { return Array(0..<height) }
+        return [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: height, by: step)) }
+    }
+}
