@@ -90,7 +90,12 @@ struct GIFIndex: Sendable {
         let isGIF87a = data.count >= 6 && data[data.startIndex + 3..<data.startIndex + 6].elementsEqual("87a".utf8)
         self.blocks = blocks
         self.loopCount = loop ?? 1
-        self.frames = Self.spans(blocks, looksAnimated: loop != nil || isGIF87a)
+        // Without delays, a run of three or more full-screen pictures is an animation written
+        // without graphic control extensions (pygif's "force-animation" case); two overlapping
+        // blocks are one picture drawn in two steps (pygif's images-overlap).
+        let logicalScreen = screen
+        let fullScreenRun = blocks.count >= 3 && blocks.allSatisfy { $0.covers(logicalScreen) }
+        self.frames = Self.spans(blocks, looksAnimated: loop != nil || isGIF87a || fullScreenRun)
         try options.checkFrameLimit(frames.count)
         self.keyBlocks = Self.keyBlocks(blocks, screen: screen)
         self.hasTransparency = blocks.contains { $0.transparentIndex != nil || $0.disposal == 2 } || !blocks[0].covers(screen)
@@ -108,9 +113,9 @@ struct GIFIndex: Sendable {
 
     /// Groups blocks into displayed frames the way the pygif suite (and browsers) count them: a
     /// block without a positive delay is drawn together with the blocks after it, up to one that
-    /// has a delay. When no block has a delay, a file that declares itself animated (a loop
-    /// extension, or GIF87a, which cannot carry delays) shows every block as a frame; any other
-    /// file is one picture built from all its blocks.
+    /// has a delay. When no block has a delay, a file that looks animated (a loop extension,
+    /// GIF87a, which cannot carry delays, or a run of full-screen pictures) shows every block as a
+    /// frame; any other file is one picture built from all its blocks.
     static func spans(_ blocks: [GIFBlock], looksAnimated: Bool) -> [GIFFrameSpan] {
         func duration(_ block: GIFBlock) -> Double {
             let milliseconds = (block.delay ?? 0) * 10

@@ -36,7 +36,7 @@ enum GIFQuantizer {
                 if pixels[o + 3] < 128, let transparent { indices[p] = UInt8(transparent); continue }
                 indices[p] = lookup[key(pixels, o)] ?? 0
             }
-            if let transparent { palette += [0, 0, 0]; _ = transparent }
+            if transparent != nil { palette += [0, 0, 0] }
             return GIFPalettedFrame(palette: palette, indices: indices, transparentIndex: transparent)
         }
         return medianCut(pixels, pixelCount: pixelCount, maxColors: maxColors, hasTransparency: hasTransparency)

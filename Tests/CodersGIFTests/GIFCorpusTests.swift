@@ -1,0 +1,95 @@
+import CodersGIF
+import Foundation
+import PipelineCore
+import Testing
+import TestSupport
+
+@Suite("GIF corpus")
+struct GIFCorpusTests {
+    let coder = GIFCoder()
+
+    /// Decodes every frame; the frames, or the typed error.
+    func decodeAll(_ data: Data) throws -> (Image, [PixelBuffer]) {
+        let image = try coder.decode(data, options: ImageDecodeOptions())
+        return (image, try (0..<image.frameCount).map { try image.frame(at: $0) })
+    }
+
+    @Test("Every manifest row decodes to its listed size and frame count, or is rejected with a typed error",
+          arguments: Corpus.rows("gif"))
+    func manifestRow(_ row: Corpus.Row) throws {
+        let data = try Data(contentsOf: row.url)
+        #expect(coder.canDecode(data) || !row.expectDecode)
+        let result: (Image, [PixelBuffer])
+        do {
+            result = try decodeAll(data)
+        } catch let error as ImagePipeError {
+            // Disputed rows may fail cleanly (corpus policy); rejected rows must.
+            #expect(!row.expectDecode || row.isDisputed, "\(row.file) failed: \(error)")
+            return
+        }
+        if !row.expectDecode {
+            #expect(row.isDisputed, "\(row.file) should have been rejected")
+            return
+        }
+        let (image, frames) = result
+        #expect(image.pixelSize == ImageSize(width: row.width, height: row.height))
+        #expect(image.frameCount == row.frames)
+        #expect(image.format == .gif)
+
+        if let reference = PygifReference(row) {
+            if image.isAnimated, let loop = reference.loopCount {
+                // Without a NETSCAPE2.0 extension (giflib reports loop=-1) SDWebImage's GIF default of
+                // 1 applies, where pygif's reader assumes forever.
+                #expect(image.loopCount == (row.notes.contains("loop=-1") ? 1 : loop))
+            }
+            #expect(reference.frames.count == frames.count)
+            for (index, (frame, expected)) in zip(frames, reference.frames).enumerated() {
+                if let pixels = expected.pixels {
+                    let rgba = frame.converted(to: .rgba8).bytes
+                    #expect(sameVisiblePixels(rgba, pixels), "\(row.file) frame \(index) differs from its .rgba reference")
+                }
+                if image.isAnimated, let delay = expected.delay, delay * 10 >= 11 {
+                    #expect(abs(image.duration(at: index) - Double(delay) / 100) < 1e-9)
+                }
+            }
+        }
+        // peterdn's frames/*.png and image-rs's reference/*.png need a PNG reader, which this
+        // branch does not have; they are checked once CodersPNG lands (the integrator wires it).
+    }
+
+    @Test("Rows the suite expects to fail throw ImagePipeError, never crash")
+    func rejectedRowsThrowTypedErrors() throws {
+        for row in Corpus.rows("gif") where !row.expectDecode && !row.isDisputed {
+            let data = try Data(contentsOf: row.url)
+            #expect(throws: ImagePipeError.self, "\(row.file)") { _ = try decodeAll(data) }
+        }
+    }
+
+    @Test("A GIF without a NETSCAPE2.0 extension plays once; with one it loops as stored")
+    func loopCounts() throws {
+        let noLoop = try coder.decode(Corpus.data("gif", "peterdn-gif-test-suite/animated_noloop.gif"), options: ImageDecodeOptions())
+        #expect(noLoop.loopCount == 1)
+        let loop = try coder.decode(Corpus.data("gif", "peterdn-gif-test-suite/animated_loop.gif"), options: ImageDecodeOptions())
+        #expect(loop.loopCount == 0)
+    }
+
+    @Test("Truncated and byte-flipped GIFs decode or fail with ImagePipeError")
+    func damagedFiles() throws {
+        let files = ["peterdn-gif-test-suite/animated_transparent_restoreprev_loop.gif",
+                     "pygif-test-suite/interlace.gif", "image-rs/images/gif/anim/mixed-disposal.gif",
+                     "pygif-test-suite/large-codes.gif"]
+        for file in files {
+            let original = try Corpus.data("gif", file)
+            var variants: [Data] = []
+            for cut in stride(from: 0, to: original.count, by: max(1, original.count / 23)) { variants.append(original.prefix(cut)) }
+            for position in stride(from: 6, to: original.count, by: max(1, original.count / 31)) {
+                var flipped = original
+                flipped[position] ^= 0xA5
+                variants.append(flipped)
+            }
+            for variant in variants {
+                do { _ = try decodeAll(variant) } catch is ImagePipeError {} catch { Issue.record("\(file): untyped error \(error)") }
+            }
+        }
+    }
+}
