@@ -93,7 +93,14 @@ final class WebPAnimationProvider: AnimatedImageProvider {
             guard pixels.width == frame.width, pixels.height == frame.height else {
                 throw ImagePipeError.badImageData(reason: "WebP frame \(index) bitstream size differs from its ANMF header")
             }
-            state.canvas.draw(pixels, at: frame)
+            if keyFrames[index] == index {
+                // As libwebp's WebPAnimDecoder does: a key frame starts from a cleared canvas and is
+                // copied, not blended, so even its transparent pixels keep their colour bytes.
+                state.canvas.clearAll()
+                state.canvas.draw(pixels, at: frame, blending: false)
+            } else {
+                state.canvas.draw(pixels, at: frame, blending: frame.blends)
+            }
         }
         state.composited = target
         return state.canvas.pixels

@@ -27,11 +27,11 @@ struct WebPCanvas: Sendable {
         pixels.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 
-    /// Draws an RGBA frame at its offset, alpha-blending when the frame asks for it.
-    mutating func draw(_ source: PixelBuffer, at frame: WebPFrameInfo) {
+    /// Draws an RGBA frame at its offset, alpha-blending it over the canvas or replacing what is there.
+    mutating func draw(_ source: PixelBuffer, at frame: WebPFrameInfo, blending: Bool) {
         precondition(source.format == .rgba8 && source.width == frame.width && source.height == frame.height)
         let rowBytes = frame.width * 4
-        let blend = frame.blends && frame.hasAlpha
+        let blend = blending && frame.hasAlpha
         let canvasWidth = size.width
         source.bytes.withUnsafeBufferPointer { src in
             pixels.withUnsafeMutableBufferPointer { dst in

@@ -31,7 +31,7 @@ enum WebPStillDecoder {
             guard iterator.complete != 0 else { return nil }
             let frame = try WebPFrameInfo(iterator, canvas: size)
             var canvas = try WebPCanvas(size: size)
-            canvas.draw(try WebPPixelDecoder.decode(iterator.fragmentBytes, as: .rgba8), at: frame)
+            canvas.draw(try WebPPixelDecoder.decode(iterator.fragmentBytes, as: .rgba8), at: frame, blending: false)
             var buffer = try PixelBuffer(width: size.width, height: size.height, format: .rgba8, bytes: canvas.pixels)
             if !demuxer.hasAlphaFlag && frame.covers(size) && !frame.hasAlpha { buffer = buffer.converted(to: .rgb8) }
             let target = options.targetSize(for: size, frameCount: demuxer.frameCount)
