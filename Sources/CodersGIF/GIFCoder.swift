@@ -7,8 +7,11 @@ import PipelineCore
 ///
 /// Frame counting follows the pygif suite: image blocks without a delay are drawn together with
 /// the next block that has one (see `GIFIndex.spans`). Loop count: the NETSCAPE2.0 value, 1 when
-/// absent (SDWebImage). Disposal 2 clears to transparent. Files the suite expects to show but
-/// giflib cannot read (zero-sized blocks it refuses, `max-codes`) fail with `badImageData`.
+/// absent (SDWebImage). Disposal 2 clears to transparent. Disputed corpus files: a file with no
+/// image, or with zero-sized blocks giflib cannot read, shows its empty (transparent) screen as
+/// the pygif suite expects; `max-codes` (an LZW stream giflib refuses) fails with `badImageData`;
+/// `invalid-colors` and `plain-text` decode as giflib reads them (out-of-table indices draw black,
+/// plain-text extensions are not rendered).
 public struct GIFCoder: AnimatedImageCoder {
     public init() {}
 

@@ -18,6 +18,14 @@ final class GIFByteReader {
         self.segments = segments ?? [0..<data.count]
     }
 
+    /// Moves a single-segment reader forward past bytes parsed without giflib.
+    func skip(to offset: Int) {
+        precondition(segments.count == 1 && offset >= position)
+        let end = min(offset, segments[0].count)
+        offsetInSegment = end
+        position = end
+    }
+
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
         var served = 0
         data.withUnsafeBytes { bytes in

@@ -42,6 +42,14 @@ struct GIFIndex: Sendable {
                 // Checked before DGifGetImageDesc grows giflib's per-image array.
                 try options.checkFrameLimit(blocks.count + 1)
                 let offset = file.reader.position - 1
+                if let end = Self.skipEmptyBlock(data, at: offset) {
+                    blocks.append(GIFBlock(descriptorOffset: offset, left: 0, top: 0, width: 0, height: 0,
+                                           disposal: pending?.disposal ?? 0, transparentIndex: nil, delay: pending?.delay))
+                    pending = nil
+                    file.reader.skip(to: end)
+                    if end >= data.count { break scan }
+                    continue scan
+                }
                 guard DGifGetImageDesc(handle) == GIF_OK else { throw file.lastError }
                 let image = handle.pointee.Image
                 var block = GIFBlock(descriptorOffset: offset, left: Int(image.Left), top: Int(image.Top),
@@ -84,8 +92,11 @@ struct GIFIndex: Sendable {
                 throw ImagePipeError.badImageData(reason: "GIF has an unknown record")
             }
         }
-        guard !blocks.isEmpty else {
-            throw ImagePipeError.badImageData(reason: "GIF has no image blocks")
+        if blocks.isEmpty {
+            // A well-formed file with no image (pygif's no-data): the suite, like browsers, shows
+            // the empty screen, transparent. Header-only truncations fail earlier, at EOF.
+            blocks.append(GIFBlock(descriptorOffset: 0, left: 0, top: 0, width: 0, height: 0,
+                                   disposal: 0, transparentIndex: nil, delay: nil))
         }
         let isGIF87a = data.count >= 6 && data[data.startIndex + 3..<data.startIndex + 6].elementsEqual("87a".utf8)
         self.blocks = blocks
@@ -99,6 +110,31 @@ struct GIFIndex: Sendable {
         try options.checkFrameLimit(frames.count)
         self.keyBlocks = Self.keyBlocks(blocks, screen: screen)
         self.hasTransparency = blocks.contains { $0.transparentIndex != nil || $0.disposal == 2 } || !blocks[0].covers(screen)
+    }
+
+    /// A block of zero width or height draws nothing, and encoders often write no pixel data for
+    /// it at all, which giflib then fails to read. Such a block is skipped here by hand (descriptor,
+    /// local colour table, code size, sub-blocks; a file ending inside it simply ends) and the
+    /// offset after it returned; nil for any other block.
+    private static func skipEmptyBlock(_ data: Data, at offset: Int) -> Int? {
+        let count = data.count
+        guard offset >= 0, offset + 10 <= count else { return nil }
+        let base = data.startIndex + offset
+        let width = Int(data[base + 5]) | Int(data[base + 6]) << 8
+        let height = Int(data[base + 7]) | Int(data[base + 8]) << 8
+        guard width == 0 || height == 0 else { return nil }
+        let flags = data[base + 9]
+        var position = offset + 10
+        if flags & 0x80 != 0 { position += 3 << (Int(flags & 7) + 1) }
+        guard position < count else { return count }
+        position += 1
+        while position < count {
+            let length = Int(data[data.startIndex + position])
+            position += 1
+            if length == 0 { break }
+            position += length
+        }
+        return min(position, count)
     }
 
     /// Skips a block's LZW data sub-block by sub-block, without decompressing it.
