@@ -15,7 +15,9 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a WebP file (no RIFF/WEBP header)") }
-        if let animated = try decodeAnimation(data, options: options) { return animated }
+        // The header says whether the file is animated; stills skip the demuxer (and its copy).
+        let isAnimated = try data.withUnsafeBytes { try WebPPixelDecoder.features($0).has_animation != 0 }
+        if isAnimated, let animated = try decodeAnimation(data, options: options) { return animated }
         return Image(try WebPStillDecoder.decode(data, options: options), format: .webp, scale: options.scaleFactor,
                      metadata: ImageMetadata(decodeOptions: options))
     }
