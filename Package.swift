@@ -22,6 +22,9 @@ let package = Package(
         // Shared by the test targets: reads the conformance corpus in Tests/Fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
+        // Decode-all-frames benchmark against the C libraries (scripts/bench/coders-vs-c.sh).
+        .executableTarget(name: "CoderBench", dependencies: ["CodersWebP", "CodersGIF", "PipelineCore"],
+                          path: "Benchmarks/CoderBench"),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
     ],
