@@ -75,13 +75,16 @@ final class WebPAnimationProvider: AnimatedImageProvider {
     private func composite(upTo target: Int, in state: inout State) throws -> [UInt8] {
         let key = keyFrames[target]
         let first: Int
+        let restarted: Bool
         if let shown = state.composited, shown <= target, shown + 1 >= key {
             if shown == target { return state.canvas.pixels }
             if frames[shown].disposesToBackground { state.canvas.clear(frames[shown]) }
             first = shown + 1
+            restarted = false
         } else {
             state.canvas.clearAll()
             first = key
+            restarted = true
         }
         // Unknown until the pass completes: a failed decode must not leave a half-drawn canvas
         // that a later request would continue from.
@@ -89,17 +92,20 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         for index in first...target {
             if index > first, frames[index - 1].disposesToBackground { state.canvas.clear(frames[index - 1]) }
             let frame = frames[index]
-            let pixels = try state.demuxer.withFrame(index) { try WebPPixelDecoder.decode($0.fragmentBytes, as: .rgba8) }
-            guard pixels.width == frame.width, pixels.height == frame.height else {
-                throw ImagePipeError.badImageData(reason: "WebP frame \(index) bitstream size differs from its ANMF header")
-            }
-            if keyFrames[index] == index {
-                // As libwebp's WebPAnimDecoder does: a key frame starts from a cleared canvas and is
-                // copied, not blended, so even its transparent pixels keep their colour bytes.
-                state.canvas.clearAll()
-                state.canvas.draw(pixels, at: frame, blending: false)
+            let isKey = keyFrames[index] == index
+            // As libwebp's WebPAnimDecoder does: a key frame starts from a cleared canvas and is
+            // copied, not blended, so even its transparent pixels keep their colour bytes.
+            if isKey && !(restarted && index == first) { state.canvas.clearAll() }
+            if isKey || !frame.blends || !frame.hasAlpha {
+                try state.demuxer.withFrame(index) { [frame] iterator in
+                    try state.canvas.decodeReplacing(iterator.fragmentBytes, at: frame)
+                }
             } else {
-                state.canvas.draw(pixels, at: frame, blending: frame.blends)
+                let pixels = try state.demuxer.withFrame(index) { try WebPPixelDecoder.decode($0.fragmentBytes, as: .rgba8) }
+                guard pixels.width == frame.width, pixels.height == frame.height else {
+                    throw ImagePipeError.badImageData(reason: "WebP frame \(index) bitstream size differs from its ANMF header")
+                }
+                state.canvas.draw(pixels, at: frame, blending: true)
             }
         }
         state.composited = target

@@ -27,6 +27,18 @@ struct WebPCanvas: Sendable {
         pixels.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 
+    /// Decodes a frame that replaces its rectangle directly into the canvas.
+    mutating func decodeReplacing(_ fragment: UnsafeRawBufferPointer, at frame: WebPFrameInfo) throws {
+        let stride = size.width * 4
+        let start = (frame.y * size.width + frame.x) * 4
+        // From the frame's first pixel to the end of its last row: what libwebp may write.
+        let regionBytes = (frame.height - 1) * stride + frame.width * 4
+        try pixels.withUnsafeMutableBufferPointer { canvas in
+            try WebPPixelDecoder.decodeRGBA(fragment, into: canvas.baseAddress! + start, stride: stride,
+                                            width: frame.width, height: frame.height, regionBytes: regionBytes)
+        }
+    }
+
     /// Draws an RGBA frame at its offset, alpha-blending it over the canvas or replacing what is there.
     mutating func draw(_ source: PixelBuffer, at frame: WebPFrameInfo, blending: Bool) {
         precondition(source.format == .rgba8 && source.width == frame.width && source.height == frame.height)

@@ -40,6 +40,28 @@ enum WebPPixelDecoder {
         return try PixelBuffer(width: target.width, height: target.height, format: format, bytes: pixels)
     }
 
+    /// Decodes RGBA straight into a region of a larger buffer (a canvas row stride), for frames
+    /// that replace what is under them: no intermediate buffer and no copy.
+    static func decodeRGBA(_ bytes: UnsafeRawBufferPointer, into region: UnsafeMutablePointer<UInt8>, stride: Int,
+                           width: Int, height: Int, regionBytes: Int) throws {
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else {
+            throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
+        }
+        let features = try self.features(bytes)
+        guard Int(features.width) == width, Int(features.height) == height else {
+            throw ImagePipeError.badImageData(reason: "WebP frame bitstream size differs from its ANMF header")
+        }
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        config.output.u.RGBA.rgba = region
+        config.output.u.RGBA.stride = Int32(clamping: stride)
+        config.output.u.RGBA.size = regionBytes
+        let status = WebPDecode(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &config)
+        WebPFreeDecBuffer(&config.output)
+        guard status == VP8_STATUS_OK else { throw error(status) }
+    }
+
     static func features(_ bytes: UnsafeRawBufferPointer) throws -> WebPBitstreamFeatures {
         var features = WebPBitstreamFeatures()
         let status = WebPGetFeatures(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &features)
