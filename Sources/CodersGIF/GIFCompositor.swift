@@ -80,25 +80,26 @@ struct GIFCompositor: Sendable {
         let palette = Self.palette(handle.pointee.Image.ColorMap ?? handle.pointee.SColorMap, transparent: block.transparentIndex)
         let screen = index.screen
         let visibleWidth = max(0, min(block.width, screen.width - block.left))
+        let interlaced = handle.pointee.Image.Interlace
         var line = [UInt8](repeating: 0, count: block.width)
-        let rows = Self.rowOrder(height: block.height, interlaced: handle.pointee.Image.Interlace)
         try palette.withUnsafeBufferPointer { palette in
-            try canvas.withUnsafeMutableBufferPointer { pixels in
-                for row in rows {
-                    let status = line.withUnsafeMutableBufferPointer { DGifGetLine(handle, $0.baseAddress, Int32(block.width)) }
-                    guard status == GIF_OK else { throw file.lastError }
-                    let y = block.top + row
-                    guard y < screen.height, visibleWidth > 0 else { continue }
-                    var out = (y * screen.width + block.left) * 4
-                    for x in 0..<visibleWidth {
-                        let entry = Int(line[x]) * 4
-                        if palette[entry + 3] != 0 {
-                            pixels[out] = palette[entry]
-                            pixels[out + 1] = palette[entry + 1]
-                            pixels[out + 2] = palette[entry + 2]
-                            pixels[out + 3] = 255
+            try line.withUnsafeMutableBufferPointer { line in
+                try canvas.withUnsafeMutableBufferPointer { pixels in
+                    for stored in 0..<block.height {
+                        guard DGifGetLine(handle, line.baseAddress, Int32(block.width)) == GIF_OK else { throw file.lastError }
+                        let y = block.top + (interlaced ? Self.interlacedRow(stored, height: block.height) : stored)
+                        guard y < screen.height, visibleWidth > 0 else { continue }
+                        var out = pixels.baseAddress! + (y * screen.width + block.left) * 4
+                        for x in 0..<visibleWidth {
+                            let entry = palette.baseAddress! + Int(line[x]) &* 4
+                            if entry[3] != 0 {
+                                out[0] = entry[0]
+                                out[1] = entry[1]
+                                out[2] = entry[2]
+                                out[3] = 255
+                            }
+                            out += 4
                         }
-                        out += 4
                     }
                 }
             }
@@ -122,10 +123,15 @@ struct GIFCompositor: Sendable {
         return table
     }
 
-    /// Rows in the order the file stores them: interlaced GIFs send every 8th row from 0, every 8th
-    /// from 4, every 4th from 2, then every 2nd from 1.
-    static func rowOrder(height: Int, interlaced: Bool) -> [Int] {
-        guard interlaced else { return Array(0..<height) }
-        return [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: height, by: step)) }
+    /// The image row of the `stored`-th row of an interlaced block: files send every 8th row from
+    /// 0, every 8th from 4, every 4th from 2, then every 2nd from 1.
+    static func interlacedRow(_ stored: Int, height: Int) -> Int {
+        let pass1 = (height + 7) / 8
+        let pass2 = height > 4 ? (height - 4 + 7) / 8 : 0
+        let pass3 = height > 2 ? (height - 2 + 3) / 4 : 0
+        if stored < pass1 { return stored * 8 }
+        if stored < pass1 + pass2 { return 4 + (stored - pass1) * 8 }
+        if stored < pass1 + pass2 + pass3 { return 2 + (stored - pass1 - pass2) * 4 }
+        return 1 + (stored - pass1 - pass2 - pass3) * 2
     }
 }
