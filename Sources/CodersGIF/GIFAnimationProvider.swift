@@ -39,8 +39,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
             throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: frameCount)
         }
         let pixels = try compositor.withLock { try $0.render(frame: index) }
-        var buffer = try PixelBuffer(width: screen.width, height: screen.height, format: .rgba8, bytes: pixels)
-        if pixelFormat != .rgba8 { buffer = buffer.converted(to: pixelFormat) }
+        var buffer = try PixelBuffer(width: screen.width, height: screen.height, format: pixelFormat, bytes: pixels)
         if canvasSize != screen { buffer = buffer.resampled(to: canvasSize) }
         return buffer
     }

@@ -2,12 +2,14 @@ import CGIF
 import Foundation
 import PipelineCore
 
-/// Draws GIF blocks onto an RGBA canvas (straight alpha) and applies their disposal, keeping just
-/// enough state to continue from the last block drawn: the canvas, and the canvas from before
-/// that block when it will restore it (disposal 3).
+/// Draws GIF blocks onto a canvas and applies their disposal, keeping just enough state to
+/// continue from the last block drawn: the canvas, and the canvas from before that block when it
+/// will restore it (disposal 3). The canvas is RGBA (straight alpha), or RGB when nothing in the
+/// file can be transparent, so frames need no conversion.
 struct GIFCompositor: Sendable {
     let data: Data
     let index: GIFIndex
+    let format: PixelFormat
     private(set) var canvas: [UInt8]
     private var saved: [UInt8]?
     /// The block the canvas shows (its disposal not yet applied), or nil when unknown.
@@ -16,7 +18,8 @@ struct GIFCompositor: Sendable {
     init(data: Data, index: GIFIndex) throws {
         self.data = data
         self.index = index
-        canvas = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: index.screen.width, height: index.screen.height, format: .rgba8))
+        format = index.hasTransparency ? .rgba8 : .rgb8
+        canvas = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: index.screen.width, height: index.screen.height, format: format))
     }
 
     /// The canvas showing displayed frame `frame`: continues from the last block drawn when that
@@ -56,6 +59,7 @@ struct GIFCompositor: Sendable {
             let width = index.screen.width
             canvas.withUnsafeMutableBufferPointer { pixels in
                 for y in y0..<y1 { pixels.baseAddress!.advanced(by: (y * width + x0) * 4).update(repeating: 0, count: (x1 - x0) * 4) }
+                // (Disposal 2 makes the file transparent, so this canvas is always RGBA.)
             }
         case 3:
             if let saved { canvas = saved }
@@ -81,6 +85,7 @@ struct GIFCompositor: Sendable {
         let screen = index.screen
         let visibleWidth = max(0, min(block.width, screen.width - block.left))
         let interlaced = handle.pointee.Image.Interlace
+        let bytesPerPixel = format.bytesPerPixel
         var line = [UInt8](repeating: 0, count: block.width)
         try palette.withUnsafeBufferPointer { palette in
             try line.withUnsafeMutableBufferPointer { line in
@@ -89,6 +94,18 @@ struct GIFCompositor: Sendable {
                         guard DGifGetLine(handle, line.baseAddress, Int32(block.width)) == GIF_OK else { throw file.lastError }
                         let y = block.top + (interlaced ? Self.interlacedRow(stored, height: block.height) : stored)
                         guard y < screen.height, visibleWidth > 0 else { continue }
+                        if bytesPerPixel == 3 {
+                            // No transparency anywhere in the file: every index is drawn.
+                            var out = pixels.baseAddress! + (y * screen.width + block.left) * 3
+                            for x in 0..<visibleWidth {
+                                let entry = palette.baseAddress! + Int(line[x]) &* 4
+                                out[0] = entry[0]
+                                out[1] = entry[1]
+                                out[2] = entry[2]
+                                out += 3
+                            }
+                            continue
+                        }
                         var out = pixels.baseAddress! + (y * screen.width + block.left) * 4
                         for x in 0..<visibleWidth {
                             let entry = palette.baseAddress! + Int(line[x]) &* 4

@@ -65,9 +65,16 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         guard frames.indices.contains(index) else {
             throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: frameCount)
         }
+        if pixelFormat == .rgb8 {
+            // Opaque full-canvas frames replace the canvas entirely (every frame is a key frame):
+            // decode the frame alone, as RGB, with no canvas and no conversion.
+            let frame = try state.withLock { state in
+                try state.demuxer.withFrame(index) { try WebPPixelDecoder.decode($0.fragmentBytes, as: .rgb8) }
+            }
+            return canvasSize == fullSize ? frame : frame.resampled(to: canvasSize)
+        }
         let pixels = try state.withLock { state in try composite(upTo: index, in: &state) }
         var buffer = try PixelBuffer(width: fullSize.width, height: fullSize.height, format: .rgba8, bytes: pixels)
-        if pixelFormat != .rgba8 { buffer = buffer.converted(to: pixelFormat) }
         if canvasSize != fullSize { buffer = buffer.resampled(to: canvasSize) }
         return buffer
     }
