@@ -20,7 +20,9 @@ let package = Package(
         .target(name: "CodersWebP", dependencies: ["PipelineCore", "CWebP"]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
         // Shared by the test targets: reads the conformance corpus in Tests/Fixtures.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
+        // zlib for TestSupport's reference-PNG reader.
+        .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
         // Decode-all-frames benchmark against the C libraries (scripts/bench/coders-vs-c.sh).
         .executableTarget(name: "CoderBench", dependencies: ["CodersWebP", "CodersGIF", "PipelineCore"],

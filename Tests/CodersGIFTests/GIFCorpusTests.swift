@@ -53,8 +53,29 @@ struct GIFCorpusTests {
                 }
             }
         }
-        // peterdn's frames/*.png and image-rs's reference/*.png need a PNG reader, which this
-        // branch does not have; they are checked once CodersPNG lands (the integrator wires it).
+        for (index, url) in Self.pngReferences(row) {
+            guard index < frames.count else { Issue.record("\(row.file): no frame \(index)"); continue }
+            let reference = try #require(ReferencePNG.read(url), "cannot read \(url.lastPathComponent)")
+            #expect(sameVisiblePixels(frames[index].converted(to: .rgba8).bytes, reference.rgba),
+                    "\(row.file) frame \(index) differs from \(url.lastPathComponent)")
+        }
+    }
+
+    /// peterdn ships every frame (`frames/<name>-N.png`); image-rs the first frame, named in the
+    /// notes (`reference/gif/....png`).
+    static func pngReferences(_ row: Corpus.Row) -> [(Int, URL)] {
+        let suite = Corpus.root.appendingPathComponent(row.suite)
+        if row.file.hasPrefix("peterdn-gif-test-suite/") {
+            let name = row.url.deletingPathExtension().lastPathComponent
+            return (0..<row.frames).map { n in
+                (n, suite.appendingPathComponent("peterdn-gif-test-suite/frames/\(name)-\(n).png"))
+            }.filter { FileManager.default.fileExists(atPath: $0.1.path) }
+        }
+        if row.file.hasPrefix("image-rs/"), let range = row.notes.range(of: "first-frame reference ") {
+            let path = row.notes[range.upperBound...].prefix { $0 != ";" && $0 != " " }
+            return [(0, suite.appendingPathComponent("image-rs/\(path)"))]
+        }
+        return []
     }
 
     @Test("Rows the suite expects to fail throw ImagePipeError, never crash")

@@ -32,8 +32,29 @@ struct WebPCorpusTests {
             let reference = try #require(LibWebPReference.still(data, format: image.pixelFormat))
             #expect(sameBytes(image.firstFrame.bytes, reference))
         }
-        // image-webp's reference/*.png and libwebp's grid.png/peak.png need a PNG reader, which
-        // this branch does not have; they are compared once CodersPNG lands (the integrator wires it).
+        for (index, url, tolerance) in Self.pngReferences(row) {
+            let reference = try #require(ReferencePNG.read(url), "cannot read \(url.lastPathComponent)")
+            let frame = try image.frame(at: index).converted(to: .rgba8).bytes
+            #expect(maxDifference(frame, reference.rgba) <= tolerance,
+                    "\(row.file) frame \(index) differs from \(url.lastPathComponent)")
+        }
+    }
+
+    /// libwebp's grid.png/peak.png for the lossless vectors (exact) and image-webp's per-frame
+    /// renderings of its animations (1-based names). image-webp rounds alpha blending its own way,
+    /// so blended lossless frames may differ by 1 (the exact check is against libwebp's compositor
+    /// above); lossy references come from another VP8 decoder, hence a wider tolerance.
+    static func pngReferences(_ row: Corpus.Row) -> [(Int, URL, Int)] {
+        let suite = Corpus.root.appendingPathComponent(row.suite)
+        let name = row.url.deletingPathExtension().lastPathComponent
+        if name.hasPrefix("lossless_vec_1_") { return [(0, suite.appendingPathComponent("libwebp-test-data/grid.png"), 0)] }
+        if name.hasPrefix("lossless_vec_2_") { return [(0, suite.appendingPathComponent("libwebp-test-data/peak.png"), 0)] }
+        if row.file.hasPrefix("image-webp/animated/") {
+            return (0..<row.frames).map { n in
+                (n, suite.appendingPathComponent("image-webp/reference/animated/\(name)-\(n + 1).png"), name.contains("lossy") ? 8 : 1)
+            }.filter { FileManager.default.fileExists(atPath: $0.1.path) }
+        }
+        return []
     }
 
     @Test("Files without alpha stay RGB; files with alpha are RGBA")
