@@ -94,6 +94,17 @@ struct GIFCorpusTests {
         #expect(loop.loopCount == 0)
     }
 
+    @Test("Delays under 11 ms and missing delays play as 100 ms (SDWebImage's ImageIO rule)")
+    func shortDelays() throws {
+        for file in ["pygif-test-suite/animation-zero-delays.gif", "pygif-test-suite/animation-no-delays.gif"] {
+            let image = try coder.decode(Corpus.data("gif", file), options: ImageDecodeOptions())
+            #expect(image.frameCount == 4)
+            for index in 0..<image.frameCount { #expect(image.duration(at: index) == 0.1, "\(file) frame \(index)") }
+        }
+        let speeds = try coder.decode(Corpus.data("gif", "pygif-test-suite/animation-speed.gif"), options: ImageDecodeOptions())
+        #expect((0..<4).map { speeds.duration(at: $0) } == [0.25, 0.5, 1, 2])
+    }
+
     @Test("Truncated and byte-flipped GIFs decode or fail with ImagePipeError")
     func damagedFiles() throws {
         let files = ["peterdn-gif-test-suite/animated_transparent_restoreprev_loop.gif",

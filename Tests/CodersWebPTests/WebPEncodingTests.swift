@@ -74,6 +74,17 @@ struct WebPEncodingTests {
         #expect(again.frameCount == 5 && again.loopCount == 7)
     }
 
+    @Test("Frame durations of 10 ms or less play as 100 ms (SDWebImage's WebP rule)")
+    func shortDurations() throws {
+        var frames = try Self.frames(count: 3)
+        frames[0].duration = 0.010
+        frames[1].duration = 0.011
+        frames[2].duration = 0.001
+        let image = try coder.decode(try coder.encode(frames: frames, loopCount: 0, as: .webp, options: ImageEncodeOptions(lossless: true)),
+                                     options: ImageDecodeOptions())
+        #expect((0..<3).map { image.duration(at: $0) } == [0.1, 0.011, 0.1])
+    }
+
     @Test("Animated lossy encode keeps frames and timing, pixels within tolerance")
     func animatedLossy() throws {
         let frames = try Self.frames(count: 3)
