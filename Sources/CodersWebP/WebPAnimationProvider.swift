@@ -71,6 +71,9 @@ final class WebPAnimationProvider: AnimatedImageProvider {
             let frame = try state.withLock { state in
                 try state.demuxer.withFrame(index) { try WebPPixelDecoder.decode($0.fragmentBytes, as: .rgb8) }
             }
+            guard frame.size == fullSize else {
+                throw ImagePipeError.badImageData(reason: "WebP frame \(index) bitstream size differs from its ANMF header")
+            }
             return canvasSize == fullSize ? frame : frame.resampled(to: canvasSize)
         }
         let pixels = try state.withLock { state in try composite(upTo: index, in: &state) }
