@@ -14,6 +14,8 @@ struct GIFCompositor: Sendable {
     private var saved: [UInt8]?
     /// The block the canvas shows (its disposal not yet applied), or nil when unknown.
     private var lastDrawn: Int?
+    /// Nothing drawn since the canvas was zeroed: a restart need not zero it again.
+    private var isClear = true
 
     init(data: Data, index: GIFIndex) throws {
         self.data = data
@@ -33,11 +35,12 @@ struct GIFCompositor: Sendable {
             dispose(drawn)
             first = drawn + 1
         } else {
-            canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            if !isClear { canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
             saved = nil
             first = key
         }
         lastDrawn = nil
+        isClear = false
         for block in first...target {
             if block > first { dispose(block - 1) }
             saved = index.blocks[block].disposal == 3 ? canvas : nil

@@ -5,6 +5,8 @@ import PipelineCore
 struct WebPCanvas: Sendable {
     let size: ImageSize
     private(set) var pixels: [UInt8]
+    /// Nothing drawn since the canvas was zeroed, so clearing it again can be skipped.
+    private var isClear = true
 
     init(size: ImageSize) throws {
         self.size = size
@@ -24,11 +26,13 @@ struct WebPCanvas: Sendable {
     }
 
     mutating func clearAll() {
-        pixels.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        if !isClear { pixels.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        isClear = true
     }
 
     /// Decodes a frame that replaces its rectangle directly into the canvas.
     mutating func decodeReplacing(_ fragment: UnsafeRawBufferPointer, at frame: WebPFrameInfo) throws {
+        isClear = false
         let stride = size.width * 4
         let start = (frame.y * size.width + frame.x) * 4
         // From the frame's first pixel to the end of its last row: what libwebp may write.
@@ -41,6 +45,7 @@ struct WebPCanvas: Sendable {
 
     /// Draws an RGBA frame at its offset, alpha-blending it over the canvas or replacing what is there.
     mutating func draw(_ source: PixelBuffer, at frame: WebPFrameInfo, blending: Bool) {
+        isClear = false
         precondition(source.format == .rgba8 && source.width == frame.width && source.height == frame.height)
         let rowBytes = frame.width * 4
         let blend = blending && frame.hasAlpha
