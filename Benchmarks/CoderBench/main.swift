@@ -1,0 +1,43 @@
+// Decodes every frame of each WebP/GIF file through CodersWebP/CodersGIF and prints images per
+// CPU second; scripts/bench/coders-vs-c.sh compares it with decode_baseline.c on the same files.
+// usage: coder-bench ROUNDS FILE...
+import CodersGIF
+import CodersWebP
+import Foundation
+import PipelineCore
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, let rounds = Int(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: coder-bench ROUNDS FILE...\n".utf8))
+    exit(2)
+}
+let files = try arguments.dropFirst(2).map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+let coders = ImageCodersManager()
+coders.add(GIFCoder())
+coders.add(WebPCoder())
+
+/// CPU seconds of this single-threaded process, as decode_baseline.c measures: on a machine shared
+/// with other builds, wall time measures the neighbours as much as the decoder.
+func cpuSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+var checksum = 0
+let start = cpuSeconds()
+for _ in 0..<rounds {
+    for data in files {
+        let image = try coders.decode(data, options: ImageDecodeOptions())
+        // Through the provider, as a player does; AnimatedImage's frame cache would only add
+        // bookkeeping here since each frame is asked for once.
+        if let animation = image.animation {
+            for index in 0..<animation.frameCount { checksum &+= Int(try animation.provider.frame(at: index).bytes[0]) }
+        } else {
+            checksum &+= Int(image.firstFrame.bytes[0])
+        }
+    }
+}
+let seconds = cpuSeconds() - start
+let decoded = rounds * files.count
+print(String(format: "%.2f images/s (%d decoded in %.3f s, checksum %d)", Double(decoded) / seconds, decoded, seconds, checksum & 0xff))

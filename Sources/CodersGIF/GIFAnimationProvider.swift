@@ -1,0 +1,46 @@
+import Foundation
+import PipelineCore
+import Synchronization
+
+/// The displayed frames of a GIF, composited on request from the index. The compositor (canvas
+/// and its restore state) sits behind a `Mutex`: frames are asked for from many tasks, in any
+/// order, and each request moves that shared canvas.
+final class GIFAnimationProvider: AnimatedImageProvider {
+    let data: Data
+    var format: ImageFormat { .gif }
+    let canvasSize: ImageSize
+    let pixelFormat: PixelFormat
+    let frameCount: Int
+    let loopCount: Int
+    private let durations: [Double]
+    private let screen: ImageSize
+    private let compositor: Mutex<GIFCompositor>
+
+    init(data: Data, options: ImageDecodeOptions) throws {
+        let index = try GIFIndex(data, options: options)
+        self.data = data
+        screen = index.screen
+        frameCount = index.frames.count
+        loopCount = index.loopCount
+        durations = index.frames.map(\.duration)
+        // RGB when nothing can ever be transparent: a third less memory per frame.
+        pixelFormat = index.hasTransparency ? .rgba8 : .rgb8
+        // GIF has no reduced-size decoding; thumbnails are composited full size and resampled.
+        canvasSize = options.targetSize(for: index.screen, frameCount: index.frames.count)
+        compositor = Mutex(try GIFCompositor(data: data, index: index))
+    }
+
+    func duration(at index: Int) -> Double {
+        durations.indices.contains(index) ? durations[index] : 0
+    }
+
+    func frame(at index: Int) throws -> PixelBuffer {
+        guard index >= 0, index < frameCount else {
+            throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: frameCount)
+        }
+        let pixels = try compositor.withLock { try $0.render(frame: index) }
+        var buffer = try PixelBuffer(width: screen.width, height: screen.height, format: pixelFormat, bytes: pixels)
+        if canvasSize != screen { buffer = buffer.resampled(to: canvasSize) }
+        return buffer
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PipelineCore
+
+/// GIF through giflib: still and animated (lazily composited frames, random access from the
+/// nearest key block), and encoding with a median-cut palette per frame. Register once:
+/// `ImageCodersManager.shared.add(GIFCoder())`.
+///
+/// Frame counting follows the pygif suite: image blocks without a delay are drawn together with
+/// the next block that has one (see `GIFIndex.spans`). Loop count: the NETSCAPE2.0 value, 1 when
+/// absent (SDWebImage). Disposal 2 clears to transparent. Disputed corpus files: a file with no
+/// image, or with zero-sized blocks giflib cannot read, shows its empty (transparent) screen as
+/// the pygif suite expects; `max-codes` (an LZW stream giflib refuses) fails with `badImageData`;
+/// `invalid-colors` and `plain-text` decode as giflib reads them (out-of-table indices draw black,
+/// plain-text extensions are not rendered).
+public struct GIFCoder: AnimatedImageCoder {
+    public init() {}
+
+    /// `GIF`: the signature giflib itself checks (the version digits are not trusted).
+    public func canDecode(_ data: Data) -> Bool {
+        data.count >= 6 && data.prefix(3).elementsEqual("GIF".utf8)
+    }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a GIF file (no GIF signature)") }
+        let provider = try GIFAnimationProvider(data: data, options: options)
+        let metadata = ImageMetadata(decodeOptions: options)
+        if provider.frameCount > 1 && !options.firstFrameOnly {
+            return Image(animation: try AnimatedImage(provider: provider), scale: options.scaleFactor, metadata: metadata)
+        }
+        return Image(try provider.frame(at: 0), format: .gif, scale: options.scaleFactor, metadata: metadata)
+    }
+
+    public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
+        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a GIF file (no GIF signature)") }
+        let provider = try GIFAnimationProvider(data: data, options: options)
+        return provider.frameCount > 1 ? provider : nil
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool { format == .gif }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the GIF coder writes only GIF") }
+        if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
+            return try GIFEncoder.encode(try image.frames(), loopCount: animation.loopCount, options: options)
+        }
+        return try GIFEncoder.encode([ImageFrame(image.firstFrame, duration: 0)], loopCount: nil, options: options)
+    }
+
+    public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the GIF coder writes only GIF") }
+        guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        if frames.count == 1 || options.firstFrameOnly {
+            return try GIFEncoder.encode([first], loopCount: nil, options: options)
+        }
+        return try GIFEncoder.encode(frames, loopCount: loopCount, options: options)
+    }
+}

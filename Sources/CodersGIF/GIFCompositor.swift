@@ -1,0 +1,157 @@
+import CGIF
+import Foundation
+import PipelineCore
+
+/// Draws GIF blocks onto a canvas and applies their disposal, keeping just enough state to
+/// continue from the last block drawn: the canvas, and the canvas from before that block when it
+/// will restore it (disposal 3). The canvas is RGBA (straight alpha), or RGB when nothing in the
+/// file can be transparent, so frames need no conversion.
+struct GIFCompositor: Sendable {
+    let data: Data
+    let index: GIFIndex
+    let format: PixelFormat
+    private(set) var canvas: [UInt8]
+    private var saved: [UInt8]?
+    /// The block the canvas shows (its disposal not yet applied), or nil when unknown.
+    private var lastDrawn: Int?
+    /// Nothing drawn since the canvas was zeroed: a restart need not zero it again.
+    private var isClear = true
+
+    init(data: Data, index: GIFIndex) throws {
+        self.data = data
+        self.index = index
+        format = index.hasTransparency ? .rgba8 : .rgb8
+        canvas = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: index.screen.width, height: index.screen.height, format: format))
+    }
+
+    /// The canvas showing displayed frame `frame`: continues from the last block drawn when that
+    /// is at or after the frame's key block, else starts over at the key block, never at block 0.
+    mutating func render(frame: Int) throws -> [UInt8] {
+        let target = index.frames[frame].lastBlock
+        let key = index.keyBlocks[target]
+        let first: Int
+        if let drawn = lastDrawn, drawn <= target, drawn + 1 >= key {
+            if drawn == target { return canvas }
+            dispose(drawn)
+            first = drawn + 1
+        } else {
+            if !isClear { canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+            saved = nil
+            first = key
+        }
+        lastDrawn = nil
+        isClear = false
+        for block in first...target {
+            if block > first { dispose(block - 1) }
+            saved = index.blocks[block].disposal == 3 ? canvas : nil
+            try draw(block)
+        }
+        lastDrawn = target
+        return canvas
+    }
+
+    private mutating func dispose(_ number: Int) {
+        let block = index.blocks[number]
+        switch block.disposal {
+        case 2:
+            // Browsers and SDWebImage clear to transparent, not to the (often meaningless)
+            // background colour index.
+            let x0 = min(block.left, index.screen.width), x1 = min(block.left + block.width, index.screen.width)
+            let y0 = min(block.top, index.screen.height), y1 = min(block.top + block.height, index.screen.height)
+            guard x1 > x0 else { break }
+            let width = index.screen.width
+            canvas.withUnsafeMutableBufferPointer { pixels in
+                for y in y0..<y1 { pixels.baseAddress!.advanced(by: (y * width + x0) * 4).update(repeating: 0, count: (x1 - x0) * 4) }
+                // (Disposal 2 makes the file transparent, so this canvas is always RGBA.)
+            }
+        case 3:
+            if let saved { canvas = saved }
+        default:
+            break
+        }
+        saved = nil
+    }
+
+    /// Decodes one block by re-opening giflib on the header followed by the block's own bytes:
+    /// random access at the cost of re-reading the global colour table, and no block's raster is
+    /// kept after it is drawn (memory stays one canvas, not one raster per frame).
+    private mutating func draw(_ number: Int) throws {
+        let block = index.blocks[number]
+        if block.isEmpty { return }
+        let file = try GIFFile(GIFByteReader(data, segments: [0..<index.headerLength, block.descriptorOffset..<data.count]))
+        let handle = file.handle
+        var type = UNDEFINED_RECORD_TYPE
+        guard DGifGetRecordType(handle, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
+              DGifGetImageDesc(handle) == GIF_OK
+        else { throw file.lastError }
+        let palette = Self.palette(handle.pointee.Image.ColorMap ?? handle.pointee.SColorMap, transparent: block.transparentIndex)
+        let screen = index.screen
+        let visibleWidth = max(0, min(block.width, screen.width - block.left))
+        let interlaced = handle.pointee.Image.Interlace
+        let bytesPerPixel = format.bytesPerPixel
+        var line = [UInt8](repeating: 0, count: block.width)
+        try palette.withUnsafeBufferPointer { palette in
+            try line.withUnsafeMutableBufferPointer { line in
+                try canvas.withUnsafeMutableBufferPointer { pixels in
+                    for stored in 0..<block.height {
+                        guard DGifGetLine(handle, line.baseAddress, Int32(block.width)) == GIF_OK else { throw file.lastError }
+                        let y = block.top + (interlaced ? Self.interlacedRow(stored, height: block.height) : stored)
+                        guard y < screen.height, visibleWidth > 0 else { continue }
+                        if bytesPerPixel == 3 {
+                            // No transparency anywhere in the file: every index is drawn.
+                            var out = pixels.baseAddress! + (y * screen.width + block.left) * 3
+                            for x in 0..<visibleWidth {
+                                let entry = palette.baseAddress! + Int(line[x]) &* 4
+                                out[0] = entry[0]
+                                out[1] = entry[1]
+                                out[2] = entry[2]
+                                out += 3
+                            }
+                            continue
+                        }
+                        var out = pixels.baseAddress! + (y * screen.width + block.left) * 4
+                        for x in 0..<visibleWidth {
+                            let entry = palette.baseAddress! + Int(line[x]) &* 4
+                            if entry[3] != 0 {
+                                out[0] = entry[0]
+                                out[1] = entry[1]
+                                out[2] = entry[2]
+                                out[3] = 255
+                            }
+                            out += 4
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// 256 RGBA entries. The transparent index gets alpha 0 and leaves the canvas untouched;
+    /// indices past the table's end draw opaque black, as most decoders do, so a block's
+    /// opacity depends only on its transparency flag.
+    private static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparent: Int?) -> [UInt8] {
+        var table = [UInt8](repeating: 0, count: 256 * 4)
+        for entry in 0..<256 { table[entry * 4 + 3] = 255 }
+        if let map, let colors = map.pointee.Colors {
+            for entry in 0..<min(Int(map.pointee.ColorCount), 256) {
+                table[entry * 4] = colors[entry].Red
+                table[entry * 4 + 1] = colors[entry].Green
+                table[entry * 4 + 2] = colors[entry].Blue
+            }
+        }
+        if let transparent, transparent < 256 { table[transparent * 4 + 3] = 0 }
+        return table
+    }
+
+    /// The image row of the `stored`-th row of an interlaced block: files send every 8th row from
+    /// 0, every 8th from 4, every 4th from 2, then every 2nd from 1.
+    static func interlacedRow(_ stored: Int, height: Int) -> Int {
+        let pass1 = (height + 7) / 8
+        let pass2 = height > 4 ? (height - 4 + 7) / 8 : 0
+        let pass3 = height > 2 ? (height - 2 + 3) / 4 : 0
+        if stored < pass1 { return stored * 8 }
+        if stored < pass1 + pass2 { return 4 + (stored - pass1) * 8 }
+        if stored < pass1 + pass2 + pass3 { return 2 + (stored - pass1 - pass2) * 4 }
+        return 1 + (stored - pass1 - pass2 - pass3) * 2
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import PipelineCore
+
+/// WebP through libwebp: still (lossy, lossless, alpha), animated with lazily decoded frames,
+/// incremental, and encoding of both. Register once: `ImageCodersManager.shared.add(WebPCoder())`.
+public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
+    public init() {}
+
+    /// `RIFF....WEBP`: the container's magic, as SDWebImage sniffs it.
+    public func canDecode(_ data: Data) -> Bool {
+        guard data.count >= 12 else { return false }
+        let start = data.startIndex
+        return data[start..<start + 4].elementsEqual("RIFF".utf8) && data[start + 8..<start + 12].elementsEqual("WEBP".utf8)
+    }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a WebP file (no RIFF/WEBP header)") }
+        // The header says whether the file is animated; stills skip the demuxer (and its copy).
+        let isAnimated = try data.withUnsafeBytes { try WebPPixelDecoder.features($0).has_animation != 0 }
+        if isAnimated, let animated = try decodeAnimation(data, options: options) { return animated }
+        return Image(try WebPStillDecoder.decode(data, options: options), format: .webp, scale: options.scaleFactor,
+                     metadata: ImageMetadata(decodeOptions: options))
+    }
+
+    public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
+        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a WebP file (no RIFF/WEBP header)") }
+        return try WebPAnimationProvider(data: data, options: options)
+    }
+
+    public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder {
+        WebPIncrementalDecoder(options: options)
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool { format == .webp }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the WebP coder writes only WebP") }
+        if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
+            return try WebPEncoder.encodeAnimation(try image.frames(), loopCount: animation.loopCount, options: options)
+        }
+        return try WebPEncoder.encode(image.firstFrame, options: options)
+    }
+
+    public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the WebP coder writes only WebP") }
+        guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        if frames.count == 1 || options.firstFrameOnly { return try WebPEncoder.encode(first.buffer, options: options) }
+        return try WebPEncoder.encodeAnimation(frames, loopCount: loopCount, options: options)
+    }
+}

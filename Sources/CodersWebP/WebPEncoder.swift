@@ -1,0 +1,114 @@
+import CWebP
+import Foundation
+import PipelineCore
+
+/// Still and animated WebP encoding through libwebp's `WebPEncode` and `WebPAnimEncoder`.
+enum WebPEncoder {
+    static func encode(_ buffer: PixelBuffer, options: ImageEncodeOptions) throws -> Data {
+        let buffer = prepared(buffer, options: options)
+        var config = try makeConfig(options, hasAlpha: buffer.format.hasAlpha)
+        return try withPicture(buffer, lossless: options.lossless) { picture in
+            var writer = WebPMemoryWriter()
+            WebPMemoryWriterInit(&writer)
+            defer { WebPMemoryWriterClear(&writer) }
+            return try withUnsafeMutablePointer(to: &writer) { writerPointer in
+                picture.pointee.writer = WebPMemoryWrite
+                picture.pointee.custom_ptr = UnsafeMutableRawPointer(writerPointer)
+                guard WebPEncode(&config, picture) != 0 else {
+                    throw ImagePipeError.encodingFailed(reason: "libwebp failed (error \(picture.pointee.error_code.rawValue))")
+                }
+                return Data(bytes: writerPointer.pointee.mem, count: writerPointer.pointee.size)
+            }
+        }
+    }
+
+    /// Frames of different sizes are resampled to the first frame's size (after `maxPixelSize`),
+    /// because an animation has one canvas. Durations are rounded to whole milliseconds; libwebp
+    /// merges consecutive identical frames into one longer frame.
+    static func encodeAnimation(_ frames: [ImageFrame], loopCount: Int, options: ImageEncodeOptions) throws -> Data {
+        guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        let size = prepared(first.buffer, options: options).size
+        let hasAlpha = frames.contains { $0.buffer.format.hasAlpha }
+        var config = try makeConfig(options, hasAlpha: hasAlpha)
+        var encoderOptions = WebPAnimEncoderOptions()
+        guard WebPAnimEncoderOptionsInit(&encoderOptions) != 0 else {
+            throw ImagePipeError.encodingFailed(reason: "libwebp version mismatch")
+        }
+        encoderOptions.anim_params.loop_count = Int32(clamping: max(loopCount, 0))
+        guard let encoder = WebPAnimEncoderNew(Int32(clamping: size.width), Int32(clamping: size.height), &encoderOptions) else {
+            throw ImagePipeError.encodingFailed(reason: "libwebp could not start an animation of \(size)")
+        }
+        defer { WebPAnimEncoderDelete(encoder) }
+        var timestamp = 0
+        for frame in frames {
+            var buffer = frame.buffer
+            if buffer.size != size { buffer = buffer.resampled(to: size) }
+            try withPicture(prepared(buffer, options: ImageEncodeOptions(), alpha: hasAlpha), lossless: options.lossless) { picture in
+                guard WebPAnimEncoderAdd(encoder, picture, Int32(clamping: timestamp), &config) != 0 else {
+                    throw ImagePipeError.encodingFailed(reason: String(cString: WebPAnimEncoderGetError(encoder)))
+                }
+            }
+            let milliseconds = Int((max(frame.duration, 0) * 1000).rounded())
+            let (next, overflow) = timestamp.addingReportingOverflow(max(milliseconds, 1))
+            guard !overflow, next < Int(Int32.max) else { throw ImagePipeError.encodingFailed(reason: "animation is too long") }
+            timestamp = next
+        }
+        guard WebPAnimEncoderAdd(encoder, nil, Int32(timestamp), nil) != 0 else {
+            throw ImagePipeError.encodingFailed(reason: String(cString: WebPAnimEncoderGetError(encoder)))
+        }
+        var output = WebPData()
+        WebPDataInit(&output)
+        defer { WebPDataClear(&output) }
+        guard WebPAnimEncoderAssemble(encoder, &output) != 0 else {
+            throw ImagePipeError.encodingFailed(reason: String(cString: WebPAnimEncoderGetError(encoder)))
+        }
+        return Data(bytes: output.bytes, count: output.size)
+    }
+
+    /// Scaled down to `maxPixelSize` (never up, aspect kept) and widened to what libwebp imports.
+    private static func prepared(_ buffer: PixelBuffer, options: ImageEncodeOptions, alpha: Bool? = nil) -> PixelBuffer {
+        var buffer = buffer
+        if let box = options.maxPixelSize, !box.isEmpty {
+            let size = ImageSizeMath.scaledSize(buffer.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+            if size != buffer.size { buffer = buffer.resampled(to: size) }
+        }
+        let wantsAlpha = alpha ?? buffer.format.hasAlpha
+        let target: PixelFormat = wantsAlpha ? .rgba8 : .rgb8
+        return buffer.format == target ? buffer : buffer.converted(to: target)
+    }
+
+    private static func makeConfig(_ options: ImageEncodeOptions, hasAlpha: Bool) throws -> WebPConfig {
+        var config = WebPConfig()
+        guard WebPConfigInit(&config) != 0 else { throw ImagePipeError.encodingFailed(reason: "libwebp version mismatch") }
+        config.quality = Float(options.qualityPercent)
+        config.lossless = options.lossless ? 1 : 0
+        if let method = options.extras[.webPMethod] { config.method = Int32(min(max(method, 0), 6)) }
+        if let alphaQuality = options.extras[.webPAlphaQuality] { config.alpha_quality = Int32(min(max(alphaQuality, 0), 100)) }
+        config.exact = (options.extras[.webPExact] ?? options.lossless) ? 1 : 0
+        if let maxFileSize = options.maxFileSize, maxFileSize > 0, !options.lossless {
+            // libwebp searches quality for this size; more passes converge closer to it.
+            config.target_size = Int32(clamping: maxFileSize)
+            config.pass = 6
+        }
+        guard WebPValidateConfig(&config) != 0 else { throw ImagePipeError.encodingFailed(reason: "invalid WebP encode options") }
+        return config
+    }
+
+    private static func withPicture<R>(_ buffer: PixelBuffer, lossless: Bool, _ body: (UnsafeMutablePointer<WebPPicture>) throws -> R) throws -> R {
+        var picture = WebPPicture()
+        guard WebPPictureInit(&picture) != 0 else { throw ImagePipeError.encodingFailed(reason: "libwebp version mismatch") }
+        // Lossless works on ARGB; lossy converts to YUV on import anyway.
+        picture.use_argb = lossless ? 1 : 0
+        picture.width = Int32(clamping: buffer.width)
+        picture.height = Int32(clamping: buffer.height)
+        defer { WebPPictureFree(&picture) }
+        let stride = Int32(clamping: buffer.bytesPerRow)
+        let imported = buffer.bytes.withUnsafeBufferPointer { pixels in
+            buffer.format == .rgba8
+                ? WebPPictureImportRGBA(&picture, pixels.baseAddress, stride)
+                : WebPPictureImportRGB(&picture, pixels.baseAddress, stride)
+        }
+        guard imported != 0 else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
+        return try withUnsafeMutablePointer(to: &picture) { try body($0) }
+    }
+}

@@ -1,0 +1,81 @@
+import CWebP
+import Foundation
+import PipelineCore
+
+/// One call of libwebp's decoder: a still file or one animation frame's fragment into a tightly
+/// packed buffer we own (libwebp writes into it directly, no copy).
+enum WebPPixelDecoder {
+    /// Decodes `bytes` as `format` (`.rgb8` or `.rgba8`). With `scaledTo`, libwebp's own scaler
+    /// decodes straight to that size (shrink-on-load), which is far cheaper than decoding full size
+    /// and resampling.
+    static func decode(_ bytes: UnsafeRawBufferPointer, as format: PixelFormat, scaledTo size: ImageSize? = nil) throws -> PixelBuffer {
+        var features = WebPBitstreamFeatures()
+        let headerStatus = WebPGetFeatures(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &features)
+        guard headerStatus == VP8_STATUS_OK else { throw error(headerStatus) }
+        let target = size ?? ImageSize(width: Int(features.width), height: Int(features.height))
+        let count = try PixelBuffer.byteCount(width: target.width, height: target.height, format: format)
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else {
+            throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
+        }
+        config.output.colorspace = format == .rgba8 ? MODE_RGBA : MODE_RGB
+        if let size, size != ImageSize(width: Int(features.width), height: Int(features.height)) {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(clamping: size.width)
+            config.options.scaled_height = Int32(clamping: size.height)
+        }
+        var status = VP8_STATUS_OK
+        // libwebp fills every pixel on success, so the buffer need not be zeroed first; on failure
+        // the bytes are dropped unread.
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            config.output.is_external_memory = 1
+            config.output.u.RGBA.rgba = out.baseAddress
+            config.output.u.RGBA.stride = Int32(clamping: target.width * format.bytesPerPixel)
+            config.output.u.RGBA.size = count
+            status = WebPDecode(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &config)
+            initialized = status == VP8_STATUS_OK ? count : 0
+        }
+        WebPFreeDecBuffer(&config.output)
+        guard status == VP8_STATUS_OK else { throw error(status) }
+        return try PixelBuffer(width: target.width, height: target.height, format: format, bytes: pixels)
+    }
+
+    /// Decodes RGBA straight into a region of a larger buffer (a canvas row stride), for frames
+    /// that replace what is under them: no intermediate buffer and no copy.
+    static func decodeRGBA(_ bytes: UnsafeRawBufferPointer, into region: UnsafeMutablePointer<UInt8>, stride: Int,
+                           width: Int, height: Int, regionBytes: Int) throws {
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else {
+            throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
+        }
+        let features = try self.features(bytes)
+        guard Int(features.width) == width, Int(features.height) == height else {
+            throw ImagePipeError.badImageData(reason: "WebP frame bitstream size differs from its ANMF header")
+        }
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        config.output.u.RGBA.rgba = region
+        config.output.u.RGBA.stride = Int32(clamping: stride)
+        config.output.u.RGBA.size = regionBytes
+        let status = WebPDecode(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &config)
+        WebPFreeDecBuffer(&config.output)
+        guard status == VP8_STATUS_OK else { throw error(status) }
+    }
+
+    static func features(_ bytes: UnsafeRawBufferPointer) throws -> WebPBitstreamFeatures {
+        var features = WebPBitstreamFeatures()
+        let status = WebPGetFeatures(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &features)
+        guard status == VP8_STATUS_OK else { throw error(status) }
+        return features
+    }
+
+    static func error(_ status: VP8StatusCode) -> ImagePipeError {
+        switch status {
+        case VP8_STATUS_OUT_OF_MEMORY: .limitExceeded(.bytes, value: .max, maximum: .max)
+        case VP8_STATUS_UNSUPPORTED_FEATURE: .unsupportedFormat(.webp, reason: "libwebp does not support a feature this file uses")
+        case VP8_STATUS_NOT_ENOUGH_DATA: .badImageData(reason: "WebP data is truncated")
+        case VP8_STATUS_INVALID_PARAM: .badImageData(reason: "WebP decode was given invalid parameters")
+        default: .badImageData(reason: "WebP bitstream is corrupt (libwebp status \(status.rawValue))")
+        }
+    }
+}

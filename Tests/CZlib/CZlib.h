@@ -1,0 +1,2 @@
+// zlib for the tests' reference-PNG reader (Foundation on Linux has no inflate API).
+#include <zlib.h>

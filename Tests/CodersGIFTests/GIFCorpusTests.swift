@@ -1,0 +1,127 @@
+import CodersGIF
+import Foundation
+import PipelineCore
+import Testing
+import TestSupport
+
+@Suite("GIF corpus")
+struct GIFCorpusTests {
+    let coder = GIFCoder()
+
+    /// Decodes every frame; the frames, or the typed error.
+    func decodeAll(_ data: Data) throws -> (Image, [PixelBuffer]) {
+        let image = try coder.decode(data, options: ImageDecodeOptions())
+        return (image, try (0..<image.frameCount).map { try image.frame(at: $0) })
+    }
+
+    @Test("Every manifest row decodes to its listed size and frame count, or is rejected with a typed error",
+          arguments: Corpus.rows("gif"))
+    func manifestRow(_ row: Corpus.Row) throws {
+        let data = try Data(contentsOf: row.url)
+        #expect(coder.canDecode(data) || !row.expectDecode)
+        let result: (Image, [PixelBuffer])
+        do {
+            result = try decodeAll(data)
+        } catch let error as ImagePipeError {
+            // Disputed rows may fail cleanly (corpus policy); rejected rows must.
+            #expect(!row.expectDecode || row.isDisputed, "\(row.file) failed: \(error)")
+            return
+        }
+        if !row.expectDecode {
+            #expect(row.isDisputed, "\(row.file) should have been rejected")
+            return
+        }
+        let (image, frames) = result
+        #expect(image.pixelSize == ImageSize(width: row.width, height: row.height))
+        #expect(image.frameCount == row.frames)
+        #expect(image.format == .gif)
+
+        if let reference = PygifReference(row) {
+            if image.isAnimated, let loop = reference.loopCount {
+                // Without a NETSCAPE2.0 extension (giflib reports loop=-1) SDWebImage's GIF default of
+                // 1 applies, where pygif's reader assumes forever.
+                #expect(image.loopCount == (row.notes.contains("loop=-1") ? 1 : loop))
+            }
+            #expect(reference.frames.count == frames.count)
+            for (index, (frame, expected)) in zip(frames, reference.frames).enumerated() {
+                if let pixels = expected.pixels {
+                    let rgba = frame.converted(to: .rgba8).bytes
+                    #expect(sameVisiblePixels(rgba, pixels), "\(row.file) frame \(index) differs from its .rgba reference")
+                }
+                if image.isAnimated, let delay = expected.delay, delay * 10 >= 11 {
+                    #expect(abs(image.duration(at: index) - Double(delay) / 100) < 1e-9)
+                }
+            }
+        }
+        for (index, url) in Self.pngReferences(row) {
+            guard index < frames.count else { Issue.record("\(row.file): no frame \(index)"); continue }
+            let reference = try #require(ReferencePNG.read(url), "cannot read \(url.lastPathComponent)")
+            #expect(sameVisiblePixels(frames[index].converted(to: .rgba8).bytes, reference.rgba),
+                    "\(row.file) frame \(index) differs from \(url.lastPathComponent)")
+        }
+    }
+
+    /// peterdn ships every frame (`frames/<name>-N.png`); image-rs the first frame, named in the
+    /// notes (`reference/gif/....png`).
+    static func pngReferences(_ row: Corpus.Row) -> [(Int, URL)] {
+        let suite = Corpus.root.appendingPathComponent(row.suite)
+        if row.file.hasPrefix("peterdn-gif-test-suite/") {
+            let name = row.url.deletingPathExtension().lastPathComponent
+            return (0..<row.frames).map { n in
+                (n, suite.appendingPathComponent("peterdn-gif-test-suite/frames/\(name)-\(n).png"))
+            }.filter { FileManager.default.fileExists(atPath: $0.1.path) }
+        }
+        if row.file.hasPrefix("image-rs/"), let range = row.notes.range(of: "first-frame reference ") {
+            let path = row.notes[range.upperBound...].prefix { $0 != ";" && $0 != " " }
+            return [(0, suite.appendingPathComponent("image-rs/\(path)"))]
+        }
+        return []
+    }
+
+    @Test("Rows the suite expects to fail throw ImagePipeError, never crash")
+    func rejectedRowsThrowTypedErrors() throws {
+        for row in Corpus.rows("gif") where !row.expectDecode && !row.isDisputed {
+            let data = try Data(contentsOf: row.url)
+            #expect(throws: ImagePipeError.self, "\(row.file)") { _ = try decodeAll(data) }
+        }
+    }
+
+    @Test("A GIF without a NETSCAPE2.0 extension plays once; with one it loops as stored")
+    func loopCounts() throws {
+        let noLoop = try coder.decode(Corpus.data("gif", "peterdn-gif-test-suite/animated_noloop.gif"), options: ImageDecodeOptions())
+        #expect(noLoop.loopCount == 1)
+        let loop = try coder.decode(Corpus.data("gif", "peterdn-gif-test-suite/animated_loop.gif"), options: ImageDecodeOptions())
+        #expect(loop.loopCount == 0)
+    }
+
+    @Test("Delays under 11 ms and missing delays play as 100 ms (SDWebImage's ImageIO rule)")
+    func shortDelays() throws {
+        for file in ["pygif-test-suite/animation-zero-delays.gif", "pygif-test-suite/animation-no-delays.gif"] {
+            let image = try coder.decode(Corpus.data("gif", file), options: ImageDecodeOptions())
+            #expect(image.frameCount == 4)
+            for index in 0..<image.frameCount { #expect(image.duration(at: index) == 0.1, "\(file) frame \(index)") }
+        }
+        let speeds = try coder.decode(Corpus.data("gif", "pygif-test-suite/animation-speed.gif"), options: ImageDecodeOptions())
+        #expect((0..<4).map { speeds.duration(at: $0) } == [0.25, 0.5, 1, 2])
+    }
+
+    @Test("Truncated and byte-flipped GIFs decode or fail with ImagePipeError")
+    func damagedFiles() throws {
+        let files = ["peterdn-gif-test-suite/animated_transparent_restoreprev_loop.gif",
+                     "pygif-test-suite/interlace.gif", "image-rs/images/gif/anim/mixed-disposal.gif",
+                     "pygif-test-suite/large-codes.gif"]
+        for file in files {
+            let original = try Corpus.data("gif", file)
+            var variants: [Data] = []
+            for cut in stride(from: 0, to: original.count, by: max(1, original.count / 23)) { variants.append(original.prefix(cut)) }
+            for position in stride(from: 6, to: original.count, by: max(1, original.count / 31)) {
+                var flipped = original
+                flipped[position] ^= 0xA5
+                variants.append(flipped)
+            }
+            for variant in variants {
+                do { _ = try decodeAll(variant) } catch is ImagePipeError {} catch { Issue.record("\(file): untyped error \(error)") }
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/* Baseline for scripts/bench/coders-vs-c.sh: decodes every frame of each WebP/GIF file with the
+ * C libraries directly, as a C program would, and prints images per CPU second.
+ *   WebP: WebPDecodeRGB/RGBA for stills (RGB when the file has no alpha, as CodersWebP does),
+ *         WebPAnimDecoder (libwebp's compositor) for animations.
+ *   GIF:  DGifSlurp, then every frame composited onto an RGBA canvas with disposal 2 and 3.
+ * usage: decode_baseline ROUNDS FILE... */
+#include <gif_lib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <webp/decode.h>
+#include <webp/demux.h>
+
+static unsigned char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *buf = malloc((size_t)n);
+  if (fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+  fclose(f);
+  *size = (size_t)n;
+  return buf;
+}
+
+static volatile unsigned sink;
+
+static int decode_webp(const unsigned char *data, size_t size) {
+  WebPBitstreamFeatures features;
+  if (WebPGetFeatures(data, size, &features) != VP8_STATUS_OK) return 0;
+  if (!features.has_animation) {
+    int w, h;
+    uint8_t *px = features.has_alpha ? WebPDecodeRGBA(data, size, &w, &h) : WebPDecodeRGB(data, size, &w, &h);
+    if (!px) return 0;
+    sink += px[0];
+    WebPFree(px);
+    return 1;
+  }
+  WebPData wd = {data, size};
+  WebPAnimDecoderOptions opts;
+  WebPAnimDecoderOptionsInit(&opts);
+  opts.color_mode = MODE_RGBA;
+  WebPAnimDecoder *dec = WebPAnimDecoderNew(&wd, &opts);
+  if (!dec) return 0;
+  while (WebPAnimDecoderHasMoreFrames(dec)) {
+    uint8_t *buf; int ts;
+    if (!WebPAnimDecoderGetNext(dec, &buf, &ts)) break;
+    sink += buf[0];
+  }
+  WebPAnimDecoderDelete(dec);
+  return 1;
+}
+
+typedef struct { const unsigned char *data; size_t size, pos; } Reader;
+static int gif_read(GifFileType *g, GifByteType *buf, int n) {
+  Reader *r = g->UserData;
+  size_t left = r->size - r->pos, take = (size_t)n < left ? (size_t)n : left;
+  memcpy(buf, r->data + r->pos, take);
+  r->pos += take;
+  return (int)take;
+}
+
+static int decode_gif(const unsigned char *data, size_t size) {
+  Reader r = {data, size, 0};
+  int err;
+  GifFileType *g = DGifOpen(&r, gif_read, &err);
+  if (!g) return 0;
+  if (DGifSlurp(g) != GIF_OK || g->ImageCount < 1) { DGifCloseFile(g, &err); return 0; }
+  int W = g->SWidth, H = g->SHeight;
+  uint8_t *canvas = calloc((size_t)W * H, 4), *saved = malloc((size_t)W * H * 4);
+  for (int i = 0; i < g->ImageCount; i++) {
+    SavedImage *im = &g->SavedImages[i];
+    GraphicsControlBlock gcb = {0, false, 0, NO_TRANSPARENT_COLOR};
+    DGifSavedExtensionToGCB(g, i, &gcb);
+    if (gcb.DisposalMode == DISPOSE_PREVIOUS) memcpy(saved, canvas, (size_t)W * H * 4);
+    ColorMapObject *map = im->ImageDesc.ColorMap ? im->ImageDesc.ColorMap : g->SColorMap;
+    int l = im->ImageDesc.Left, t = im->ImageDesc.Top, w = im->ImageDesc.Width, h = im->ImageDesc.Height;
+    for (int y = 0; y < h && t + y < H; y++) {
+      for (int x = 0; x < w && l + x < W; x++) {
+        int c = im->RasterBits[(size_t)y * w + x];
+        if (c == gcb.TransparentColor) continue;
+        uint8_t *p = canvas + ((size_t)(t + y) * W + l + x) * 4;
+        if (map && c < map->ColorCount) { p[0] = map->Colors[c].Red; p[1] = map->Colors[c].Green; p[2] = map->Colors[c].Blue; }
+        else { p[0] = p[1] = p[2] = 0; }
+        p[3] = 255;
+      }
+    }
+    sink += canvas[0];
+    if (gcb.DisposalMode == DISPOSE_BACKGROUND) {
+      for (int y = t; y < t + h && y < H; y++) memset(canvas + ((size_t)y * W + l) * 4, 0, (size_t)((l + w > W ? W : l + w) - l) * 4);
+    } else if (gcb.DisposalMode == DISPOSE_PREVIOUS) {
+      memcpy(canvas, saved, (size_t)W * H * 4);
+    }
+  }
+  free(canvas); free(saved);
+  DGifCloseFile(g, &err);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) { fprintf(stderr, "usage: %s ROUNDS FILE...\n", argv[0]); return 2; }
+  int rounds = atoi(argv[1]), files = argc - 2;
+  unsigned char **data = malloc(sizeof(*data) * files);
+  size_t *sizes = malloc(sizeof(*sizes) * files);
+  for (int i = 0; i < files; i++) {
+    data[i] = read_file(argv[i + 2], &sizes[i]);
+    if (!data[i]) { fprintf(stderr, "cannot read %s\n", argv[i + 2]); return 1; }
+  }
+  struct timespec a, b;
+  /* CPU time of this (single-threaded) process: on a machine shared with other builds, wall time
+   * measures the neighbours as much as the decoder. */
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+  int decoded = 0;
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < files; i++)
+      decoded += data[i][0] == 'G' ? decode_gif(data[i], sizes[i]) : decode_webp(data[i], sizes[i]);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+  double seconds = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+  printf("%.2f images/s (%d decoded in %.3f s)\n", decoded / seconds, decoded, seconds);
+  return decoded == rounds * files ? 0 : 1;
+}
