@@ -7,12 +7,22 @@ let package = Package(
     name: "ImagePipe",
     products: [
         .library(name: "PipelineCore", targets: ["PipelineCore"]),
+        .library(name: "LoaderFile", targets: ["LoaderFile"]),
+        .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
     ],
     targets: [
         .target(name: "PipelineCore"),
-        // Shared by the test targets: reads the conformance corpus in Tests/Fixtures.
+        .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
+        // libcurl through pkg-config, plus one C file for its varargs entry points.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(name: "LoaderHTTP", dependencies: ["PipelineCore", "CCurl", "CCurlShim"]),
+        // Shared by the test targets: reads the conformance corpus in Tests/Fixtures and serves
+        // HTTP on 127.0.0.1 with fault injection.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
+        .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
+        .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
