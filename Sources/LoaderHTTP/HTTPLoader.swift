@@ -48,6 +48,9 @@ public final class HTTPLoader: ImageLoader {
     /// libcurl easy handles alive, idle ones kept for reuse included; 0 after `invalidate()`.
     public var liveEasyHandleCount: Int { multi.liveEasyHandles.load(ordering: .relaxed) }
 
+    /// Callers waiting on downloads in flight; several per download when coalesced.
+    public var waitingCallerCount: Int { table.callerCount }
+
     /// Cancels every download and releases every libcurl handle and connection. The loader cannot
     /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.
     public func invalidate() { multi.stop() }

@@ -94,6 +94,9 @@ enum CurlEasy {
             // the empty file name switches the engine on without reading a file.
             ip_easy_setopt_ptr(easy, Int32(CURLOPT_SHARE.rawValue), share)
             string(CURLOPT_COOKIEFILE, "")
+        } else {
+            // `curl_easy_reset` keeps a pooled handle's share, and with it the cookie jar.
+            ip_easy_setopt_ptr(easy, Int32(CURLOPT_SHARE.rawValue), nil)
         }
 
         switch request.method.uppercased() {

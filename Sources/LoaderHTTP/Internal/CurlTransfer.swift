@@ -80,6 +80,8 @@ final class CurlTransfer: @unchecked Sendable {
         multi?.cancel(self)
     }
 
+    var waiterCount: Int { waiters.withLock { $0.list.count } }
+
     var hasWaiters: Bool { waiters.withLock { !$0.list.isEmpty && !$0.finished } }
 
     /// Completes every caller; nothing after this reaches them.

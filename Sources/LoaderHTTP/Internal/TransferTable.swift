@@ -38,4 +38,9 @@ final class TransferTable: Sendable {
             if transfers[key] === transfer { transfers[key] = nil }
         }
     }
+
+    /// Callers waiting on transfers in flight (for tests and diagnostics).
+    var callerCount: Int {
+        transfers.withLock { $0.values.reduce(0) { $0 + $1.waiterCount } }
+    }
 }
