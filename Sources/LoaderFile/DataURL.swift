@@ -22,7 +22,9 @@ enum DataURL {
             throw .invalidURL("data: URL with a malformed percent escape")
         }
         guard isBase64 else { return Data(bytes) }
-        guard let data = Data(base64Encoded: Data(bytes), options: .ignoreUnknownCharacters) else {
+        // Whitespace is tolerated (URLs get wrapped); any other stray character is an error.
+        let stripped = bytes.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        guard let data = Data(base64Encoded: Data(stripped)) else {
             throw .badImageData(reason: "the data: URL's base64 payload is malformed")
         }
         return data
