@@ -36,7 +36,7 @@ public final class TestTLSServer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         guard Self.waitForListener(port: port) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw TestServerError.process("openssl s_server did not start listening on \(port)")
         }
     }
@@ -47,7 +47,8 @@ public final class TestTLSServer: @unchecked Sendable {
 
     public func stop() {
         if process.isRunning {
-            process.terminate()
+            // s_server ignores SIGTERM while it waits in accept, so it is killed outright.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
