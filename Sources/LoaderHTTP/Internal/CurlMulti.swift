@@ -123,8 +123,8 @@ final class CurlMulti: @unchecked Sendable {
                     finish(easy: easy, transfer: transfer, outcome: .failure(.cancelled))
                 } else if let index = pending.firstIndex(where: { $0.transfer === transfer }) {
                     pending.remove(at: index)
-                    transfer.deliver(.failure(.cancelled))
                     activeTransfers.subtract(1, ordering: .relaxed)
+                    transfer.deliver(.failure(.cancelled))
                 }
             }
         }
@@ -161,8 +161,8 @@ final class CurlMulti: @unchecked Sendable {
             easy = created
             liveEasyHandles.add(1, ordering: .relaxed)
         } else {
-            transfer.deliver(.failure(.invalidDownloadOperation(reason: "libcurl could not create a handle")))
             activeTransfers.subtract(1, ordering: .relaxed)
+            transfer.deliver(.failure(.invalidDownloadOperation(reason: "libcurl could not create a handle")))
             return
         }
         transfer.resetForAttempt()
@@ -197,8 +197,9 @@ final class CurlMulti: @unchecked Sendable {
             pending.append(Pending(transfer: transfer, sequence: sequence, notBefore: .now + .milliseconds(Int(delay * 1000))))
             return
         }
-        transfer.deliver(outcome)
+        // Counted down before the callers resume, so they never see their own download as current.
         activeTransfers.subtract(1, ordering: .relaxed)
+        transfer.deliver(outcome)
     }
 
     /// Idle handles keep their connection and DNS caches through `curl_easy_reset`; the pool is
@@ -222,8 +223,8 @@ final class CurlMulti: @unchecked Sendable {
             finish(easy: easy, transfer: transfer, outcome: .failure(.cancelled))
         }
         for entry in pending {
-            entry.transfer.deliver(.failure(.cancelled))
             activeTransfers.subtract(1, ordering: .relaxed)
+            entry.transfer.deliver(.failure(.cancelled))
         }
         pending.removeAll()
         for easy in idle {
