@@ -140,7 +140,7 @@ public final class HTTPLoader: ImageLoader {
     private func attach(_ waiter: TransferWaiter, settings: TransferSettings) {
         let key = TransferKey(settings: settings)
         let (transfer, isNew) = table.transfer(for: key, waiter: waiter) {
-            CurlTransfer(settings: settings, validators: validators) { [table] finished in
+            CurlTransfer(settings: settings, validators: validators, multi: multi) { [table] finished in
                 table.remove(finished, for: key)
             }
         }

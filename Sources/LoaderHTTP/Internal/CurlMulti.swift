@@ -54,7 +54,6 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     func submit(_ transfer: CurlTransfer) {
-        transfer.attach(to: self)
         activeTransfers.add(1, ordering: .relaxed)
         send(.add(transfer))
     }

@@ -27,8 +27,8 @@ final class CurlTransfer: @unchecked Sendable {
     let settings: TransferSettings
     private let validators: ValidatorStore
     private let onFinished: @Sendable (CurlTransfer) -> Void
-    /// Set once the transfer is queued; used by `detach` to cancel it.
-    private weak var multi: CurlMulti?
+    /// Where `detach` sends the cancel; weak because the multi handle's thread owns transfers.
+    private weak let multi: CurlMulti?
 
     private struct Waiters {
         var list: [ObjectIdentifier: TransferWaiter] = [:]
@@ -48,9 +48,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// Why a callback stopped the transfer; replaces libcurl's generic write/abort error.
     nonisolated(unsafe) var abortError: ImagePipeError?
 
-    init(settings: TransferSettings, validators: ValidatorStore, onFinished: @escaping @Sendable (CurlTransfer) -> Void) {
+    init(settings: TransferSettings, validators: ValidatorStore, multi: CurlMulti,
+         onFinished: @escaping @Sendable (CurlTransfer) -> Void) {
         self.settings = settings
         self.validators = validators
+        self.multi = multi
         self.onFinished = onFinished
     }
 
@@ -64,8 +66,6 @@ final class CurlTransfer: @unchecked Sendable {
             return true
         }
     }
-
-    func attach(to multi: CurlMulti) { self.multi = multi }
 
     /// The last caller leaving cancels the download.
     func detach(_ waiter: TransferWaiter) {
@@ -176,6 +176,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         // With Content-Encoding the announced length counts compressed bytes, not the ones we see.
         expectedBytes = answer.header("Content-Encoding") == nil ? answer.expectedContentLength : nil
+        // One allocation for the whole body when its size is announced (already checked against the limit).
+        if let expected = expectedBytes, expected > 0 { body.reserveCapacity(Int(expected)) }
         let list = waiters.withLock { Array($0.list.values) }
         for waiter in list { waiter.report(received: 0, expected: expectedBytes, partialData: nil) }
         return nil
