@@ -79,7 +79,7 @@ struct HTTPLoaderFaultTests {
     func announcedTooBig() async throws {
         var config = FaultRoutes.testConfiguration()
         config.maxResponseBytes = 1 << 20
-        let (error, _) = try await failure("/huge-length", config: config, within: 1.5)
+        let (error, _) = try await failure("/huge-length", config: config, within: 3)
         guard case .limitExceeded(.bytes, _, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
     }
 

@@ -60,7 +60,7 @@ enum FaultRoutes {
         server.route("/huge-length") { _, c in
             c.write("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 50000000\r\n\r\n")
             c.write(image.prefix(1000))
-            usleep(2_000_000)
+            usleep(5_000_000)
             c.closeIfOpen()
         }
         server.route("/loop") { _, c in c.respond(status: 301, headers: ["Location": "/loop"]) }
