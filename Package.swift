@@ -23,6 +23,8 @@ let package = Package(
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
         .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
         .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "TestSupport"]),
+        // scripts/bench/loader-http.sh: HTTPLoader against `curl --parallel` on a local server.
+        .executableTarget(name: "LoaderHTTPBench", dependencies: ["LoaderHTTP"], path: "Benchmarks/LoaderHTTPBench"),
     ],
     swiftLanguageModes: [.v6]
 )
