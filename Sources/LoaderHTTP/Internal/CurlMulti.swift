@@ -27,6 +27,7 @@ final class CurlMulti: @unchecked Sendable {
     private let commands = Mutex<[Command]>([])
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
+    private var thread: Thread?
     let maxConcurrent: Atomic<Int>
     /// Easy handles alive (running plus kept idle for reuse); 0 after `stop`.
     let liveEasyHandles = Atomic<Int>(0)
@@ -50,6 +51,7 @@ final class CurlMulti: @unchecked Sendable {
         ip_multi_setopt_long(multi, Int32(CURLMOPT_PIPELINING.rawValue), 2)  // CURLPIPE_MULTIPLEX
         let thread = Thread { [self] in run() }
         thread.name = "ImagePipe.HTTPLoader"
+        self.thread = thread
         thread.start()
     }
 
@@ -69,7 +71,9 @@ final class CurlMulti: @unchecked Sendable {
     func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         curl_multi_wakeup(multi)
-        stopped.wait()
+        // The last reference to a loader can go on its own thread (a progress handler capturing
+        // it, released after delivery); waiting there for the thread to finish would never end.
+        if Thread.current !== thread { stopped.wait() }
     }
 
     private func send(_ command: Command) {
