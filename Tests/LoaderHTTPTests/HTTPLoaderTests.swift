@@ -23,6 +23,18 @@ struct HTTPLoaderTests {
         #expect(seen.map(\.receivedBytes) == seen.map(\.receivedBytes).sorted())
     }
 
+    @Test("sequential downloads reuse one connection")
+    func connectionReuse() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
+        for index in 0..<20 {
+            #expect(try await loader.loadTyped(server.url("/image.png?n=\(index)")).data == FaultRoutes.image)
+        }
+        #expect(server.requestCount("/image.png") == 20)
+        #expect(server.acceptedConnectionCount == 1)
+    }
+
     @Test("only http and https URLs with a host are accepted")
     func canLoad() async {
         let loader = HTTPLoader()

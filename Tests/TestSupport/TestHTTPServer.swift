@@ -25,6 +25,7 @@ public final class TestHTTPServer: Sendable {
     private let counters = Mutex<[String: Int]>([:])
     private let connections = Mutex<Set<Int32>>([])
     private let stopping = Atomic<Bool>(false)
+    private let accepted = Atomic<Int>(0)
 
     public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -64,6 +65,9 @@ public final class TestHTTPServer: Sendable {
     /// Requests received for `path` so far.
     public func requestCount(_ path: String) -> Int { counters.withLock { $0[path] ?? 0 } }
 
+    /// Connections accepted since the start: how well clients reuse connections.
+    public var acceptedConnectionCount: Int { accepted.load(ordering: .relaxed) }
+
     /// Connections currently open on the server side.
     public var openConnectionCount: Int { connections.withLock { $0.count } }
 
@@ -88,6 +92,7 @@ public final class TestHTTPServer: Sendable {
             // A client that never sends must not keep a thread forever.
             var timeout = timeval(tv_sec: 30, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            accepted.add(1, ordering: .relaxed)
             connections.withLock { _ = $0.insert(fd) }
             let thread = Thread { [self] in serve(fd) }
             thread.start()
