@@ -17,6 +17,9 @@ else
   packages+=(libpng-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
+# The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
+command -v openssl >/dev/null 2>&1 || need openssl
+command -v gzip >/dev/null 2>&1 || need gzip
 
 if [ ${#packages[@]} -eq 0 ]; then
   echo "deps: all system libraries present (libpng, libjpeg-turbo, libwebp, giflib, libcurl)"

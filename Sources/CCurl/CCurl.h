@@ -1,0 +1,2 @@
+// libcurl as a Swift module; found through pkg-config (`libcurl`).
+#include <curl/curl.h>

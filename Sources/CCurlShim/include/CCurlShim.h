@@ -1,0 +1,28 @@
+// Typed wrappers for libcurl's varargs entry points, which Swift cannot call.
+// Plain C types only (no curl.h here) so this module never redeclares libcurl's types:
+// handles are `void *` (libcurl's CURL, CURLM and CURLSH are `void` typedefs), options and
+// results are the numeric values of libcurl's enums.
+#ifndef CCURLSHIM_H
+#define CCURLSHIM_H
+#include <stddef.h>
+#include <stdint.h>
+
+int ip_easy_setopt_long(void *easy, int option, long value);
+int ip_easy_setopt_off(void *easy, int option, int64_t value);
+int ip_easy_setopt_ptr(void *easy, int option, const void *value);
+
+typedef size_t (*ip_data_callback)(char *buffer, size_t size, size_t count, void *context);
+int ip_easy_setopt_data_callback(void *easy, int option, ip_data_callback callback);
+
+typedef int (*ip_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
+int ip_easy_setopt_prereq_callback(void *easy, ip_prereq_callback callback);
+
+int ip_easy_getinfo_long(void *easy, int info, long *value);
+int ip_easy_getinfo_off(void *easy, int info, int64_t *value);
+int ip_easy_getinfo_string(void *easy, int info, const char **value);
+int ip_easy_getinfo_ptr(void *easy, int info, void **value);
+
+int ip_multi_setopt_long(void *multi, int option, long value);
+int ip_share_setopt_long(void *share, int option, long value);
+
+#endif

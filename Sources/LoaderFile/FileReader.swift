@@ -1,0 +1,59 @@
+import Foundation
+import PipelineCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads one regular file into a single buffer sized from `fstat`, so a large file costs its size
+/// once (no growing buffer, no second copy), in chunks so progress and cancellation work.
+enum FileReader {
+    /// The reason given for a missing file; `FileLoader` blocks such URLs (see there).
+    static let missingReason = "no such file or directory"
+
+    static func read(
+        path: String, maxBytes: Int64, chunkSize: Int,
+        progress: (@Sendable (ImageLoadProgress) -> Void)?
+    ) async throws(ImagePipeError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(path, errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure(path, errno) }
+        // Devices and FIFOs have no size to trust and may never end (/dev/zero).
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .fileSystem(path: path, reason: "not a regular file")
+        }
+        let size = Int64(info.st_size)
+        guard size <= maxBytes else {
+            throw .limitExceeded(.fileSize, value: Int(clamping: size), maximum: Int(clamping: maxBytes))
+        }
+        var data = Data(count: Int(size))
+        var received = 0
+        progress?(ImageLoadProgress(receivedBytes: 0, expectedBytes: size))
+        while received < Int(size) {
+            if Task.isCancelled { throw .cancelled }
+            let want = min(chunkSize, Int(size) - received)
+            let count = data.withUnsafeMutableBytes { buffer in
+                Glibc.read(fd, buffer.baseAddress! + received, want)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(path, errno)
+            }
+            if count == 0 { break }  // The file shrank while we read it: keep what is there.
+            received += count
+            progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: size))
+            await Task.yield()
+        }
+        if received < data.count { data.removeSubrange(received...) }
+        return data
+    }
+
+    private static func failure(_ path: String, _ code: Int32) -> ImagePipeError {
+        switch code {
+        case ENOENT, ENOTDIR: .fileSystem(path: path, reason: missingReason)
+        case EACCES, EPERM: .fileSystem(path: path, reason: "permission denied")
+        default: .fileSystem(path: path, reason: String(cString: strerror(code)))
+        }
+    }
+}

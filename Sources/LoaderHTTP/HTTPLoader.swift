@@ -1,0 +1,150 @@
+import Foundation
+import PipelineCore
+import Synchronization
+
+/// Loads http and https URLs with libcurl: one multi handle on one thread, connection reuse,
+/// HTTP/2 multiplexing when the server offers it, gzip/deflate, and SDWebImage's downloader
+/// semantics (coalescing, priorities, modifiers, validation, failed-URL rules).
+///
+/// Progress handlers run on the loader's thread: keep them short, or hop elsewhere.
+public final class HTTPLoader: ImageLoader {
+    /// The loader `ImageLoadersManager.shared` users register; lives for the whole process.
+    public static let shared = HTTPLoader()
+
+    /// The version sent in the default `User-Agent`.
+    public static let version = "0.1.0"
+
+    private let configurationState: Mutex<HTTPLoaderConfiguration>
+    private let multi: CurlMulti
+    private let table = TransferTable()
+    private let validators: ValidatorStore
+
+    public init(configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration()) {
+        configurationState = Mutex(configuration)
+        multi = CurlMulti(maxConcurrent: configuration.maxConcurrentDownloads)
+        validators = ValidatorStore(capacity: configuration.validatorCacheCount)
+    }
+
+    deinit { multi.stop() }
+
+    /// The configuration for downloads started from now on.
+    public var configuration: HTTPLoaderConfiguration {
+        get { configurationState.withLock { $0 } }
+        set {
+            configurationState.withLock { $0 = newValue }
+            multi.setMaxConcurrent(newValue.maxConcurrentDownloads)
+        }
+    }
+
+    /// Transfers running at once; changing it takes effect immediately (queued ones start).
+    public var maxConcurrentDownloads: Int {
+        get { multi.maxConcurrent.load(ordering: .relaxed) }
+        set { configuration.maxConcurrentDownloads = newValue }
+    }
+
+    /// Transfers queued, running or waiting to retry (SDWebImage's `currentDownloadCount`).
+    public var currentDownloadCount: Int { multi.activeTransfers.load(ordering: .relaxed) }
+
+    /// libcurl easy handles alive, idle ones kept for reuse included; 0 after `invalidate()`.
+    public var liveEasyHandleCount: Int { multi.liveEasyHandles.load(ordering: .relaxed) }
+
+    /// Callers waiting on downloads in flight; several per download when coalesced.
+    public var waitingCallerCount: Int { table.callerCount }
+
+    /// Cancels every download and releases every libcurl handle and connection. The loader cannot
+    /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.
+    public func invalidate() { multi.stop() }
+
+    /// `Accept` when none is configured: the MIME types of the formats the registered coders
+    /// handle, then any image, then anything (SDWebImage sends `image/*,*/*;q=0.8`).
+    public static func defaultAcceptHeader(coders: ImageCodersManager = .shared) -> String {
+        let types = ImageFormat.known.filter { coders.canEncode(to: $0) }.map(\.mimeType)
+        return (types + ["image/*;q=0.8", "*/*;q=0.5"]).joined(separator: ",")
+    }
+
+    public func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return (scheme == "http" || scheme == "https") && url.host?.isEmpty == false
+    }
+
+    public func load(
+        _ url: URL, options: ImageOptions, context: ImageContext,
+        progress: (@Sendable (ImageLoadProgress) -> Void)?
+    ) async throws -> ImageLoadResult {
+        try await loadTyped(url, options: options, context: context, progress: progress)
+    }
+
+    /// `load` with its error type spelled out.
+    public func loadTyped(
+        _ url: URL, options: ImageOptions = [], context: ImageContext = ImageContext(),
+        progress: (@Sendable (ImageLoadProgress) -> Void)? = nil
+    ) async throws(ImagePipeError) -> ImageLoadResult {
+        guard canLoad(url, options: options, context: context) else { throw .invalidURL(url.absoluteString) }
+        if Task.isCancelled { throw .cancelled }
+        let config = configuration
+        let settings = try makeSettings(url, options: options, context: context, config: config)
+        let waiter = TransferWaiter(progress: progress, minimumProgressInterval: config.minimumProgressInterval,
+                                    wantsPartialData: options.contains(.progressiveLoad),
+                                    decryptor: context[.decryptor] ?? config.decryptor)
+        let outcome = await withTaskCancellationHandler {
+            attach(waiter, settings: settings)
+            return await waiter.wait()
+        } onCancel: {
+            waiter.cancel()
+        }
+        return try outcome.get()
+    }
+
+    /// Permanent: 4xx other than 408 and 429, a bad URL, undecodable or refused data, a scheme or
+    /// TLS failure, a broken limit. Transient (never blocked): cancellation, timeouts, resets,
+    /// 5xx, 408, 429, 304, refusals by a modifier. Stricter than SDWebImage, which does not block 404.
+    public func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+        switch error {
+        case .badStatusCode(let status): (400...499).contains(status) && status != 408 && status != 429
+        case .transport(let kind, _): !kind.isTransient
+        case .badContentType, .limitExceeded: true
+        default: error.isPermanentByDefault
+        }
+    }
+
+    // MARK: Requests
+
+    private func makeSettings(_ url: URL, options: ImageOptions, context: ImageContext, config: HTTPLoaderConfiguration) throws(ImagePipeError) -> TransferSettings {
+        var request = ImageLoadRequest(url: url, headers: config.headers, timeout: config.effectiveTimeout)
+        if request.header("Accept") == nil { request.headers["Accept"] = Self.defaultAcceptHeader() }
+        if request.header("User-Agent") == nil { request.headers["User-Agent"] = "ImagePipe/\(Self.version)" }
+        var isRevalidation = false
+        if options.contains(.refreshCached) {
+            let cached = context[.cachedResponse].map {
+                ValidatorStore.Validators(etag: $0.header("ETag"), lastModified: $0.header("Last-Modified"))
+            } ?? validators.validators(for: url)
+            if let etag = cached?.etag { request.headers["If-None-Match"] = etag; isRevalidation = true }
+            if let date = cached?.lastModified { request.headers["If-Modified-Since"] = date; isRevalidation = true }
+        }
+        if let modifier = context[.requestModifier] ?? config.requestModifier {
+            guard let modified = modifier.modify(request) else {
+                throw .invalidDownloadOperation(reason: "the request modifier refused the request")
+            }
+            request = modified
+        }
+        guard canLoad(request.url, options: options, context: context) else { throw .invalidURL(request.url.absoluteString) }
+        return TransferSettings(
+            request: request, options: options, configuration: config,
+            credentials: context[.httpCredentials] ?? config.credentials,
+            responseModifier: context[.responseModifier] ?? config.responseModifier,
+            isRevalidation: isRevalidation, priority: ImageLoadPriority(options: options),
+            order: context[.executionOrder] ?? config.executionOrder)
+    }
+
+    /// Joins the transfer in flight for the same request, or starts one.
+    private func attach(_ waiter: TransferWaiter, settings: TransferSettings) {
+        let key = TransferKey(settings: settings)
+        let (transfer, isNew) = table.transfer(for: key, waiter: waiter) {
+            CurlTransfer(settings: settings, validators: validators, multi: multi) { [table] finished in
+                table.remove(finished, for: key)
+            }
+        }
+        if isNew { multi.submit(transfer) }
+        if !waiter.bind(transfer) { transfer.detach(waiter) }
+    }
+}

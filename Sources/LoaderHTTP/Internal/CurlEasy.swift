@@ -1,0 +1,120 @@
+import CCurl
+import CCurlShim
+import Foundation
+import PipelineCore
+
+// Ownership of the context pointer given to libcurl callbacks (write, header, prereq): it is
+// `Unmanaged.passUnretained(transfer)`. `CurlMulti.running` holds the transfer strongly from
+// `curl_multi_add_handle` until after `curl_multi_remove_handle`, and libcurl calls these callbacks
+// only while the easy handle is in the multi handle, on the loader thread — so the pointer is valid
+// for every call and no callback retains or releases it.
+
+private let writeCallback: ip_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard let easy = transfer.easy else { return 0 }
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length), easy: easy) ? length : 0
+}
+
+private let headerCallback: ip_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+    transfer.receiveHeader(line)
+    return length
+}
+
+/// Runs once the connection is up (new or reused) and before the request is sent, with the
+/// address actually connected: where the SSRF guard looks, so DNS rebinding cannot slip past it.
+private let prereqCallback: ip_prereq_callback = { context, primaryIP, _, _, _ in
+    guard let context, let primaryIP else { return 1 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let address = String(cString: primaryIP)
+    guard AddressGuard.isRefused(address) else { return 0 }  // CURL_PREREQFUNC_OK
+    transfer.abortError = .invalidDownloadOperation(
+        reason: "refused to connect to \(address): loopback, private, link-local and multicast addresses are blocked")
+    return 1  // CURL_PREREQFUNC_ABORT
+}
+
+/// Sets one easy handle up for a transfer's request. Returns the header list, which the caller
+/// frees with `curl_slist_free_all` after the handle leaves the multi handle.
+enum CurlEasy {
+    static func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, share: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<curl_slist>? {
+        let settings = transfer.settings
+        let config = settings.configuration
+        let request = settings.request
+        func long(_ option: CURLoption, _ value: Int) { ip_easy_setopt_long(easy, Int32(option.rawValue), value) }
+        func string(_ option: CURLoption, _ value: String) {
+            // libcurl copies string options (since 7.17), so the temporary C string may go.
+            _ = value.withCString { ip_easy_setopt_ptr(easy, Int32(option.rawValue), $0) }
+        }
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+
+        string(CURLOPT_URL, request.url.absoluteString)
+        string(CURLOPT_PROTOCOLS_STR, "http,https")
+        string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        long(CURLOPT_NOSIGNAL, 1)
+        long(CURLOPT_FOLLOWLOCATION, 1)
+        long(CURLOPT_MAXREDIRS, config.maxRedirects)
+        long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        string(CURLOPT_ACCEPT_ENCODING, "")  // Every encoding libcurl can decode (gzip, deflate…).
+        let timeout = request.timeout ?? config.effectiveTimeout
+        long(CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+        long(CURLOPT_CONNECTTIMEOUT_MS, Int(min(config.connectTimeout, timeout) * 1000))
+        if config.lowSpeedLimit > 0 && config.lowSpeedTime > 0 {
+            long(CURLOPT_LOW_SPEED_LIMIT, config.lowSpeedLimit)
+            long(CURLOPT_LOW_SPEED_TIME, max(1, Int(config.lowSpeedTime.rounded(.up))))
+        }
+        ip_easy_setopt_off(easy, Int32(CURLOPT_MAXFILESIZE_LARGE.rawValue), config.maxResponseBytes)
+
+        ip_easy_setopt_data_callback(easy, Int32(CURLOPT_WRITEFUNCTION.rawValue), writeCallback)
+        ip_easy_setopt_ptr(easy, Int32(CURLOPT_WRITEDATA.rawValue), context)
+        ip_easy_setopt_data_callback(easy, Int32(CURLOPT_HEADERFUNCTION.rawValue), headerCallback)
+        ip_easy_setopt_ptr(easy, Int32(CURLOPT_HEADERDATA.rawValue), context)
+        if config.blocksPrivateAddresses {
+            ip_easy_setopt_prereq_callback(easy, prereqCallback)
+            ip_easy_setopt_ptr(easy, Int32(CURLOPT_PREREQDATA.rawValue), context)
+        }
+
+        if settings.options.contains(.allowInvalidSSLCertificates) {
+            long(CURLOPT_SSL_VERIFYPEER, 0)
+            long(CURLOPT_SSL_VERIFYHOST, 0)
+        } else if let bundle = config.caBundlePath {
+            string(CURLOPT_CAINFO, bundle)
+        }
+        if let credentials = settings.credentials {
+            string(CURLOPT_USERNAME, credentials.user)
+            string(CURLOPT_PASSWORD, credentials.password)
+            long(CURLOPT_HTTPAUTH, 1)  // CURLAUTH_BASIC
+        }
+        if settings.options.contains(.handleCookies), let share {
+            // The share handle keeps one cookie jar for every transfer that asks for cookies;
+            // the empty file name switches the engine on without reading a file.
+            ip_easy_setopt_ptr(easy, Int32(CURLOPT_SHARE.rawValue), share)
+            string(CURLOPT_COOKIEFILE, "")
+        } else {
+            // `curl_easy_reset` keeps a pooled handle's share, and with it the cookie jar.
+            ip_easy_setopt_ptr(easy, Int32(CURLOPT_SHARE.rawValue), nil)
+        }
+
+        switch request.method.uppercased() {
+        case "GET": break
+        case "HEAD": long(CURLOPT_NOBODY, 1)
+        default: string(CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        if let body = request.body {
+            ip_easy_setopt_off(easy, Int32(CURLOPT_POSTFIELDSIZE_LARGE.rawValue), Int64(body.count))
+            _ = body.withUnsafeBytes { ip_easy_setopt_ptr(easy, Int32(CURLOPT_COPYPOSTFIELDS.rawValue), $0.baseAddress) }
+        }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for (name, value) in request.headers {
+            // "Name:" with nothing after it would tell libcurl to remove the header instead.
+            let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
+            list = curl_slist_append(list, line)
+        }
+        if let list { ip_easy_setopt_ptr(easy, Int32(CURLOPT_HTTPHEADER.rawValue), list) }
+        return list
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import LoaderFile
+import PipelineCore
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite("FileLoader")
+struct FileLoaderTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    private func write(_ name: String, _ data: Data) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try data.write(to: url)
+        return url
+    }
+
+    /// The typed error a load ends with (anything untyped shows up as a failed `as?`).
+    private func error(of load: () async throws -> ImageLoadResult) async -> ImagePipeError? {
+        do {
+            _ = try await load()
+            return nil
+        } catch {
+            return error as? ImagePipeError ?? .invalidURL("untyped error \(error)")
+        }
+    }
+
+    @Test("a file:// URL and a plain path load the file's bytes")
+    func loadsFileURLAndPath() async throws {
+        let bytes = Data((0..<5000).map { UInt8($0 % 251) })
+        let url = try write("a.png", bytes)
+        let loader = FileLoader()
+        #expect(loader.canLoad(url, options: [], context: ImageContext()))
+        #expect(try await loader.loadTyped(url, progress: nil).data == bytes)
+        let plain = try #require(URL(string: url.path))
+        #expect(loader.canLoad(plain, options: [], context: ImageContext()))
+        #expect(try await loader.loadTyped(plain, progress: nil).data == bytes)
+        #expect(!loader.canLoad(URL(string: "https://example.com/a.png")!, options: [], context: ImageContext()))
+    }
+
+    @Test("a corpus image loads byte for byte")
+    func loadsCorpusImage() async throws {
+        let row = try #require(Corpus.rows("pngsuite").first)
+        let loaded = try await FileLoader().loadTyped(row.url, progress: nil)
+        #expect(loaded.data == (try Data(contentsOf: row.url)))
+    }
+
+    @Test("data: URLs decode base64 and percent-encoded payloads")
+    func decodesDataURLs() async throws {
+        let loader = FileLoader()
+        let base64 = try await loader.loadTyped(URL(string: "data:image/png;base64,iVBORw0KGgo=")!, progress: nil)
+        #expect(base64.data == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        let percent = try await loader.loadTyped(URL(string: "data:,GIF89a%00%FF%20x")!, progress: nil)
+        #expect(percent.data == Data("GIF89a".utf8) + Data([0x00, 0xFF, 0x20, 0x78]))
+        let bad = await error { try await loader.loadTyped(URL(string: "data:image/png;base64,@@@@")!, progress: nil) }
+        #expect(bad == .badImageData(reason: "the data: URL's base64 payload is malformed"))
+        let big = String(repeating: "A", count: 8000)
+        let tooBig = await error {
+            try await FileLoader(configuration: .init(maxBytes: 1000)).loadTyped(URL(string: "data:;base64," + big)!, progress: nil)
+        }
+        guard case .limitExceeded(.fileSize, _, 1000) = tooBig else { Issue.record("got \(String(describing: tooBig))"); return }
+    }
+
+    @Test("a missing file fails with a file-system error and is blocked as permanent")
+    func missingFileIsBlocked() async throws {
+        let url = directory.appendingPathComponent("missing.png")
+        let loader = FileLoader()
+        let failure = try #require(await error { try await loader.loadTyped(url, progress: nil) })
+        guard case .fileSystem = failure else { Issue.record("got \(failure)"); return }
+        #expect(loader.shouldBlockFailedURL(url, error: failure, options: [], context: ImageContext()))
+        #expect(!loader.shouldBlockFailedURL(url, error: .cancelled, options: [], context: ImageContext()))
+    }
+
+    @Test("paths resolving outside the allowed roots are refused, symlinks and .. included")
+    func allowedRoots() async throws {
+        let inside = directory.appendingPathComponent("inside")
+        try FileManager.default.createDirectory(at: inside, withIntermediateDirectories: true)
+        let ok = inside.appendingPathComponent("ok.png")
+        try Data([1, 2, 3]).write(to: ok)
+        let secret = try write("secret.png", Data([9, 9]))
+        let link = inside.appendingPathComponent("link.png")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: secret)
+        let loader = FileLoader(configuration: .init(allowedRoots: [inside.path]))
+        #expect(try await loader.loadTyped(ok, progress: nil).data == Data([1, 2, 3]))
+        #expect(await error { try await loader.loadTyped(link, progress: nil) } == .accessDenied(path: link.path))
+        let dotdot = URL(fileURLWithPath: inside.path + "/../secret.png")
+        #expect(await error { try await loader.loadTyped(dotdot, progress: nil) } == .accessDenied(path: dotdot.path))
+        #expect(await error { try await loader.loadTyped(URL(fileURLWithPath: "/etc/passwd"), progress: nil) } == .accessDenied(path: "/etc/passwd"))
+    }
+
+    @Test("files over the byte limit and non-regular files are refused before reading")
+    func limits() async throws {
+        let url = try write("big.bin", Data(count: 10_000))
+        let small = FileLoader(configuration: .init(maxBytes: 1000))
+        #expect(await error { try await small.loadTyped(url, progress: nil) } == .limitExceeded(.fileSize, value: 10_000, maximum: 1000))
+        #expect(await error { try await FileLoader().loadTyped(URL(fileURLWithPath: "/dev/zero"), progress: nil) }
+            == .fileSystem(path: "/dev/zero", reason: "not a regular file"))
+    }
+
+    @Test("progress is reported per chunk and ends at the file size")
+    func progress() async throws {
+        let size = 5 * 65536 + 123
+        let url = try write("progress.bin", Data(count: size))
+        let events = Mutex<[ImageLoadProgress]>([])
+        let loader = FileLoader(configuration: .init(chunkSize: 65536))
+        let result = try await loader.loadTyped(url) { event in events.withLock { $0.append(event) } }
+        #expect(result.data.count == size)
+        let seen = events.withLock { $0 }
+        #expect(seen.count == 7)
+        #expect(seen.map(\.receivedBytes) == seen.map(\.receivedBytes).sorted())
+        #expect(seen.last == ImageLoadProgress(receivedBytes: Int64(size), expectedBytes: Int64(size)))
+    }
+
+    @Test("cancelling while a large file is read stops between chunks with cancelled")
+    func cancellation() async throws {
+        let url = try write("large.bin", Data(count: 32 << 20))
+        let loader = FileLoader(configuration: .init(chunkSize: 1 << 20))
+        let box = Mutex<Task<ImageLoadResult, any Error>?>(nil)
+        let task = Task {
+            try await loader.load(url, options: [], context: ImageContext()) { event in
+                if event.receivedBytes > 0 { box.withLock { $0?.cancel() } }
+            }
+        }
+        box.withLock { $0 = task }
+        do {
+            _ = try await task.value
+            Issue.record("the load finished although it was cancelled")
+        } catch {
+            #expect(error as? ImagePipeError == .cancelled)
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import LoaderHTTP
+import PipelineCore
+import Testing
+import TestSupport
+
+/// Each fault ends in its typed error, within its timeout, and says whether to block the URL.
+@Suite("HTTPLoader: faults")
+struct HTTPLoaderFaultTests {
+    private func failure(
+        _ path: String, config: HTTPLoaderConfiguration = FaultRoutes.testConfiguration(), within seconds: Double
+    ) async throws -> (ImagePipeError?, blocked: Bool) {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let loader = HTTPLoader(configuration: config)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await loadError(loader, server.url(path))
+        #expect(clock.now - start < .seconds(seconds), "\(path) took too long")
+        let blocked = error.map { loader.shouldBlockFailedURL(server.url(path), error: $0, options: [], context: ImageContext()) } ?? false
+        return (error, blocked)
+    }
+
+    private func expectTransport(_ error: ImagePipeError?, _ kind: ImagePipeError.TransportErrorKind) {
+        guard case .transport(let got, _) = error, got == kind else {
+            Issue.record("expected transport(\(kind)), got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test("a trickling server is dropped by the minimum transfer speed with timedOut, not blocked")
+    func trickle() async throws {
+        let (error, blocked) = try await failure("/trickle", within: 4)
+        expectTransport(error, .timedOut)
+        #expect(!blocked)
+    }
+
+    @Test("a server that never answers hits the total timeout with timedOut")
+    func totalTimeout() async throws {
+        var config = FaultRoutes.testConfiguration()
+        config.timeout = 0.5
+        let (error, blocked) = try await failure("/hang", config: config, within: 2.5)
+        expectTransport(error, .timedOut)
+        #expect(!blocked)
+    }
+
+    @Test("a connection reset mid-body is connectionLost, not blocked")
+    func reset() async throws {
+        let (error, blocked) = try await failure("/reset", within: 3)
+        expectTransport(error, .connectionLost)
+        #expect(!blocked)
+    }
+
+    @Test("a body shorter than its Content-Length is connectionLost")
+    func shortBody() async throws {
+        let (error, _) = try await failure("/short-body", within: 3)
+        expectTransport(error, .connectionLost)
+    }
+
+    @Test("a body longer than its Content-Length is cut at the announced length")
+    func longBody() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let result = try await HTTPLoader(configuration: FaultRoutes.testConfiguration()).loadTyped(server.url("/long-body"))
+        #expect(result.data == FaultRoutes.image.prefix(10))
+    }
+
+    @Test("an endless body stops at the byte limit with limitExceeded(.bytes)")
+    func endless() async throws {
+        var config = FaultRoutes.testConfiguration()
+        config.maxResponseBytes = 1 << 20
+        let (error, blocked) = try await failure("/endless", config: config, within: 3)
+        guard case .limitExceeded(.bytes, _, let maximum) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(maximum == 1 << 20)
+        #expect(blocked)
+    }
+
+    @Test("a Content-Length over the byte limit fails before the body is read")
+    func announcedTooBig() async throws {
+        var config = FaultRoutes.testConfiguration()
+        config.maxResponseBytes = 1 << 20
+        let (error, _) = try await failure("/huge-length", config: config, within: 3)
+        guard case .limitExceeded(.bytes, _, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
+    }
+
+    @Test("a 301 loop ends with limitExceeded(.redirects)")
+    func redirectLoop() async throws {
+        var config = FaultRoutes.testConfiguration()
+        config.maxRedirects = 3
+        let (error, blocked) = try await failure("/loop", config: config, within: 3)
+        #expect(error == .limitExceeded(.redirects, value: 4, maximum: 3))
+        #expect(blocked)
+    }
+
+    @Test("a redirect to file:// is refused as an unsupported scheme and blocked")
+    func redirectToFile() async throws {
+        let (error, blocked) = try await failure("/to-file", within: 3)
+        expectTransport(error, .unsupportedScheme)
+        #expect(blocked)
+    }
+
+    @Test("404 is badStatusCode(404) and blocked; 500 and 429 are not blocked")
+    func statuses() async throws {
+        let (notFound, blocked404) = try await failure("/404", within: 3)
+        #expect(notFound == .badStatusCode(404))
+        #expect(blocked404)
+        let (serverError, blocked500) = try await failure("/500", within: 3)
+        #expect(serverError == .badStatusCode(500))
+        #expect(!blocked500)
+        let (tooMany, blocked429) = try await failure("/429", within: 3)
+        #expect(tooMany == .badStatusCode(429))
+        #expect(!blocked429)
+    }
+
+    @Test("a wrong content type is badContentType carrying the type")
+    func wrongContentType() async throws {
+        var config = FaultRoutes.testConfiguration()
+        config.acceptableContentTypes = ["image/png"]
+        let (error, _) = try await failure("/text", config: config, within: 3)
+        #expect(error == .badContentType("text/html"))
+    }
+
+    @Test("nothing listening is cannotConnect, transient")
+    func refused() async throws {
+        let port = TestProcesses.freePort()
+        let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
+        let url = URL(string: "http://127.0.0.1:\(port)/a.png")!
+        let error = await loadError(loader, url)
+        expectTransport(error, .cannotConnect)
+        #expect(!loader.shouldBlockFailedURL(url, error: error!, options: [], context: ImageContext()))
+        #expect(!loader.shouldBlockFailedURL(url, error: .cancelled, options: [], context: ImageContext()))
+    }
+
+    @Test("retry is off by default; when on, 5xx and 429 (Retry-After) are retried until success")
+    func retry() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        FaultRoutes.flaky(server, "/flaky", failures: 2, status: 503)
+        FaultRoutes.flaky(server, "/busy", failures: 1, status: 429, headers: ["Retry-After": "1"])
+        FaultRoutes.flaky(server, "/once", failures: 1, status: 500)
+        #expect(await loadError(HTTPLoader(configuration: FaultRoutes.testConfiguration()), server.url("/once")) == .badStatusCode(500))
+        #expect(server.requestCount("/once") == 1)
+
+        var config = FaultRoutes.testConfiguration()
+        config.retry = HTTPRetryPolicy(maxRetries: 3, baseDelay: 0.05, maxDelay: 2)
+        let loader = HTTPLoader(configuration: config)
+        #expect(try await loader.loadTyped(server.url("/flaky")).data == FaultRoutes.image)
+        #expect(server.requestCount("/flaky") == 3)
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try await loader.loadTyped(server.url("/busy")).data == FaultRoutes.image)
+        #expect(clock.now - start >= .milliseconds(900), "Retry-After: 1 was not honoured")
+        #expect(server.requestCount("/busy") == 2)
+        // A permanent failure is never retried.
+        #expect(await loadError(loader, server.url("/404")) == .badStatusCode(404))
+        #expect(server.requestCount("/404") == 1)
+    }
+}

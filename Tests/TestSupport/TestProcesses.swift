@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Helpers that lean on tools every Debian system has (gzip, openssl) and on /proc.
+public enum TestProcesses {
+    /// `data` compressed by `/bin/gzip`, so tests need no zlib binding.
+    public static func gzip(_ data: Data) throws -> Data {
+        try run("/bin/gzip", ["-c", "-n"], input: data)
+    }
+
+    /// Runs a tool to completion and returns its standard output.
+    @discardableResult
+    public static func run(_ path: String, _ arguments: [String], input: Data? = nil, directory: URL? = nil) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let inputPipe = input.map { _ in Pipe() }
+        if let inputPipe { process.standardInput = inputPipe }
+        try process.run()
+        if let inputPipe, let input {
+            inputPipe.fileHandleForWriting.write(input)
+            try inputPipe.fileHandleForWriting.close()
+        }
+        let result = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestServerError.process("\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return result
+    }
+
+    /// A TCP port nobody listens on right now (bound to 0, read back, released).
+    public static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                _ = bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// This process's TCP sockets with `port` at either end (ESTABLISHED, CLOSE_WAIT…, listening
+    /// included): the leak check. Reads /proc/self/fd for our socket inodes and /proc/net/tcp for
+    /// their ports, so sockets of other tests in the same process are never counted.
+    public static func openTCPSockets(port: UInt16) -> Int {
+        let fdDirectory = "/proc/self/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: fdDirectory)) ?? []
+        var inodes = Set<String>()
+        for name in names {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fdDirectory + "/" + name),
+                  target.hasPrefix("socket:[") else { continue }
+            inodes.insert(String(target.dropFirst(8).dropLast()))
+        }
+        let hexPort = String(format: "%04X", port)
+        var count = 0
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9 else { continue }
+                let local = fields[1].split(separator: ":").last.map(String.init)
+                let remote = fields[2].split(separator: ":").last.map(String.init)
+                if (local == hexPort || remote == hexPort) && inodes.contains(String(fields[9])) { count += 1 }
+            }
+        }
+        return count
+    }
+
+    /// Open file descriptors of this process.
+    public static func openFileDescriptorCount() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
+    }
+}
