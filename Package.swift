@@ -1,22 +1,80 @@
 // swift-tools-version:6.0
 // ImagePipe: a small core of protocols and registries (`PipelineCore`) and plugins around it.
-// Each module is its own product so a user depends only on what it needs.
+// Each module is its own product, so a user depends only on what it needs.
 import PackageDescription
 
 let package = Package(
     name: "ImagePipe",
     products: [
         .library(name: "PipelineCore", targets: ["PipelineCore"]),
+        .library(name: "CodersPNG", targets: ["CodersPNG"]),
+        .library(name: "CodersJPEG", targets: ["CodersJPEG"]),
+        .library(name: "CodersWebP", targets: ["CodersWebP"]),
+        .library(name: "CodersGIF", targets: ["CodersGIF"]),
+        .library(name: "LoaderFile", targets: ["LoaderFile"]),
+        .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
         .library(name: "PipelineConformance", targets: ["PipelineConformance"]),
+        .executable(name: "imagepipe", targets: ["imagepipe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
+        // The core: no C dependencies.
         .target(name: "PipelineCore"),
+
+        // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
+        // crosses a Swift frame.
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .target(name: "CPNGShim", dependencies: ["CPNG"]),
+        .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim"]),
+        // JPEG on libjpeg-turbo, shaped the same way.
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
+        .target(name: "CodersJPEG", dependencies: ["PipelineCore", "CJPEG", "CJPEGShim"]),
+        // libwebp, libwebpdemux and libwebpmux, reached through their system headers.
+        .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .target(name: "CodersWebP", dependencies: ["PipelineCore", "CWebP"]),
+        // giflib ships no .pc file; the module map links -lgif.
+        .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
+        .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
+
+        .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
+        // libcurl through pkg-config, plus one C file for its varargs entry points.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(name: "LoaderHTTP", dependencies: ["PipelineCore", "CCurl", "CCurlShim"]),
+
         // The conformance kit plugin authors run on their coders, loaders, caches and transformers.
         .target(name: "PipelineConformance", dependencies: ["PipelineCore"]),
-        // Shared by the test targets: reads the conformance corpus in Tests/Fixtures.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
+
+        // The command line tool.
+        .executableTarget(name: "imagepipe", dependencies: [
+            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Helper process for the disk cache's crash (kill -9) and two-process tests.
+        .executableTarget(name: "cache-stress", dependencies: ["PipelineCore"]),
+        // Decode-all-frames benchmark against the C libraries (scripts/bench/coders-vs-c.sh).
+        .executableTarget(name: "CoderBench", dependencies: ["CodersWebP", "CodersGIF", "PipelineCore"], path: "Benchmarks/CoderBench"),
+        // scripts/bench/loader-http.sh: HTTPLoader against `curl --parallel` on a local server.
+        .executableTarget(name: "LoaderHTTPBench", dependencies: ["LoaderHTTP"], path: "Benchmarks/LoaderHTTPBench"),
+
+        // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, a local HTTP server.
+        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
+        // zlib for TestSupport's reference-PNG reader.
+        .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
+        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport", "cache-stress"]),
         .testTarget(name: "PipelineConformanceTests", dependencies: ["PipelineConformance", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "TestSupport"]),
+        .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
+        .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
+        .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -192,7 +192,7 @@ struct DefaultImageCacheTests {
 
     @Test("Concurrent queries of one key share a single disk read")
     func coalescedReads() async throws {
-        let gate = Gate()
+        let gate = BlockingGate()
         let cache = makeCache { _ in gate.wait() }
         await cache.store(TestImages.still(), data: nil, key: "k", options: [], context: ImageContext(), cacheType: .disk)
         let diskOnly = ImageContext().with(.storeCacheType, .disk)  // no promotion: every query goes to disk
@@ -210,7 +210,7 @@ struct DefaultImageCacheTests {
 
     @Test("A cancelled query answers nil once, at once, while the disk read is still blocked")
     func cancellation() async throws {
-        let gate = Gate()
+        let gate = BlockingGate()
         let cache = makeCache { _ in gate.wait() }
         await cache.store(TestImages.still(), data: nil, key: "k", options: [], context: ImageContext(), cacheType: .disk)
         let answers = Atomic<Int>(0)
@@ -255,7 +255,7 @@ struct DefaultImageCacheTests {
 }
 
 /// Holds disk reads until the test opens it.
-final class Gate: Sendable {
+final class BlockingGate: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let opened = Mutex(false)
 

@@ -51,7 +51,7 @@ struct ImageCachesManagerRealCacheTests {
 
     @Test("Concurrent query: the fastest hit wins (memory, while the other cache's disk read is held)")
     func concurrentFastestWins() async throws {
-        let gate = Gate()
+        let gate = BlockingGate()
         let memoryHolder = makeCache("memory")
         let diskHolder = makeCache("disk") { _ in gate.wait() }
         await memoryHolder.store(TestImages.still(), data: nil, key: "k", options: [], context: ImageContext(), cacheType: .memory)
