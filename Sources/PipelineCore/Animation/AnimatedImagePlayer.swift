@@ -173,16 +173,18 @@ public final class AnimatedImagePlayer: Sendable {
     public func seek(toFrame index: Int, loopCount: Int = 0) {
         guard index >= 0, index < animation.frameCount else { return }
         let frame = try? frameBuffer.loadFrame(at: index)
-        let handler = state.withLock { state -> (@Sendable (Int, PixelBuffer) -> Void)? in
+        let (handler, next) = state.withLock { state -> ((@Sendable (Int, PixelBuffer) -> Void)?, PlaybackPosition) in
             state.position = PlaybackPosition(frameCount: animation.frameCount, mode: state.position.mode, index: index)
             state.loopCount = max(loopCount, 0)
             state.elapsed = 0
             state.lastTick = clock.now
-            guard let frame else { return nil }
+            let next = state.position.next().position
+            guard let frame else { return (nil, next) }
             state.currentFrame = frame
             state.needsDisplay = false
-            return state.onFrame
+            return (state.onFrame, next)
         }
+        frameBuffer.prefetch(next.index, direction: next.direction)
         if let frame { handler?(index, frame) }
     }
 
