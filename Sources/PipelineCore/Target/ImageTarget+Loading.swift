@@ -11,7 +11,8 @@ extension ImageTarget {
     /// - `display`, indicator, transition and `completed` run on the context's `.callbackExecutor`,
     ///   else a serial executor of this target's own. `progress` runs where the loader reports it.
     /// - `completed` runs once per call: with the result, or `cancelled` when a later call for the
-    ///   same key took over, or `invalidURL` for a nil URL. With `.avoidAutoSetImage` and
+    ///   same key took over, or `invalidURL` for a nil URL (with `.refreshCached`, a second time when
+    ///   the server's copy had changed, as the manager does). With `.avoidAutoSetImage` and
     ///   `.progressiveLoad`, partial images come through it too (`isFinished == false`), as in
     ///   SDWebImage. It runs even if the target is gone, so a caller waiting on it is never stranded.
     /// - Returns: the running load, nil for a nil URL.

@@ -80,6 +80,21 @@ struct ImageTargetTests {
         #expect(await eventually { target.imageLoadOperation(forKey: "shared") == nil }, "finished operations are not kept")
     }
 
+    @Test("The request carries the operation key but not the custom manager")
+    func contextPassedOn() async throws {
+        let coders = ImageCodersManager(coders: [TestCoder()])
+        let loader = ContextRecordingLoader()
+        let manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+        let target = RecordingTarget()
+        let log = CompletionLog()
+        target.setImage(with: URL(string: "ctx://one")!, slot: .highlightedImage, context: ImageContext().with(.imageManager, manager), completed: log.handler)
+        #expect(await eventually { log.count == 1 })
+        #expect(log.all.first?.width == 7)
+        let seen = try #require(loader.seen.first)
+        #expect(seen[.operationKey] == "RecordingTarget.highlightedImage")
+        #expect(seen[.imageManager] == nil)
+    }
+
     @Test("The placeholder shows at once; a failure without delayPlaceholder leaves it (case 1b)")
     func placeholderThenFailure() async throws {
         let f = ManagerFixture(delay: .milliseconds(20))

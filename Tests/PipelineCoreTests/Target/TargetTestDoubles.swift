@@ -108,3 +108,14 @@ final class WeakTaskReference: Sendable {
     func set(_ task: ImageTask) { holder.withLock { $0.task = task } }
     var task: ImageTask? { holder.withLock { $0.task } }
 }
+
+/// Answers every `ctx://` URL with a small TIMG image and keeps the contexts it was given.
+final class ContextRecordingLoader: ImageLoader {
+    private let contexts = Mutex<[ImageContext]>([])
+    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == "ctx" }
+    func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
+        contexts.withLock { $0.append(context) }
+        return ImageLoadResult(data: TestCoder.sample(width: 7, height: 7))
+    }
+    var seen: [ImageContext] { contexts.withLock { $0 } }
+}
