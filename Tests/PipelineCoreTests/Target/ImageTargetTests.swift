@@ -10,9 +10,10 @@ struct ImageTargetTests {
 
     @Test("A second setImage cancels the first: the first completes cancelled and only the second's image lands")
     func secondCancelsFirst() async throws {
-        let f = ManagerFixture(delay: .milliseconds(200))
-        f.serve(first.absoluteString, width: 10, height: 10)
-        f.serve(second.absoluteString, width: 20, height: 20)
+        let f = GatedFixture()
+        let (first, second) = (URL(string: "gated://first")!, URL(string: "gated://second")!)
+        f.loader.serve(first, width: 10, gate: Gate())
+        f.loader.serve(second, width: 20)
         let target = RecordingTarget()
         let firstLog = CompletionLog(), secondLog = CompletionLog()
         let firstTask = target.setImage(with: first, placeholder: placeholderImage, context: f.context, completed: firstLog.handler)
@@ -64,9 +65,10 @@ struct ImageTargetTests {
 
     @Test("A custom operation key from the context is used, and loads under it cancel each other across slots")
     func customOperationKey() async throws {
-        let f = ManagerFixture(delay: .milliseconds(200))
-        f.serve(first.absoluteString, width: 10, height: 10)
-        f.serve(second.absoluteString, width: 20, height: 20)
+        let f = GatedFixture()
+        let (first, second) = (URL(string: "gated://first")!, URL(string: "gated://second")!)
+        f.loader.serve(first, width: 10, gate: Gate())
+        f.loader.serve(second, width: 20)
         let target = RecordingTarget()
         let log = CompletionLog()
         let context = f.context.with(.operationKey, "shared")

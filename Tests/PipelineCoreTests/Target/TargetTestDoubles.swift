@@ -119,3 +119,36 @@ final class ContextRecordingLoader: ImageLoader {
     }
     var seen: [ImageContext] { contexts.withLock { $0 } }
 }
+
+/// Serves `gated://` URLs with TIMG images of a chosen width; a URL given a gate answers only once
+/// the gate opens (or fails `cancelled` when its load is cancelled first), so a test decides the
+/// order of events instead of racing delays.
+final class GatedLoader: ImageLoader {
+    private let answers = Mutex<[String: (width: Int, gate: Gate?)]>([:])
+
+    func serve(_ url: URL, width: Int, gate: Gate? = nil) {
+        answers.withLock { $0[url.absoluteString] = (width, gate) }
+    }
+
+    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == "gated" }
+
+    func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
+        guard let answer = answers.withLock({ $0[url.absoluteString] }) else { throw ImagePipeError.badStatusCode(404) }
+        if let gate = answer.gate {
+            do { try await gate.wait() } catch { throw ImagePipeError.cancelled }
+        }
+        return ImageLoadResult(data: TestCoder.sample(width: answer.width, height: answer.width))
+    }
+}
+
+/// A manager over a `GatedLoader`, and a context that sends a target's loads through it.
+struct GatedFixture {
+    let loader = GatedLoader()
+    let manager: ImageManager
+    var context: ImageContext { ImageContext().with(.imageManager, manager) }
+
+    init() {
+        let coders = ImageCodersManager(coders: [TestCoder()])
+        manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+    }
+}
