@@ -232,8 +232,14 @@ public final class AnimatedImagePlayer: Sendable {
                 state.loopCount += 1
                 events.append(.loop(state.loopCount))
                 if state.totalLoopCount != 0 && state.loopCount >= state.totalLoopCount {
+                    // As SDWebImage: the last frame stays on screen, but the position rewinds so
+                    // that playing again plays every loop again.
                     finished = true
                     events.append(.finished)
+                    state.position = PlaybackPosition(frameCount: animation.frameCount, mode: state.position.mode)
+                    state.loopCount = 0
+                    state.elapsed = 0
+                    state.needsDisplay = true
                     return handlers
                 }
             }

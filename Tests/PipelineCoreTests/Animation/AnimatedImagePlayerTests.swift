@@ -88,7 +88,7 @@ struct AnimatedImagePlayerTests {
         #expect(zip(log.times, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "shown at \(log.times)")
     }
 
-    @Test("Playback stops after the loop count, on the last frame; 0 plays forever")
+    @Test("Playback stops after the loop count, showing the last frame, and plays every loop again when restarted; 0 plays forever")
     func loopCount() throws {
         let (player, clock, log) = try makePlayer(TimedFramesProvider(frames: 3, loopCount: 2))
         #expect(player.totalLoopCount == 2)
@@ -98,8 +98,13 @@ struct AnimatedImagePlayerTests {
         #expect(log.loopCounts == [1, 2])
         #expect(log.finishes.count == 1)
         #expect(!player.isPlaying)
-        #expect(player.currentFrameIndex == 2 && player.currentLoopCount == 2)
+        #expect(player.currentFrame?.bytes.first == 2, "the last frame stays shown")
+        #expect(player.currentFrameIndex == 0 && player.currentLoopCount == 0, "rewound for the next play")
         #expect(clock.subscriberCount == 0, "a stopped player leaves the clock")
+        player.play()
+        clock.advance(by: 0.1, times: 20)
+        #expect(log.indices == [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2])
+        #expect(log.finishes.count == 2)
 
         let (forever, foreverClock, foreverLog) = try makePlayer(TimedFramesProvider(frames: 3, loopCount: 0))
         forever.play()
@@ -255,6 +260,20 @@ struct AnimatedImagePlayerTests {
         #expect(FrameBufferBudget.automatic(meminfo: tight, physicalMemory: 0) == 90 * 1024)
         #expect(FrameBufferBudget.automatic(meminfo: nil, physicalMemory: 5_000) == 1_000)
         #expect(FrameBufferBudget.automatic() > 0)
+    }
+
+    @Test("On the system clock, a player plays through its loops and stops")
+    func realClock() async throws {
+        let animation = try AnimatedImage(provider: TimedFramesProvider(frames: 3, duration: 0.02, loopCount: 2))
+        let player = try #require(AnimatedImagePlayer(animation: animation, clock: SystemAnimationClock(ticksPerSecond: 200)))
+        let shown = Mutex<[Int]>([])
+        let finished = Counter()
+        player.onFrame = { index, _ in shown.withLock { $0.append(index) } }
+        player.onFinish = { finished.increment() }
+        player.play()
+        #expect(await eventually(timeout: .seconds(30)) { finished.count == 1 })
+        #expect(shown.withLock { $0 } == [0, 1, 2, 0, 1, 2])
+        #expect(!player.isPlaying)
     }
 
     @Test("The system clock ticks until cancelled")

@@ -241,14 +241,33 @@ struct ImageTargetTests {
         #expect(log.all.first?.error == .cancelled)
         #expect(target.imageLoadOperation(forKey: "RecordingTarget") == nil)
 
-        let weakTask = WeakTaskReference()
+        let weakTask = WeakReference<ImageTask>()
         do {
             let detached = f.manager.imageTask(with: nil)
             weakTask.set(detached)
             target.setImageLoadOperation(detached, forKey: "manual")
         }
-        #expect(await eventually { weakTask.task == nil }, "the manager lets go of a finished task, and so does the table")
+        #expect(await eventually { weakTask.object == nil }, "the manager lets go of a finished task, and so does the table")
         #expect(target.imageLoadOperation(forKey: "manual") == nil)
+    }
+
+    @Test("A load does not keep its target alive, and still completes when the target is gone")
+    func targetGoneDuringLoad() async throws {
+        let f = GatedFixture()
+        let gate = Gate()
+        let url = URL(string: "gated://late")!
+        f.loader.serve(url, width: 10, gate: gate)
+        let log = CompletionLog()
+        let weakTarget = WeakReference<RecordingTarget>()
+        do {
+            let target = RecordingTarget()
+            weakTarget.set(target)
+            target.setImage(with: url, context: f.context, completed: log.handler)
+        }
+        #expect(await eventually { weakTarget.object == nil })
+        gate.open()
+        #expect(await eventually { log.count == 1 })
+        #expect(log.all.first?.width == 10)
     }
 
     @Test("Targets that are gone leave the registry")

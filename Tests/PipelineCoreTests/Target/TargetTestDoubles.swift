@@ -101,12 +101,12 @@ extension Result where Success == ImageResult, Failure == ImagePipeError {
     }
 }
 
-/// Watches whether a task is still alive without keeping it so.
-final class WeakTaskReference: Sendable {
-    private struct Holder { weak var task: ImageTask? }
+/// Watches whether an object is still alive without keeping it so.
+final class WeakReference<Object: AnyObject & Sendable>: Sendable {
+    private struct Holder { weak var object: Object? }
     private let holder = Mutex(Holder())
-    func set(_ task: ImageTask) { holder.withLock { $0.task = task } }
-    var task: ImageTask? { holder.withLock { $0.task } }
+    func set(_ object: Object) { holder.withLock { $0.object = object } }
+    var object: Object? { holder.withLock { $0.object } }
 }
 
 /// Answers every `ctx://` URL with a small TIMG image and keeps the contexts it was given.
