@@ -1,0 +1,175 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What one target remembers about its loads, per operation key (SDWebImage keeps it in associated
+/// objects: `sd_operationDictionary`, `sd_imageURL`, `sd_imageProgress`, `sd_latestOperationKey`).
+///
+/// Operations are held weakly: the manager keeps a running load alive, and a finished one should not
+/// outlive it here. Each `setImage` call gets a generation number per key, so a result can tell
+/// whether a later call superseded it even if it arrives while that call is still starting: two
+/// threads calling `setImage` at once must still leave exactly the latest image.
+final class ImageTargetState: Sendable {
+    private struct Operation {
+        weak var task: ImageTask?
+        var generation: UInt64
+    }
+
+    private struct Slot {
+        var operation: Operation?
+        var generation: UInt64 = 0
+        /// Generations up to this one were cancelled by a later `setImage`; their results are dropped.
+        var supersededThrough: UInt64 = 0
+        /// Generations up to this one were cancelled (superseded or by `cancelImageLoadOperation`):
+        /// one that attaches its task late cancels it itself.
+        var cancelledThrough: UInt64 = 0
+        var url: URL?
+        let progress = ImageLoadingProgress()
+    }
+
+    private struct Values {
+        var slots: [String: Slot] = [:]
+        var latestOperationKey: String?
+        var latestURL: URL?
+    }
+
+    private let values = Mutex(Values())
+    /// The default callback executor: serial, so the target's updates never overlap.
+    let executor: any CallbackExecutor
+
+    init(label: String) {
+        executor = DispatchQueueCallbackExecutor(DispatchQueue(label: "ImagePipe.ImageTarget.\(label)"))
+    }
+
+    /// Starts a load for `key`: records it as the latest and, unless `cancelsPrevious` is false,
+    /// takes out the previous operation for the caller to cancel (outside the lock: cancelling
+    /// delivers its completion synchronously).
+    func begin(key: String, url: URL?, cancelsPrevious: Bool) -> (generation: UInt64, previous: ImageTask?) {
+        values.withLock { values in
+            values.latestOperationKey = key
+            values.latestURL = url
+            var slot = values.slots[key] ?? Slot()
+            slot.generation += 1
+            slot.url = url
+            slot.progress.reset()
+            var previous: ImageTask?
+            if cancelsPrevious {
+                previous = slot.operation?.task
+                slot.operation = nil
+                slot.supersededThrough = slot.generation - 1
+                slot.cancelledThrough = max(slot.cancelledThrough, slot.generation - 1)
+            }
+            values.slots[key] = slot
+            return (slot.generation, previous)
+        }
+    }
+
+    /// Records the task of `generation`; false when it was cancelled before it could be recorded.
+    func attach(_ task: ImageTask, key: String, generation: UInt64) -> Bool {
+        values.withLock { values in
+            guard var slot = values.slots[key], generation > slot.cancelledThrough else { return false }
+            if (slot.operation?.generation ?? 0) <= generation {
+                slot.operation = Operation(task: task, generation: generation)
+            }
+            values.slots[key] = slot
+            return true
+        }
+    }
+
+    func isSuperseded(key: String, generation: UInt64) -> Bool {
+        values.withLock { generation <= ($0.slots[key]?.supersededThrough ?? 0) }
+    }
+
+    /// Forgets the operation of `generation` once it has finished.
+    func finish(key: String, generation: UInt64) {
+        values.withLock { values in
+            if values.slots[key]?.operation?.generation == generation { values.slots[key]?.operation = nil }
+        }
+    }
+
+    func setOperation(_ task: ImageTask?, forKey key: String) {
+        values.withLock { values in
+            var slot = values.slots[key] ?? Slot()
+            slot.operation = task.map { Operation(task: $0, generation: slot.generation) }
+            values.slots[key] = slot
+        }
+    }
+
+    func operation(forKey key: String) -> ImageTask? {
+        values.withLock { $0.slots[key]?.operation?.task }
+    }
+
+    /// Takes out the operation for `key`; with `cancelling`, loads still starting will cancel
+    /// themselves too.
+    func removeOperation(forKey key: String, cancelling: Bool) -> ImageTask? {
+        values.withLock { values in
+            guard var slot = values.slots[key] else { return nil }
+            let task = slot.operation?.task
+            slot.operation = nil
+            if cancelling { slot.cancelledThrough = slot.generation }
+            values.slots[key] = slot
+            return task
+        }
+    }
+
+    func progress(forKey key: String) -> ImageLoadingProgress {
+        values.withLock { values in
+            if let slot = values.slots[key] { return slot.progress }
+            let slot = Slot()
+            values.slots[key] = slot
+            return slot.progress
+        }
+    }
+
+    func url(forKey key: String) -> URL? { values.withLock { $0.slots[key]?.url } }
+    var latestURL: URL? { values.withLock { $0.latestURL } }
+    var latestOperationKey: String? { values.withLock { $0.latestOperationKey } }
+}
+
+/// The state of every live target, keyed by object identity.
+///
+/// A global table rather than a stored property the conformer must declare: SDWebImage hangs this
+/// state off any view with associated objects, and conformance here should be as cheap — a class
+/// gains `setImage` by adding `display(_:in:)`, even in an extension of a type it does not own.
+/// Entries hold their target weakly; an entry whose target is gone (or whose address now belongs
+/// to a new object) is replaced on lookup, and dead entries are swept whenever the table has
+/// doubled since the last sweep, so the sweep costs O(1) amortised per new target.
+final class ImageTargetRegistry: Sendable {
+    static let shared = ImageTargetRegistry()
+
+    private struct Entry {
+        weak var target: (any ImageTarget)?
+        let state: ImageTargetState
+    }
+
+    private struct Table {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var sweepAt = 64
+    }
+
+    private let table = Mutex(Table())
+
+    func state(for target: any ImageTarget) -> ImageTargetState {
+        let id = ObjectIdentifier(target)
+        return table.withLock { table in
+            if let entry = table.entries[id], entry.target === target { return entry.state }
+            let state = ImageTargetState(label: String(describing: type(of: target)))
+            table.entries[id] = Entry(target: target, state: state)
+            if table.entries.count >= table.sweepAt {
+                table.entries = table.entries.filter { $0.value.target != nil }
+                table.sweepAt = max(64, table.entries.count * 2)
+            }
+            return state
+        }
+    }
+
+    /// The state of `target` if it ever had one, without creating it.
+    func existingState(for target: any ImageTarget) -> ImageTargetState? {
+        table.withLock { table in
+            guard let entry = table.entries[ObjectIdentifier(target)], entry.target === target else { return nil }
+            return entry.state
+        }
+    }
+
+    var count: Int { table.withLock { $0.entries.count } }
+}
