@@ -19,7 +19,7 @@ test: deps
 	@mkdir -p .build
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG); test $${PIPESTATUS[0]} -eq 0
 	@scripts/check-warnings.sh $(BUILD_LOG)
-	$(SWIFT) test --skip-build
+	@scripts/run-tests.sh
 
 clean:
 	rm -rf .build

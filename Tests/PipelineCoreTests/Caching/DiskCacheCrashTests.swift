@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PipelineCore
 
 /// Runs the `cache-stress` helper (built beside the test binary) as real processes.
@@ -39,16 +40,19 @@ struct DiskCacheCrashTests {
     }
 
     @Test("A writer killed with SIGKILL at random moments leaves every entry absent or whole")
-    func killedWriter() throws {
+    func killedWriter() async throws {
         let keys = 40
         var killed = 0
         for round in 0..<25 {
             let writer = try launch(["write", directory.path, "\(keys)"])
             // Startup takes a few milliseconds; kill anywhere from before the first write to well
             // into a stream of writes and trims.
-            usleep(useconds_t.random(in: 2_000...(round % 5 == 0 ? 150_000 : 40_000)))
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
+            let pause = useconds_t.random(in: 2_000...(round % 5 == 0 ? 150_000 : 40_000))
+            try await runBlocking {
+                usleep(pause)
+                kill(writer.processIdentifier, SIGKILL)
+                writer.waitUntilExit()
+            }
             if writer.terminationReason == .uncaughtSignal { killed += 1 }
 
             let cache = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(maxAge: nil, sizeLimit: 0, trimInterval: nil))
@@ -67,12 +71,14 @@ struct DiskCacheCrashTests {
     }
 
     @Test("Two processes hammering one directory lose nothing and never read a torn file")
-    func twoProcesses() throws {
+    func twoProcesses() async throws {
         let count = 300
         let a = try launch(["hammer", directory.path, "a", "\(count)"])
         let b = try launch(["hammer", directory.path, "b", "\(count)"])
-        a.waitUntilExit()
-        b.waitUntilExit()
+        try await runBlocking {
+            a.waitUntilExit()
+            b.waitUntilExit()
+        }
         #expect(a.terminationStatus == 0, "process a read a torn file")
         #expect(b.terminationStatus == 0, "process b read a torn file")
         let cache = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(maxAge: nil, sizeLimit: 0, trimInterval: nil))
