@@ -149,7 +149,10 @@ public final class DefaultImageCache: ImageCache {
         }
         guard cacheType.includesDisk else { return }
         await BlockingIO.run(on: queue) { [diskCache, coders] in
-            let bytes = data ?? image?.animation?.data ?? image.flatMap {
+            // An animation's own bytes are its source file's; after a transform they would be the
+            // untransformed picture under the transformed key, so it is encoded instead.
+            let original = image.flatMap { $0.metadata.isTransformed ? nil : $0.animation?.data }
+            let bytes = data ?? original ?? image.flatMap {
                 try? Self.encode($0, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())
             }
             guard let bytes else { return }

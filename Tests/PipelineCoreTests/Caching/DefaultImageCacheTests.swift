@@ -71,6 +71,10 @@ struct DefaultImageCacheTests {
         await cache.store(animated, data: nil, key: "anim", options: [], context: ImageContext(), cacheType: .disk)
         #expect(cache.diskCache.data(forKey: "anim") == animated.animation?.data)
         #expect(coder.encodes.load(ordering: .relaxed) == 0)
+        let transformed = animated.with { $0.isTransformed = true }
+        await cache.store(transformed, data: nil, key: "anim-transformed", options: [], context: ImageContext(), cacheType: .disk)
+        #expect(coder.encodes.load(ordering: .relaxed) == 1, "a transformed animation is encoded, not its source bytes")
+        #expect(coder.encodedFormats.withLock { $0 } == [.gif])
     }
 
     @Test("Without data, the format is the recorded one, else GIF for animations, PNG with alpha, JPEG otherwise")

@@ -3,6 +3,7 @@
 import Dispatch
 import Foundation
 import PipelineCore
+import Synchronization
 
 let arguments = CommandLine.arguments
 func option(_ name: String, _ fallback: Double) -> Double {
@@ -97,6 +98,15 @@ final class NullAdapter: BenchCache {
     func set(_ index: Int) { _ = workload.payloads[index].cost }
 }
 
+/// A locked dictionary with no eviction at all: the floor any locked hash-map cache pays.
+final class LockedDictionaryAdapter: BenchCache {
+    let storage = Mutex<[String: Payload]>([:])
+    let workload: Workload
+    init(_ workload: Workload) { self.workload = workload }
+    func get(_ index: Int) -> Bool { storage.withLock { $0[workload.keys[index]] } != nil }
+    func set(_ index: Int) { storage.withLock { $0[workload.keys[index]] = workload.payloads[index] } }
+}
+
 /// NSCache is documented thread-safe; it is not marked Sendable on Linux.
 final class NSCacheAdapter: BenchCache, @unchecked Sendable {
     let cache = NSCache<NSString, Payload>()
@@ -188,7 +198,9 @@ if arguments.contains("--profile-memorycache") {
     let workload = Workload(keyCount: keyCount, setShare: 0.1)
     let result = run(MemoryCacheAdapter(workload, shards: nil), workload, threads: 1)
     let harness = run(NullAdapter(workload), workload, threads: 1)
-    print(format(result.operationsPerCPUSecond), "ops per CPU-s; harness alone", format(harness.operationsPerCPUSecond))
+    let floor = run(LockedDictionaryAdapter(workload), workload, threads: 1)
+    print(format(result.operationsPerCPUSecond), "ops per CPU-s; harness alone", format(harness.operationsPerCPUSecond),
+          "; locked Dictionary without eviction", format(floor.operationsPerCPUSecond))
     exit(0)
 }
 
