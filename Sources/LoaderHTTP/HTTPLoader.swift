@@ -83,9 +83,12 @@ public final class HTTPLoader: ImageLoader {
         if Task.isCancelled { throw .cancelled }
         let config = configuration
         let settings = try makeSettings(url, options: options, context: context, config: config)
+        let decryptor = context[.decryptor] ?? config.decryptor
         let waiter = TransferWaiter(progress: progress, minimumProgressInterval: config.minimumProgressInterval,
-                                    wantsPartialData: options.contains(.progressiveLoad),
-                                    decryptor: context[.decryptor] ?? config.decryptor)
+                                    // Partial bytes are useless to decode before decryption (SDWebImage
+                                    // also skips progressive decoding when there is a decryptor).
+                                    wantsPartialData: options.contains(.progressiveLoad) && decryptor == nil,
+                                    decryptor: decryptor)
         let outcome = await withTaskCancellationHandler {
             attach(waiter, settings: settings)
             return await waiter.wait()

@@ -111,6 +111,12 @@ struct HTTPLoaderTests {
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
         let base64 = ImageContext().with(.decryptor, .base64)
         #expect(try await loader.loadTyped(server.url("/base64"), context: base64).data == FaultRoutes.image)
+        // Partial bytes are not handed out before decryption.
+        let partials = Mutex(0)
+        _ = try await loader.loadTyped(server.url("/base64"), options: .progressiveLoad, context: base64) { event in
+            if event.partialData != nil { partials.withLock { $0 += 1 } }
+        }
+        #expect(partials.withLock { $0 } == 0)
         let refusing = ImageContext().with(.decryptor, ImageDecryptor { _, _ in nil })
         #expect(await loadError(loader, server.url("/base64"), context: refusing) == .badImageData(reason: "the decryptor returned no data"))
     }
