@@ -39,7 +39,10 @@ public final class HTTPLoader: ImageLoader {
     /// Transfers running at once; changing it takes effect immediately (queued ones start).
     public var maxConcurrentDownloads: Int {
         get { multi.maxConcurrent.load(ordering: .relaxed) }
-        set { configuration.maxConcurrentDownloads = newValue }
+        set {
+            configurationState.withLock { $0.maxConcurrentDownloads = newValue }
+            multi.setMaxConcurrent(newValue)
+        }
     }
 
     /// Transfers queued, running or waiting to retry (SDWebImage's `currentDownloadCount`).
