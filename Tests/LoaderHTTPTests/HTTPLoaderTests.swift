@@ -88,6 +88,15 @@ struct HTTPLoaderTests {
         #expect(server.requestCount("/image.png") == 0)
     }
 
+    @Test("a request modifier can change the method and send a body")
+    func methodAndBody() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let context = ImageContext().with(.requestModifier, .setting(method: "POST", body: Data("hello".utf8)))
+        let result = try await HTTPLoader(configuration: FaultRoutes.testConfiguration()).loadTyped(server.url("/echo"), context: context)
+        #expect(String(decoding: result.data, as: UTF8.self) == "POST hello")
+    }
+
     @Test("a response modifier can turn 200 into 404 (badStatusCode 404) or refuse the response (invalidResponse)")
     func responseModifier() async throws {
         let server = try FaultRoutes.server()
