@@ -39,7 +39,10 @@ public final class HTTPLoader: ImageLoader {
     /// Transfers running at once; changing it takes effect immediately (queued ones start).
     public var maxConcurrentDownloads: Int {
         get { multi.maxConcurrent.load(ordering: .relaxed) }
-        set { configuration.maxConcurrentDownloads = newValue }
+        set {
+            configurationState.withLock { $0.maxConcurrentDownloads = newValue }
+            multi.setMaxConcurrent(newValue)
+        }
     }
 
     /// Transfers queued, running or waiting to retry (SDWebImage's `currentDownloadCount`).
@@ -83,9 +86,12 @@ public final class HTTPLoader: ImageLoader {
         if Task.isCancelled { throw .cancelled }
         let config = configuration
         let settings = try makeSettings(url, options: options, context: context, config: config)
+        let decryptor = context[.decryptor] ?? config.decryptor
         let waiter = TransferWaiter(progress: progress, minimumProgressInterval: config.minimumProgressInterval,
-                                    wantsPartialData: options.contains(.progressiveLoad),
-                                    decryptor: context[.decryptor] ?? config.decryptor)
+                                    // Partial bytes are useless to decode before decryption (SDWebImage
+                                    // also skips progressive decoding when there is a decryptor).
+                                    wantsPartialData: options.contains(.progressiveLoad) && decryptor == nil,
+                                    decryptor: decryptor)
         let outcome = await withTaskCancellationHandler {
             attach(waiter, settings: settings)
             return await waiter.wait()

@@ -77,6 +77,8 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// checked on the address actually connected (after DNS, on every reused connection too), so
     /// a hostname resolving to 127.0.0.1 is refused as well. Off by default: a library in an app
     /// talks to local servers legitimately. Turn it on in servers that fetch user-supplied URLs.
+    /// Through a proxy (libcurl honours `http_proxy` / `https_proxy`) the address checked is the
+    /// proxy's, so the proxy's own policy has to do the rest.
     public var blocksPrivateAddresses: Bool = false
     /// Validators (`ETag`, `Last-Modified`) kept for `.refreshCached` revalidation, per URL.
     public var validatorCacheCount: Int = 1000

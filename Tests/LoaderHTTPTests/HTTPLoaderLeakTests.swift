@@ -30,6 +30,9 @@ struct HTTPLoaderLeakTests {
         #expect(loader.liveEasyHandleCount <= config.maxConcurrentDownloads)
         loader.invalidate()
         #expect(loader.liveEasyHandleCount == 0)
+        // An invalidated loader refuses new work instead of touching freed libcurl handles.
+        #expect(await loadError(loader, server.url("/image.png")) == .cancelled)
+        loader.maxConcurrentDownloads = 3
         server.stop()
         #expect(await eventually { TestProcesses.openTCPSockets(port: server.port) == 0 })
         #expect(await eventually { server.openConnectionCount == 0 })

@@ -88,6 +88,15 @@ struct HTTPLoaderTests {
         #expect(server.requestCount("/image.png") == 0)
     }
 
+    @Test("a request modifier can change the method and send a body")
+    func methodAndBody() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let context = ImageContext().with(.requestModifier, .setting(method: "POST", body: Data("hello".utf8)))
+        let result = try await HTTPLoader(configuration: FaultRoutes.testConfiguration()).loadTyped(server.url("/echo"), context: context)
+        #expect(String(decoding: result.data, as: UTF8.self) == "POST hello")
+    }
+
     @Test("a response modifier can turn 200 into 404 (badStatusCode 404) or refuse the response (invalidResponse)")
     func responseModifier() async throws {
         let server = try FaultRoutes.server()
@@ -111,6 +120,12 @@ struct HTTPLoaderTests {
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
         let base64 = ImageContext().with(.decryptor, .base64)
         #expect(try await loader.loadTyped(server.url("/base64"), context: base64).data == FaultRoutes.image)
+        // Partial bytes are not handed out before decryption.
+        let partials = Mutex(0)
+        _ = try await loader.loadTyped(server.url("/base64"), options: .progressiveLoad, context: base64) { event in
+            if event.partialData != nil { partials.withLock { $0 += 1 } }
+        }
+        #expect(partials.withLock { $0 } == 0)
         let refusing = ImageContext().with(.decryptor, ImageDecryptor { _, _ in nil })
         #expect(await loadError(loader, server.url("/base64"), context: refusing) == .badImageData(reason: "the decryptor returned no data"))
     }

@@ -48,7 +48,7 @@ ours=(); theirs=()
 for run in $(seq "$RUNS"); do
   out="$("$BENCH" "$WORK/urls" "$CONCURRENCY")"; echo "$out"
   ours+=("$(sed -E 's/.*"seconds":([0-9.]+).*/\1/' <<< "$out")")
-  start="$(now)"; curl --parallel --parallel-max "$CONCURRENCY" --silent --fail -K "$WORK/curl.cfg"; end="$(now)"
+  start="$(now)"; curl --parallel --parallel-max "$CONCURRENCY" --silent --no-progress-meter --fail -K "$WORK/curl.cfg" 2>/dev/null; end="$(now)"
   secs="$(echo "$end - $start" | bc -l)"
   printf '{"tool":"curl --parallel --parallel-max %s","count":%s,"seconds":%.3f,"MBps":%.1f}\n' "$CONCURRENCY" "$COUNT" "$secs" "$(echo "$BYTES / $secs / 1000000" | bc -l)"
   theirs+=("$secs")

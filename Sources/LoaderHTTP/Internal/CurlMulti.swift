@@ -24,7 +24,9 @@ final class CurlMulti: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer?
-    private let commands = Mutex<[Command]>([])
+    /// Commands for the thread, and whether the multi handle is gone: `curl_multi_wakeup` is only
+    /// ever called under this lock while it is not, so a late call cannot touch a freed handle.
+    private let commands = Mutex<(list: [Command], closed: Bool)>(([], false))
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
     private var thread: Thread?
@@ -57,28 +59,44 @@ final class CurlMulti: @unchecked Sendable {
 
     func submit(_ transfer: CurlTransfer) {
         activeTransfers.add(1, ordering: .relaxed)
-        send(.add(transfer))
+        guard send(.add(transfer)) else {
+            activeTransfers.subtract(1, ordering: .relaxed)
+            transfer.deliver(.failure(.cancelled))
+            return
+        }
     }
 
     func cancel(_ transfer: CurlTransfer) { send(.cancel(transfer)) }
 
     func setMaxConcurrent(_ count: Int) {
         maxConcurrent.store(max(1, count), ordering: .relaxed)
-        curl_multi_wakeup(multi)
+        wakeUp()
     }
 
     /// Cancels everything and waits for the thread to release every libcurl handle.
     func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        curl_multi_wakeup(multi)
+        wakeUp()
         // The last reference to a loader can go on its own thread (a progress handler capturing
         // it, released after delivery); waiting there for the thread to finish would never end.
         if Thread.current !== thread { stopped.wait() }
     }
 
-    private func send(_ command: Command) {
-        commands.withLock { $0.append(command) }
-        curl_multi_wakeup(multi)
+    /// False once the loader has been invalidated.
+    @discardableResult
+    private func send(_ command: Command) -> Bool {
+        commands.withLock { state in
+            guard !state.closed else { return false }
+            state.list.append(command)
+            curl_multi_wakeup(multi)
+            return true
+        }
+    }
+
+    private func wakeUp() {
+        commands.withLock { state in
+            if !state.closed { curl_multi_wakeup(multi) }
+        }
     }
 
     // MARK: The loader thread
@@ -112,9 +130,9 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     private func handleCommands() {
-        let batch = commands.withLock { commands in
-            defer { commands.removeAll() }
-            return commands
+        let batch = commands.withLock { state in
+            defer { state.list.removeAll() }
+            return state.list
         }
         for command in batch {
             switch command {
@@ -221,6 +239,7 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     private func shutDown() {
+        commands.withLock { $0.closed = true }
         handleCommands()
         for (easy, transfer) in running {
             finish(easy: easy, transfer: transfer, outcome: .failure(.cancelled))

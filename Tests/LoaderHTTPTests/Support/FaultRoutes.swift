@@ -25,6 +25,9 @@ enum FaultRoutes {
             let body = try! JSONSerialization.data(withJSONObject: request.headers, options: [.sortedKeys])
             c.respond(status: 200, headers: ["Content-Type": "application/json"], body: body)
         }
+        server.route("/echo") { request, c in
+            c.respond(status: 200, headers: ["Content-Type": "text/plain"], body: Data((request.method + " ").utf8) + request.body)
+        }
         server.route("/trickle") { _, c in
             c.write("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\n")
             for _ in 0..<1000 {
