@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 BUILD_LOG := .build/build-log.txt
 
-.PHONY: all deps build test clean
+.PHONY: all deps build test demo clean
 
 all: build
 
@@ -20,6 +20,10 @@ test: deps
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG); test $${PIPESTATUS[0]} -eq 0
 	@scripts/check-warnings.sh $(BUILD_LOG)
 	@scripts/run-tests.sh
+
+demo: deps
+	$(SWIFT) build -c release --product imagepipe
+	@scripts/demo.sh
 
 clean:
 	rm -rf .build

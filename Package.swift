@@ -75,6 +75,8 @@ let package = Package(
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
         .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "TestSupport"]),
+        // Runs the built `imagepipe` executable end to end.
+        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import PipelineCore
+
+/// `imagepipe convert IN OUT`: one image to another format, size or shape. OUT's extension picks the
+/// format; animations stay animated in GIF and WebP unless `--frame` picks one frame.
+struct ConvertCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert one image; OUT's extension (.png, .jpg, .webp, .gif) picks the format."
+    )
+
+    @Argument(help: "An http(s) URL, file:// URL or path.")
+    var input: String
+
+    @Argument(help: "The file to write.")
+    var output: String
+
+    @OptionGroup var processing: ImageProcessingOptions
+
+    @Option(name: .long, help: "Write only this frame of an animation (0-based).")
+    var frame: Int?
+
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        guard ImageOutput.format(forPath: output) != nil else {
+            throw ValidationError("OUT must end in .png, .jpg, .jpeg, .webp or .gif")
+        }
+        if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
+    }
+
+    func run() async throws {
+        outputOptions.bootstrapLogging()
+        let manager = PipelineSetup.manager(cacheDirectory: nil)
+        guard let format = ImageOutput.format(forPath: output) else { throw ExitCode(2) }
+        do {
+            guard let url = SourceParser.url(for: input) else { throw ImagePipeError.invalidURL(input) }
+            var context = try processing.context()
+            context[.storeCacheType] = ImageCacheType.none
+            let result = try await manager.loadImage(with: url, options: [.transformAnimatedImage], context: context)
+            guard let image = result.image else { throw ImagePipeError.badImageData(reason: "no image") }
+            if let frame, frame >= image.frameCount {
+                throw ImagePipeError.limitExceeded(.frames, value: frame + 1, maximum: image.frameCount)
+            }
+            let upright = try ImageOutput.upright(image, thumbnail: try processing.thumbnailSize())
+            let data = try ImageOutput.encode(upright, originalData: result.data, as: format, frame: frame, options: processing.encodeOptions())
+            try ImageOutput.write(data, to: URL(fileURLWithPath: output))
+            if outputOptions.json {
+                var line = JSONLine()
+                line.add("source", input)
+                line.add("output", output)
+                line.add("format", format.identifier)
+                line.add("width", upright.pixelSize.width)
+                line.add("height", upright.pixelSize.height)
+                line.add("frames", frame == nil && ImageOutput.animatedFormats.contains(format) ? upright.frameCount : 1)
+                line.add("bytes", data.count)
+                Console.out(line.text)
+            }
+        } catch {
+            Console.err("imagepipe: \(input): \((error as? ImagePipeError)?.description ?? String(describing: error))")
+            throw ExitCode(1)
+        }
+    }
+}

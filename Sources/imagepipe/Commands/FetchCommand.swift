@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PipelineCore
+
+/// `imagepipe fetch`: loads sources through the caches and loaders, optionally thumbnailed and
+/// transformed, and writes them to a folder. A failing source never stops the others.
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Load images through the caches and loaders and write them to a folder."
+    )
+
+    @Argument(help: "http(s) URLs, file:// URLs or paths.")
+    var sources: [String]
+
+    @Option(name: .customShort("o"), help: ArgumentHelp("Write each image into this folder (created if missing).", valueName: "dir"))
+    var output: String?
+
+    @OptionGroup var processing: ImageProcessingOptions
+
+    @Option(name: .long, help: "Output format: png, jpeg, webp or gif (default: the source's).")
+    var format: String?
+
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The disk cache folder (default: $XDG_CACHE_HOME/imagepipe/default).", valueName: "dir"))
+    var cacheDirectory: String?
+
+    @Flag(name: .customLong("no-cache"), help: "Neither read nor write the cache.")
+    var noCache = false
+
+    @Option(name: .customLong("option"), help: ArgumentHelp("An ImageOptions name (retryFailed, refreshCached, fromCacheOnly, fromLoaderOnly, decodeFirstFrameOnly, …); repeatable.", valueName: "name"))
+    var optionNames: [String] = []
+
+    @Option(name: .long, help: "Sources processed at once (default: one per core).")
+    var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        if sources.isEmpty { throw ValidationError("give at least one SOURCE") }
+        if cacheDirectory != nil && noCache { throw ValidationError("--cache-dir and --no-cache cannot be used together") }
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        _ = try outputFormat()
+        _ = try imageOptions()
+    }
+
+    func outputFormat() throws -> ImageFormat? {
+        guard let format else { return nil }
+        guard let known = ImageFormat.named(format), ImageOutput.writableFormats.contains(known) else {
+            throw ValidationError("--format must be png, jpeg, webp or gif")
+        }
+        return known
+    }
+
+    func imageOptions() throws -> ImageOptions {
+        var options: ImageOptions = [.transformAnimatedImage]
+        for name in optionNames {
+            guard let option = ImageOptions(name: name) else {
+                throw ValidationError("unknown --option '\(name)'; known: \(ImageOptions.named.map(\.name).joined(separator: ", "))")
+            }
+            options.insert(option)
+        }
+        return options
+    }
+
+    func run() async throws {
+        outputOptions.bootstrapLogging()
+        let logger = Logger(label: "imagepipe.fetch")
+        let manager = PipelineSetup.manager(cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory))
+        let outputFolder = output.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        if let outputFolder {
+            do {
+                try FileManager.default.createDirectory(at: outputFolder, withIntermediateDirectories: true)
+            } catch {
+                Console.err("imagepipe: cannot create output folder '\(outputFolder.path)': \(error.localizedDescription)")
+                throw ExitCode(1)
+            }
+        }
+        var context = try processing.context()
+        // A fetch runs once per process: keeping decoded images in memory would only raise its peak.
+        context[.storeCacheType] = .disk
+        let job = FetchJob(
+            manager: manager, options: try imageOptions(), context: context, thumbnail: try processing.thumbnailSize(),
+            format: try outputFormat(), encodeOptions: processing.encodeOptions(), outputFolder: outputFolder,
+            names: OutputNames.assign(sources), logger: logger
+        )
+        let progress = ProgressBar(total: sources.count, enabled: !outputOptions.json)
+        let json = outputOptions.json
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            var pending = Array(sources.enumerated()).makeIterator()
+            func startNext() {
+                guard let (index, source) = pending.next() else { return }
+                group.addTask {
+                    let line = await job.process(source, index: index, progress: progress)
+                    progress.finishedOne()
+                    if json { Console.out(line.json.text) }
+                    if let error = line.error { Console.err("imagepipe: \(source): \(error)") }
+                    return line.error != nil
+                }
+            }
+            for _ in 0..<concurrency { startNext() }
+            var failures = 0
+            for await failed in group {
+                if failed { failures += 1 }
+                startNext()
+            }
+            return failures
+        }
+        progress.close()
+        if failures > 0 { throw ExitCode(1) }
+    }
+}
+
+/// The file names outputs get: the source's file name stem, made safe, made unique.
+enum OutputNames {
+    static func assign(_ sources: [String]) -> [String] {
+        var used: [String: Int] = [:]
+        return sources.map { source in
+            let last = SourceParser.url(for: source)?.deletingPathExtension().lastPathComponent ?? ""
+            var stem = String(last.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
+            if stem.isEmpty || stem == "." || stem == ".." || stem == "/" { stem = "image" }
+            used[stem, default: 0] += 1
+            return used[stem]! == 1 ? stem : "\(stem)-\(used[stem]!)"
+        }
+    }
+}

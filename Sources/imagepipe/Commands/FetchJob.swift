@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import PipelineCore
+
+/// One `fetch` run's settings, and the work for one source.
+struct FetchJob: Sendable {
+    let manager: ImageManager
+    let options: ImageOptions
+    let context: ImageContext
+    let thumbnail: ImageSize?
+    let format: ImageFormat?
+    let encodeOptions: ImageEncodeOptions
+    let outputFolder: URL?
+    let names: [String]
+    let logger: Logger
+
+    struct Outcome {
+        var json = JSONLine()
+        var error: String?
+    }
+
+    func process(_ source: String, index: Int, progress: ProgressBar) async -> Outcome {
+        let start = ContinuousClock.now
+        var outcome = Outcome()
+        outcome.json.add("source", source)
+        do {
+            guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
+            logger.debug("loading \(url.absoluteString)")
+            let task = manager.imageTask(with: url, options: options, context: context)
+            let result = try await withTaskCancellationHandler { try await task.result() } onCancel: { task.cancel() }
+            guard let image = result.image else {
+                throw FetchError.notCached
+            }
+            progress.received(Int64(result.data?.count ?? 0))
+            logger.debug("\(url.absoluteString): \(image.pixelSize) from \(result.cacheType.rawValue)")
+            let upright = try ImageOutput.upright(image, thumbnail: thumbnail)
+            var written: String?
+            var bytes = result.data?.count ?? 0
+            var format = upright.format
+            if let outputFolder {
+                let target = self.format ?? (ImageOutput.writableFormats.contains(image.format) ? image.format : .png)
+                let data = try ImageOutput.encode(upright, originalData: result.data, as: target, options: encodeOptions)
+                let file = outputFolder.appendingPathComponent(names[index] + "." + (target.preferredFileExtension ?? target.identifier))
+                try ImageOutput.write(data, to: file)
+                written = file.path
+                bytes = data.count
+                format = target
+            }
+            outcome.json.add("output", written)
+            outcome.json.add("cacheType", result.cacheType.rawValue)
+            outcome.json.add("format", format.identifier)
+            outcome.json.add("width", upright.pixelSize.width)
+            outcome.json.add("height", upright.pixelSize.height)
+            outcome.json.add("frames", upright.frameCount)
+            outcome.json.add("bytes", bytes)
+        } catch {
+            let message = (error as? ImagePipeError)?.description ?? (error as? FetchError)?.description ?? String(describing: error)
+            outcome.error = message
+            outcome.json.add("output", nil as String?)
+            outcome.json.add("cacheType", ImageCacheType.none.rawValue)
+        }
+        let elapsed = ContinuousClock.now - start
+        outcome.json.add("ms", Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+        if let error = outcome.error { outcome.json.add("error", error) }
+        return outcome
+    }
+}
+
+enum FetchError: Error, CustomStringConvertible {
+    case notCached
+    var description: String { "not in the cache (fromCacheOnly)" }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import PipelineCore
+
+/// `imagepipe info`: what each source is: format, stored size, frames, timing, orientation, pixels.
+struct InfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe images: format, stored size, frames, loop count, durations, orientation, pixel format."
+    )
+
+    @Argument(help: "http(s) URLs, file:// URLs or paths.")
+    var sources: [String]
+
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        if sources.isEmpty { throw ValidationError("give at least one SOURCE") }
+    }
+
+    func run() async throws {
+        outputOptions.bootstrapLogging()
+        PipelineSetup.registerPlugins()
+        var failed = false
+        for source in sources {
+            do {
+                let line = try await describe(source)
+                Console.out(outputOptions.json ? line.json.text : line.text)
+            } catch {
+                failed = true
+                let message = (error as? ImagePipeError)?.description ?? String(describing: error)
+                if outputOptions.json {
+                    var line = JSONLine()
+                    line.add("source", source)
+                    line.add("error", message)
+                    Console.out(line.text)
+                }
+                Console.err("imagepipe: \(source): \(message)")
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+
+    struct Description {
+        var json = JSONLine()
+        var text = ""
+    }
+
+    func describe(_ source: String) async throws -> Description {
+        guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
+        let loaded = try await ImageLoadersManager.shared.load(url, options: [], context: ImageContext(), progress: nil)
+        let image = try ImageCodersManager.shared.decode(loaded.data, options: ImageDecodeOptions())
+        let format = image.format == .undefined ? ImageFormat.detect(in: loaded.data) : image.format
+        // Durations as players show them: the coder has already applied its format's clamping rule.
+        let durations = (0..<image.frameCount).map { Int((image.duration(at: $0) * 1000).rounded()) }
+        var result = Description()
+        result.json.add("source", source)
+        result.json.add("format", format.identifier)
+        result.json.add("width", image.pixelSize.width)
+        result.json.add("height", image.pixelSize.height)
+        result.json.add("frames", image.frameCount)
+        result.json.add("loopCount", image.loopCount)
+        result.json.add("durationsMs", .ints(image.isAnimated ? durations : []))
+        result.json.add("orientation", image.orientation.rawValue)
+        result.json.add("hasAlpha", image.hasAlpha)
+        result.json.add("pixelFormat", image.pixelFormat.rawValue)
+        var text = "\(source): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
+        if image.isAnimated {
+            let loops = image.loopCount == 0 ? "forever" : "\(image.loopCount)x"
+            text += ", \(image.frameCount) frames, loops \(loops), \(durations.reduce(0, +)) ms"
+        }
+        if image.orientation != .up { text += ", orientation \(image.orientation.rawValue)" }
+        result.text = text
+        return result
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import PipelineCore
+
+/// Turns a loaded image into the bytes of an output file.
+enum ImageOutput {
+    /// The formats the tool writes, and which keep animations.
+    static let writableFormats: [ImageFormat] = [.png, .jpeg, .webp, .gif]
+    static let animatedFormats: Set<ImageFormat> = [.gif, .webp]
+
+    /// The image as a viewer shows it: orientation applied and, when the orientation turned it,
+    /// fitted into the thumbnail box again (the decoder fitted the stored, unturned size).
+    static func upright(_ image: Image, thumbnail: ImageSize?) throws -> Image {
+        guard image.orientation != .up else { return image }
+        var turned = try image.applyingOrientation()
+        if let box = thumbnail {
+            let fitted = ImageSizeMath.scaledSize(turned.pixelSize, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+            if fitted != turned.pixelSize {
+                turned = try ResizingTransformer(size: fitted).apply(to: turned)
+            }
+        }
+        return turned
+    }
+
+    /// The bytes to write: the loaded bytes untouched when nothing changed, else an encode.
+    static func encode(
+        _ image: Image, originalData: Data?, as format: ImageFormat, frame: Int? = nil,
+        options: ImageEncodeOptions, coders: ImageCodersManager = .shared
+    ) throws -> Data {
+        if frame == nil, let originalData, image.format == format, image.orientation == .up,
+           !image.metadata.isTransformed, !image.isThumbnail, ImageFormat.detect(in: originalData) == format {
+            return originalData
+        }
+        if let frame {
+            return try coders.encode(Image(try image.frame(at: frame), format: image.format), as: format, options: options)
+        }
+        if image.isAnimated && animatedFormats.contains(format) {
+            return try coders.encode(frames: try image.frames(), loopCount: image.loopCount, as: format, options: options)
+        }
+        return try coders.encode(image.firstFrameOnly(), as: format, options: options)
+    }
+
+    /// Writes `data` to `url` atomically: a temporary file in the same directory, renamed over the
+    /// target, so a reader never sees half a file and a failure leaves no partial output.
+    static func write(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try data.write(to: temporary)
+            if rename(temporary.path, url.path) != 0 {
+                throw ImagePipeError.fileSystem(path: url.path, reason: String(cString: strerror(errno)))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            if let error = error as? ImagePipeError { throw error }
+            throw ImagePipeError.fileSystem(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// The output format for a file name's extension.
+    static func format(forPath path: String) -> ImageFormat? {
+        let ext = (path as NSString).pathExtension
+        guard !ext.isEmpty, let format = ImageFormat.named(ext), writableFormats.contains(format) else { return nil }
+        return format
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// One JSON object on one line, fields in the order given (the `--json` contract names the fields;
+/// a stable order makes the output diffable).
+struct JSONLine {
+    enum Value {
+        case string(String)
+        case int(Int)
+        case bool(Bool)
+        case ints([Int])
+        case null
+    }
+
+    private var fields: [(String, Value)] = []
+
+    mutating func add(_ key: String, _ value: Value) { fields.append((key, value)) }
+    mutating func add(_ key: String, _ value: String?) { add(key, value.map(Value.string) ?? .null) }
+    mutating func add(_ key: String, _ value: Int) { add(key, .int(value)) }
+    mutating func add(_ key: String, _ value: Bool) { add(key, .bool(value)) }
+
+    var text: String {
+        "{" + fields.map { "\(Self.quote($0.0)):\(Self.render($0.1))" }.joined(separator: ",") + "}"
+    }
+
+    private static func render(_ value: Value) -> String {
+        switch value {
+        case .string(let text): quote(text)
+        case .int(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .ints(let numbers): "[" + numbers.map(String.init).joined(separator: ",") + "]"
+        case .null: "null"
+        }
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Standard output and error, written whole lines at a time from any task.
+enum Console {
+    private static let lock = NSLock()
+
+    static func out(_ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func err(_ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+}

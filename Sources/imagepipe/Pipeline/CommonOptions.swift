@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PipelineCore
+
+/// `--thumbnail`, `--transform` and `--quality`, shared by `fetch` and `convert`.
+struct ImageProcessingOptions: ParsableArguments {
+    @Option(name: .long, help: "Decode no larger than WxH (fit, aspect kept), e.g. 256x256.")
+    var thumbnail: String?
+
+    @Option(name: .long, help: ArgumentHelp("Transform the image; repeat to chain in order.", valueName: "spec"))
+    var transform: [String] = []
+
+    @Option(name: .long, help: "Encode quality for lossy formats, 0–100 (default 90).")
+    var quality: Int?
+
+    func validate() throws {
+        _ = try thumbnailSize()
+        _ = try transformer()
+        if let quality, !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
+    }
+
+    func thumbnailSize() throws -> ImageSize? {
+        guard let thumbnail else { return nil }
+        guard let size = ImageSize(parsing: thumbnail), !size.isEmpty else {
+            throw ValidationError("--thumbnail must be WxH with W and H above 0, e.g. 256x256")
+        }
+        return size
+    }
+
+    func transformer() throws -> (any ImageTransformer)? {
+        do {
+            return try TransformerSpec.parse(transform)
+        } catch let error as TransformerSpec.ParseError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func encodeOptions() -> ImageEncodeOptions {
+        var options = ImageEncodeOptions()
+        if let quality { options.quality = Double(quality) / 100 }
+        return options
+    }
+
+    /// The context a request carries for these options.
+    func context() throws -> ImageContext {
+        var context = ImageContext()
+        context[.thumbnailPixelSize] = try thumbnailSize()
+        context[.imageTransformer] = try transformer()
+        context[.encodeOptions] = encodeOptions()
+        return context
+    }
+}
+
+/// `--verbose`, `--json`.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print one JSON object per line per source on standard output.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Log what the pipeline does to standard error.")
+    var verbose = false
+
+    func bootstrapLogging() {
+        let level: Logger.Level = verbose ? .debug : .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+enum TransformSpecHelp {
+    static let text = TransformerSpec.usage
+}
+
+/// A SOURCE argument: an http(s), file or data URL, or a path.
+enum SourceParser {
+    static func url(for source: String) -> URL? {
+        if let url = URL(string: source), let scheme = url.scheme?.lowercased(), ["http", "https", "file", "data"].contains(scheme) {
+            return url
+        }
+        guard !source.isEmpty else { return nil }
+        return URL(fileURLWithPath: source).standardizedFileURL
+    }
+}

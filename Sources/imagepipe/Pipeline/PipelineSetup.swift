@@ -1,0 +1,48 @@
+import CodersGIF
+import CodersJPEG
+import CodersPNG
+import CodersWebP
+import Foundation
+import LoaderFile
+import LoaderHTTP
+import PipelineCore
+
+/// Registers the built-in plugins into the shared registries, one line each, as a library user
+/// would, and makes the manager a command uses.
+enum PipelineSetup {
+    static func registerPlugins() {
+        let coders = ImageCodersManager.shared
+        if coders.coders.isEmpty {
+            coders.add(GIFCoder())
+            coders.add(WebPCoder())
+            coders.add(JPEGCoder())
+            coders.add(PNGCoder())
+        }
+        let loaders = ImageLoadersManager.shared
+        if loaders.loaders.isEmpty {
+            loaders.add(HTTPLoader.shared)
+            loaders.add(FileLoader())
+        }
+    }
+
+    /// The CLI's cache directory: `--cache-dir`, else the library's shared cache folder
+    /// (`$XDG_CACHE_HOME/imagepipe/default`, else `~/.cache/imagepipe/default`), so the tool and
+    /// programs using `DefaultImageCache.shared` share entries.
+    static func cacheDirectory(_ option: String?) -> URL {
+        if let option { return URL(fileURLWithPath: option).standardizedFileURL }
+        return DefaultImageCache.defaultDirectory.appendingPathComponent("default", isDirectory: true)
+    }
+
+    /// A manager over the shared coders and loaders and the given cache (none with `noCache`).
+    static func manager(cacheDirectory: URL?) -> ImageManager {
+        registerPlugins()
+        let cache: any ImageCache
+        if let cacheDirectory {
+            let disk = DiskCache(directory: cacheDirectory, configuration: DiskCache.Configuration(trimInterval: nil))
+            cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: disk)
+        } else {
+            cache = ImageCachesManager()
+        }
+        return ImageManager(cache: cache, loader: ImageLoadersManager.shared, coders: .shared)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("imagepipe command line")
+struct CLITests {
+    let temp = TempFolder()
+    var cli: CLIRunner { CLIRunner(cacheHome: temp.url.appendingPathComponent("xdg")) }
+
+    @Test("info --json reports format, stored size, frames, loops, clamped durations, orientation, alpha and pixel format")
+    func info() async throws {
+        let run = try await cli.run(["info", "--json", Samples.png, Samples.jpeg, Samples.gif])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.jsonLines
+        #expect(lines.count == 3)
+        let keys: Set = ["source", "format", "width", "height", "frames", "loopCount", "durationsMs", "orientation", "hasAlpha", "pixelFormat"]
+        for line in lines { #expect(Set(line.keys) == keys) }
+        #expect(lines[0]["format"] as? String == "png" && lines[0]["hasAlpha"] as? Bool == true && lines[0]["pixelFormat"] as? String == "rgba8")
+        // The JPEG is stored 320x480 sideways with orientation 6: info reports what is stored.
+        #expect(lines[1]["width"] as? Int == 320 && lines[1]["height"] as? Int == 480 && lines[1]["orientation"] as? Int == 6)
+        #expect(lines[2]["frames"] as? Int == 12 && lines[2]["loopCount"] as? Int == 0)
+        #expect((lines[2]["durationsMs"] as? [Int])?.count == 12)
+        let text = try await cli.run(["info", Samples.gif])
+        #expect(text.stdout.contains("gif 160x120") && text.stdout.contains("12 frames"))
+    }
+
+    @Test("fetch writes upright thumbnails with every JSON field, keeps animations, and converts formats")
+    func fetch() async throws {
+        let out = temp.path("out")
+        let run = try await cli.run(["fetch", Samples.jpeg, Samples.gif, "-o", out, "--thumbnail", "100x100", "--no-cache", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.jsonLines.sorted { ($0["source"] as! String) < ($1["source"] as! String) }
+        #expect(lines.count == 2)
+        let keys: Set = ["source", "output", "cacheType", "format", "width", "height", "frames", "bytes", "ms"]
+        for line in lines { #expect(Set(line.keys) == keys) }
+        let photo = try #require(lines.first { ($0["source"] as! String).hasSuffix("photo.jpg") })
+        // Shown upright the photo is landscape: 100x67, not the stored portrait.
+        #expect(photo["width"] as? Int == 100 && photo["height"] as? Int == 67 && photo["cacheType"] as? String == "none")
+        let gif = try #require(lines.first { ($0["source"] as! String).hasSuffix("spinner.gif") })
+        #expect(gif["frames"] as? Int == 12 && gif["format"] as? String == "gif")
+        let written = try #require(photo["output"] as? String)
+        let described = try await cli.run(["info", "--json", written])
+        #expect(described.jsonLines.first?["width"] as? Int == 100 && described.jsonLines.first?["orientation"] as? Int == 1)
+        #expect((photo["bytes"] as? Int) == (try FileManager.default.attributesOfItem(atPath: written)[.size] as? Int))
+
+        let webp = try await cli.run(["fetch", Samples.png, "-o", out, "--format", "webp", "--transform", "resize:50x40:cover", "--transform", "grayscale", "--no-cache", "--json"])
+        #expect(webp.status == 0, "\(webp.stderr)")
+        let line = try #require(webp.jsonLines.first)
+        #expect(line["format"] as? String == "webp" && line["width"] as? Int == 50 && line["height"] as? Int == 40)
+        #expect((line["output"] as? String)?.hasSuffix("badge.webp") == true)
+    }
+
+    @Test("A missing file and a corrupt image fail alone: the others are written, exit status 1, one line each on stderr")
+    func failuresDoNotStopOthers() async throws {
+        let corrupt = temp.path("corrupt.png")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Samples.png))
+        bytes.replaceSubrange(40..<bytes.count, with: Data(repeating: 0xAB, count: bytes.count - 40))
+        try bytes.write(to: URL(fileURLWithPath: corrupt))
+        let out = temp.path("out")
+        let run = try await cli.run(["fetch", Samples.png, temp.path("missing.png"), corrupt, Samples.webp, "-o", out, "--no-cache", "--json"])
+        #expect(run.status == 1)
+        let lines = run.jsonLines
+        #expect(lines.count == 4)
+        #expect(lines.filter { $0["error"] != nil }.count == 2)
+        #expect(lines.filter { $0["error"] == nil }.allSatisfy { $0["output"] is String })
+        let errors = run.stderr.split(separator: "\n").filter { $0.hasPrefix("imagepipe: ") }
+        #expect(errors.count == 2)
+        #expect(errors.contains { $0.contains("missing.png") } && errors.contains { $0.contains("corrupt.png") })
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out)) == ["badge.png", "scene.webp"])
+    }
+
+    @Test("Bad usage exits with status 2", arguments: [
+        ["fetch"],
+        ["fetch", "a.png", "--thumbnail", "0x5"],
+        ["fetch", "a.png", "--transform", "sharpen:2"],
+        ["fetch", "a.png", "--format", "bmp"],
+        ["fetch", "a.png", "--quality", "101"],
+        ["fetch", "a.png", "--option", "noSuchOption"],
+        ["fetch", "a.png", "--cache-dir", "/tmp/x", "--no-cache"],
+        ["convert", "a.png", "b.tiff"],
+        ["cache", "explode"],
+        ["frobnicate"],
+    ])
+    func badUsage(arguments: [String]) async throws {
+        let run = try await cli.run(arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(!run.stderr.isEmpty)
+    }
+
+    @Test("A second fetch in another process is served from the disk cache with zero requests to the server")
+    func cachePersistsAcrossProcesses() async throws {
+        let server = try TestHTTPServer()
+        defer { server.stop() }
+        let body = try Data(contentsOf: URL(fileURLWithPath: Samples.png))
+        server.route("/img/badge.png") { _, connection in
+            connection.respond(status: 200, headers: ["Content-Type": "image/png"], body: body)
+        }
+        let url = server.url("/img/badge.png").absoluteString
+        let cacheDir = temp.path("cache")
+        let first = try await cli.run(["fetch", url, "--thumbnail", "64x64", "--cache-dir", cacheDir, "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.jsonLines.first?["cacheType"] as? String == "none")
+        #expect(server.requestCount("/img/badge.png") == 1)
+        let second = try await cli.run(["fetch", url, "--thumbnail", "64x64", "--cache-dir", cacheDir, "--json"])
+        #expect(second.jsonLines.first?["cacheType"] as? String == "disk")
+        #expect(second.jsonLines.first?["width"] as? Int == 64)
+        #expect(server.requestCount("/img/badge.png") == 1, "the second process made a request")
+        // Another thumbnail size comes from the original on disk, still without the network.
+        let third = try await cli.run(["fetch", url, "--thumbnail", "32x32", "--cache-dir", cacheDir, "--json"])
+        #expect(third.jsonLines.first?["cacheType"] as? String == "disk")
+        #expect(server.requestCount("/img/badge.png") == 1)
+
+        let stats = try await cli.run(["cache", "stats", "--cache-dir", cacheDir, "--json"])
+        let line = try #require(stats.jsonLines.first)
+        #expect(line["directory"] as? String == cacheDir && (line["count"] as? Int ?? 0) >= 2 && (line["bytes"] as? Int ?? 0) > 0)
+        let cleared = try await cli.run(["cache", "clear", "--cache-dir", cacheDir, "--json"])
+        #expect(cleared.jsonLines.first?["count"] as? Int == 0)
+        let refetch = try await cli.run(["fetch", url, "--thumbnail", "64x64", "--cache-dir", cacheDir, "--option", "fromCacheOnly", "--json"])
+        #expect(refetch.status == 1, "a cache-only fetch after clear finds nothing")
+    }
+
+    @Test("The default cache folder is $XDG_CACHE_HOME/imagepipe/default")
+    func defaultCacheFolder() async throws {
+        let run = try await cli.run(["cache", "stats", "--json"])
+        #expect(run.jsonLines.first?["directory"] as? String == temp.url.appendingPathComponent("xdg/imagepipe/default").path)
+    }
+
+    @Test("convert keeps animations in animated formats, picks frames, and leaves no file when it fails")
+    func convert() async throws {
+        let animated = temp.path("spin.webp")
+        var run = try await cli.run(["convert", Samples.gif, animated])
+        #expect(run.status == 0, "\(run.stderr)")
+        var info = try await cli.run(["info", "--json", animated])
+        #expect(info.jsonLines.first?["frames"] as? Int == 12 && info.jsonLines.first?["format"] as? String == "webp")
+
+        let frame = temp.path("frame.png")
+        run = try await cli.run(["convert", Samples.animatedWebP, frame, "--frame", "5", "--thumbnail", "80x80"])
+        #expect(run.status == 0, "\(run.stderr)")
+        info = try await cli.run(["info", "--json", frame])
+        #expect(info.jsonLines.first?["frames"] as? Int == 1 && info.jsonLines.first?["width"] as? Int == 80)
+
+        run = try await cli.run(["convert", Samples.gif, temp.path("nope.png"), "--frame", "99"])
+        #expect(run.status == 1 && run.stderr.contains("spinner.gif"))
+        let rotated = temp.path("rotated.jpg")
+        run = try await cli.run(["convert", Samples.png, rotated, "--transform", "rotate:90", "--quality", "70"])
+        #expect(run.status == 0)
+        info = try await cli.run(["info", "--json", rotated])
+        #expect(info.jsonLines.first?["width"] as? Int == 240 && info.jsonLines.first?["height"] as? Int == 320)
+
+        run = try await cli.run(["convert", temp.path("missing.gif"), temp.path("never.png")])
+        #expect(run.status == 1)
+        #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") }, "no partial output")
+    }
+}
