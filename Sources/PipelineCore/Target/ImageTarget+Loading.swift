@@ -8,23 +8,28 @@ extension ImageTarget {
     ///
     /// - The operation key is the context's `.operationKey`, else the slot's default for this type.
     /// - The manager is the context's `.imageManager`, else `ImageManager.shared`.
-    /// - `display`, indicator, transition and `completed` run on the context's `.callbackExecutor`,
-    ///   else a serial executor of this target's own. `progress` runs where the loader reports it.
+    /// - `display`, indicator, transition and `completed` run on the context's `.callbackExecutor`;
+    ///   else, when called from an actor (`isolation`, filled in by the compiler), on that actor in
+    ///   order; else on a serial executor of this target's own. `progress` runs where the loader
+    ///   reports it.
     /// - `completed` runs once per call: with the result, or `cancelled` when a later call for the
     ///   same key took over, or `invalidURL` for a nil URL (with `.refreshCached`, a second time when
     ///   the server's copy had changed, as the manager does). With `.avoidAutoSetImage` and
     ///   `.progressiveLoad`, partial images come through it too (`isFinished == false`), as in
     ///   SDWebImage. It runs even if the target is gone, so a caller waiting on it is never stranded.
+    /// - `completed` comes before `progress`, so a trailing closure is the completion:
+    ///   `target.setImage(with: url) { result in … } progress: { p in … }`.
     /// - Returns: the running load, nil for a nil URL.
     @discardableResult
     public func setImage(
         with url: URL?, placeholder: Image? = nil, slot: ImageSlot = .image,
         options: ImageOptions = [], context: ImageContext = ImageContext(),
+        completed: (@Sendable (Result<ImageResult, ImagePipeError>) -> Void)? = nil,
         progress: (@Sendable (ImageLoadProgress) -> Void)? = nil,
-        completed: (@Sendable (Result<ImageResult, ImagePipeError>) -> Void)? = nil
+        isolation: (any Actor)? = #isolation
     ) -> ImageTask? {
         ImageTargetLoad(target: self, url: url, placeholder: placeholder, slot: slot, options: options,
-                        context: context, progress: progress, completed: completed).start()
+                        context: context, progress: progress, completed: completed, isolation: isolation).start()
     }
 }
 
@@ -52,7 +57,7 @@ struct ImageTargetLoad: Sendable {
 
     init(target: any ImageTarget, url: URL?, placeholder: Image?, slot: ImageSlot, options: ImageOptions,
          context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?,
-         completed: (@Sendable (Result<ImageResult, ImagePipeError>) -> Void)?) {
+         completed: (@Sendable (Result<ImageResult, ImagePipeError>) -> Void)?, isolation: (any Actor)?) {
         let key = context[.operationKey] ?? slot.defaultOperationKey(for: type(of: target))
         let state = ImageTargetRegistry.shared.state(for: target)
         var context = context
@@ -69,7 +74,7 @@ struct ImageTargetLoad: Sendable {
         self.context = context
         self.key = key
         self.state = state
-        self.executor = context[.callbackExecutor] ?? state.executor
+        self.executor = context[.callbackExecutor] ?? state.executor(for: isolation)
         self.indicator = target.imageIndicator
         self.progress = progress
         self.completed = completed

@@ -34,11 +34,24 @@ final class ImageTargetState: Sendable {
     }
 
     private let values = Mutex(Values())
-    /// The default callback executor: serial, so the target's updates never overlap.
+    /// The default callback executor outside actors: serial, so the target's updates never overlap.
     let executor: any CallbackExecutor
+    /// One ordered executor per actor this target was given loads from.
+    private let actorExecutors = Mutex<[ObjectIdentifier: ActorCallbackExecutor]>([:])
 
     init(label: String) {
         executor = DispatchQueueCallbackExecutor(DispatchQueue(label: "ImagePipe.ImageTarget.\(label)"))
+    }
+
+    /// The default executor for a load started from `isolation`: that actor, else the serial queue.
+    func executor(for isolation: (any Actor)?) -> any CallbackExecutor {
+        guard let isolation else { return executor }
+        return actorExecutors.withLock { executors in
+            if let existing = executors[ObjectIdentifier(isolation)] { return existing }
+            let created = ActorCallbackExecutor(isolation)
+            executors[ObjectIdentifier(isolation)] = created
+            return created
+        }
     }
 
     /// Starts a load for `key`: records it as the latest and, unless `cancelsPrevious` is false,

@@ -167,7 +167,7 @@ struct ImageTargetTests {
         let target = RecordingTarget(indicator: indicator)
         let log = CompletionLog()
         let reported = Mutex<[Int64]>([])
-        target.setImage(with: first, context: f.context, progress: { value in reported.withLock { $0.append(value.receivedBytes) } }, completed: log.handler)
+        target.setImage(with: first, context: f.context, completed: log.handler, progress: { value in reported.withLock { $0.append(value.receivedBytes) } })
         #expect(await eventually { log.count == 1 })
         let progress = target.imageProgress
         #expect(progress.totalUnitCount == Int64(data.count))
