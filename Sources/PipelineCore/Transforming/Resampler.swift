@@ -15,6 +15,12 @@ extension PixelBuffer {
         if factorX > 1 || factorY > 1 {
             source = Resampler.boxShrink(source, factorX: factorX, factorY: factorY)
         }
+        // The vertical pass streams whole rows and vectorises; the horizontal pass gathers taps per
+        // pixel and costs several times more per tap. Shrinking vertically first leaves the
+        // horizontal pass fewer rows to filter.
+        if size.height < source.height {
+            source = Resampler.resampleColumns(source, toHeight: size.height, filter: filter)
+        }
         if source.width != size.width {
             source = Resampler.resampleRows(source, toWidth: size.width, filter: filter)
         }
@@ -118,22 +124,23 @@ enum Resampler {
         _ input: UnsafeBufferPointer<UInt8>, _ output: UnsafeMutableBufferPointer<UInt8>, _ taps: Taps,
         width: Int, sourceWidth: Int, height: Int, channels: Int
     ) {
+        guard let base = input.baseAddress, let weights = taps.weights.baseAddress else { return }
         for y in 0..<height {
-            let rowIn = y * sourceWidth * channels
-            let rowOut = y * width * channels
+            let rowIn = base + y &* sourceWidth &* channels
+            let rowOut = y &* width &* channels
             for x in 0..<width {
                 var s0: Int32 = 0, s1: Int32 = 0, s2: Int32 = 0, s3: Int32 = 0
-                let wBase = x * taps.stride
-                var p = rowIn + taps.starts[x] * channels
+                let w0 = weights + x &* taps.stride
+                var p = rowIn + taps.starts[x] &* channels
                 for t in 0..<taps.counts[x] {
-                    let w = taps.weights[wBase + t]
-                    s0 &+= w &* Int32(input[p])
-                    if channels > 1 { s1 &+= w &* Int32(input[p + 1]) }
-                    if channels > 2 { s2 &+= w &* Int32(input[p + 2]) }
-                    if channels > 3 { s3 &+= w &* Int32(input[p + 3]) }
+                    let w = w0[t]
+                    s0 &+= w &* Int32(p[0])
+                    if channels > 1 { s1 &+= w &* Int32(p[1]) }
+                    if channels > 2 { s2 &+= w &* Int32(p[2]) }
+                    if channels > 3 { s3 &+= w &* Int32(p[3]) }
                     p += channels
                 }
-                let o = rowOut + x * channels
+                let o = rowOut &+ x &* channels
                 output[o] = clamp(s0)
                 if channels > 1 { output[o + 1] = clamp(s1) }
                 if channels > 2 { output[o + 2] = clamp(s2) }
@@ -149,18 +156,20 @@ enum Resampler {
         var sums = [Int32](repeating: 0, count: rowBytes)
         source.bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
-                sums.withUnsafeMutableBufferPointer { acc in
-                    // Row by row, so memory is read in order: one output row accumulates whole input rows.
+                sums.withUnsafeMutableBufferPointer { accumulator in
+                    guard let base = input.baseAddress, let acc = accumulator.baseAddress, let result = output.baseAddress else { return }
+                    // Row by row, so memory is read in order: one output row accumulates whole input
+                    // rows. Raw pointers and wrapping arithmetic let the inner loops vectorise.
                     for y in 0..<height {
-                        for i in 0..<rowBytes { acc[i] = 0 }
-                        let wBase = y * c.stride
+                        acc.update(repeating: 0, count: rowBytes)
+                        let wBase = y &* c.stride
                         for t in 0..<c.counts[y] {
-                            let w = c.weights[wBase + t]
-                            let rowIn = (c.starts[y] + t) * rowBytes
-                            for i in 0..<rowBytes { acc[i] &+= w &* Int32(input[rowIn + i]) }
+                            let w = c.weights[wBase &+ t]
+                            let row = base + (c.starts[y] &+ t) &* rowBytes
+                            for i in 0..<rowBytes { acc[i] &+= w &* Int32(row[i]) }
                         }
-                        let rowOut = y * rowBytes
-                        for i in 0..<rowBytes { output[rowOut + i] = clamp(acc[i]) }
+                        let target = result + y &* rowBytes
+                        for i in 0..<rowBytes { target[i] = clamp(acc[i]) }
                     }
                 }
             }
@@ -168,42 +177,72 @@ enum Resampler {
         return PixelBuffer(unchecked: source.width, height: height, format: source.format, bytes: out)
     }
 
-    /// Averages `factorX` x `factorY` blocks; edge blocks average the pixels they have.
+    /// Averages `factorX` x `factorY` blocks; edge blocks average the pixels they have. Every source
+    /// pixel is read once, in order.
     static func boxShrink(_ source: PixelBuffer, factorX: Int, factorY: Int) -> PixelBuffer {
         let channels = source.format.bytesPerPixel
         let width = (source.width + factorX - 1) / factorX
         let height = (source.height + factorY - 1) / factorY
         let rowBytes = width * channels
+        let sourceRowBytes = source.width * channels
         var out = [UInt8](repeating: 0, count: rowBytes * height)
         var sums = [UInt32](repeating: 0, count: rowBytes)
-        var counts = [UInt32](repeating: 0, count: width)
         source.bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
-                for y in 0..<height {
-                    for i in 0..<rowBytes { sums[i] = 0 }
-                    let y0 = y * factorY, y1 = min(y0 + factorY, source.height)
-                    for sy in y0..<y1 {
-                        let rowIn = sy * source.width * channels
-                        for sx in 0..<source.width {
-                            let o = (sx / factorX) * channels
-                            let i = rowIn + sx * channels
-                            for ch in 0..<channels { sums[o + ch] &+= UInt32(input[i + ch]) }
+                sums.withUnsafeMutableBufferPointer { accumulator in
+                    guard let base = input.baseAddress, let result = output.baseAddress, let acc = accumulator.baseAddress else { return }
+                    for y in 0..<height {
+                        acc.update(repeating: 0, count: rowBytes)
+                        let y0 = y &* factorY, y1 = min(y0 &+ factorY, source.height)
+                        for sy in y0..<y1 {
+                            let row = base + sy &* sourceRowBytes
+                            // A constant channel count per call, so the channel loop unrolls.
+                            switch channels {
+                            case 1: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 1)
+                            case 2: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 2)
+                            case 3: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 3)
+                            default: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 4)
+                            }
                         }
-                    }
-                    for x in 0..<width {
-                        counts[x] = UInt32((min((x + 1) * factorX, source.width) - x * factorX) * (y1 - y0))
-                    }
-                    let rowOut = y * rowBytes
-                    for x in 0..<width {
-                        let n = counts[x]
-                        for ch in 0..<channels {
-                            output[rowOut + x * channels + ch] = UInt8((sums[x * channels + ch] + n / 2) / n)
+                        let target = result + y &* rowBytes
+                        let rows = UInt32(y1 &- y0)
+                        for x in 0..<width {
+                            let n = UInt32(min((x &+ 1) &* factorX, source.width) &- x &* factorX) &* rows
+                            for c in 0..<channels {
+                                let i = x &* channels &+ c
+                                target[i] = UInt8(truncatingIfNeeded: (acc[i] &+ n / 2) / n)
+                            }
                         }
                     }
                 }
             }
         }
         return PixelBuffer(unchecked: width, height: height, format: source.format, bytes: out)
+    }
+
+    /// Adds one source row into the block sums, `factor` pixels into each.
+    @inline(__always)
+    static func sumRow(_ row: UnsafePointer<UInt8>, into acc: UnsafeMutablePointer<UInt32>, width: Int, sourceWidth: Int, factor: Int, channels: Int) {
+        var p = row
+        var o = acc
+        var sx = 0
+        for _ in 0..<width {
+            let end = min(sx &+ factor, sourceWidth)
+            var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
+            while sx < end {
+                s0 &+= UInt32(p[0])
+                if channels > 1 { s1 &+= UInt32(p[1]) }
+                if channels > 2 { s2 &+= UInt32(p[2]) }
+                if channels > 3 { s3 &+= UInt32(p[3]) }
+                p += channels
+                sx &+= 1
+            }
+            o[0] &+= s0
+            if channels > 1 { o[1] &+= s1 }
+            if channels > 2 { o[2] &+= s2 }
+            if channels > 3 { o[3] &+= s3 }
+            o += channels
+        }
     }
 
     static func premultiplied(_ buffer: PixelBuffer) -> PixelBuffer {

@@ -53,7 +53,9 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func imageOptions() throws -> ImageOptions {
-        var options: ImageOptions = [.transformAnimatedImage]
+        // The process exits when the last source completes: stores must be done by then, or the next
+        // run would find nothing on disk.
+        var options: ImageOptions = [.transformAnimatedImage, .waitStoreCache]
         for name in optionNames {
             guard let option = ImageOptions(name: name) else {
                 throw ValidationError("unknown --option '\(name)'; known: \(ImageOptions.named.map(\.name).joined(separator: ", "))")
