@@ -1,4 +1,5 @@
 import Foundation
+import PipelineConformance
 import LoaderHTTP
 import PipelineCore
 import Synchronization
