@@ -22,6 +22,10 @@ public enum LoaderConformance {
         public var timeLimit: Duration = .seconds(10)
         /// Loads of the same URL started at once.
         public var concurrentLoads = 8
+        /// How long after a cancelled load ended the kit keeps listening for progress from work the
+        /// loader left running (a second completion). The wait ends early when one arrives, so only
+        /// passing loaders pay it.
+        public var lateEventWindow: Duration = .milliseconds(500)
         public init() {}
     }
 
@@ -65,10 +69,13 @@ public enum LoaderConformance {
         checkCanLoad(loader, fixture, &log)
         await checkLoadAndProgress(loader, fixture, options, &log)
         await checkCancellation(loader, fixture, options, lateEvents, &log)
+        let cancelsEnded = ContinuousClock.now
         await checkErrors(loader, fixture, options, &log)
         await checkConcurrentLoads(loader, fixture, options, &log)
         // Asked last, so that a loader finishing a cancelled load behind the caller's back has had
-        // every other contract's time to show it.
+        // every other contract's time, and at least the window, to show it.
+        let deadline = cancelsEnded + options.lateEventWindow
+        while lateEvents.value == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         log.expect(lateEvents.value == 0, "loader.cancel.once", "cancelled loads",
                    "\(lateEvents.value) progress events arrived after a load had already ended with cancelled: it completed a second time")
         return log.failures

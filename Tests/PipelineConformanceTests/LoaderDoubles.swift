@@ -53,7 +53,7 @@ struct CompletesTwiceOnCancelLoader: ImageLoader {
         while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
         Task.detached {
             // The orphaned work finishes a moment later and still reports.
-            try? await Task.sleep(for: .milliseconds(200))
+            try? await Task.sleep(for: .milliseconds(100))
             progress?(ImageLoadProgress(receivedBytes: Int64(InMemoryLoader.bytes.count), expectedBytes: Int64(InMemoryLoader.bytes.count)))
         }
         throw ImagePipeError.cancelled
