@@ -1,6 +1,6 @@
 import Foundation
-import PipelineConformance
 import LoaderHTTP
+import PipelineConformance
 import PipelineCore
 import Synchronization
 import Testing
