@@ -20,6 +20,8 @@ struct BuiltInCoderConformanceTests {
         "jpeg-decoder/reftest/mozilla/jpg-progressive.jpg", "jpeg-decoder/reftest/mozilla/jpg-gray.jpg",
         "jpeg-decoder/reftest/mozilla/jpg-size-15x15.jpg", "jpeg-decoder/reftest/grayscale_24x16_sampling2x2.jpg",
         "jpeg-decoder/reftest/progressive3.jpg",
+        // Arithmetic-coded: libjpeg cannot suspend inside it, which once made partial decodes throw.
+        "libjpeg-turbo/testimgari.jpg",
     ])
     static let webp = CorpusSamples.rows("webp", [
         "image-rs/images/webp/lossy_images/simple-rgb.webp", "image-rs/images/webp/extended_images/lossy_alpha.webp",
@@ -35,7 +37,7 @@ struct BuiltInCoderConformanceTests {
 
     @Test("the corpus has every sample these tests name")
     func samplesExist() {
-        #expect(Self.png.count == 7 && Self.jpeg.count == 5 && Self.webp.count == 7 && Self.gif.count == 5)
+        #expect(Self.png.count == 7 && Self.jpeg.count == 6 && Self.webp.count == 7 && Self.gif.count == 5)
         #expect(Self.webp.contains { $0.frames > 1 } && Self.gif.contains { $0.frames > 1 })
     }
 
