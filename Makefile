@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 BUILD_LOG := .build/build-log.txt
 
-.PHONY: all deps build test demo clean
+.PHONY: all deps build test test-example demo clean
 
 all: build
 
@@ -20,6 +20,16 @@ test: deps
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG); test $${PIPESTATUS[0]} -eq 0
 	@scripts/check-warnings.sh $(BUILD_LOG)
 	@scripts/run-tests.sh
+	@$(MAKE) --no-print-directory test-example
+
+# The example third-party plugin: its own package, depending on ImagePipe by path, built and tested
+# the way an outside author would (its .build stays inside Examples/PAMCoder, ignored by git).
+EXAMPLE := Examples/PAMCoder
+test-example:
+	@mkdir -p .build
+	$(SWIFT) build --build-tests --package-path $(EXAMPLE) 2>&1 | tee .build/example-build-log.txt; test $${PIPESTATUS[0]} -eq 0
+	@scripts/check-warnings.sh .build/example-build-log.txt
+	$(SWIFT) test --skip-build --package-path $(EXAMPLE)
 
 demo: deps
 	$(SWIFT) build -c release --product imagepipe

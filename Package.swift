@@ -63,8 +63,9 @@ let package = Package(
         // scripts/bench/loader-http.sh: HTTPLoader against `curl --parallel` on a local server.
         .executableTarget(name: "LoaderHTTPBench", dependencies: ["LoaderHTTP"], path: "Benchmarks/LoaderHTTPBench"),
 
-        // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, a local HTTP server.
-        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
+        // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server.
+        // The plain HTTP server is the kit's (PipelineConformance), so one piece serves both.
+        .target(name: "TestSupport", dependencies: ["CZlib", "PipelineConformance"], path: "Tests/TestSupport"),
         // zlib for TestSupport's reference-PNG reader.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport", "cache-stress"]),
@@ -74,9 +75,14 @@ let package = Package(
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
-        .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "TestSupport"]),
+        .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "PipelineConformance", "TestSupport"]),
+        // The kit run against every built-in coder, loader, cache and transformer.
+        .testTarget(name: "ConformanceTests", dependencies: [
+            "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF",
+            "LoaderFile", "LoaderHTTP", "TestSupport",
+        ]),
         // Runs the built `imagepipe` executable end to end.
-        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "TestSupport"]),
+        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "PipelineConformance", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,7 +46,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
                 state.final = Result { try JPEGDecoder.decode(data, options: options).0 }
                 return
             }
-            guard state.failure == nil, data.count > state.fed else { return }
+            guard state.failure == nil, state.stage != .done, data.count > state.fed else { return }
             do {
                 let decompressor = try state.decompressor ?? JPEGDecompressor()
                 state.decompressor = decompressor
@@ -54,7 +54,15 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
                 try data.withUnsafeBytes { try decompressor.append(UnsafeRawBufferPointer(rebasing: $0[start...]), isComplete: false) }
                 state.fed = data.count
                 try Self.advance(&state, decompressor: decompressor, data: data, options: options)
+            } catch ImagePipeError.badImageData {
+                // libjpeg cannot always decode what it has so far: its arithmetic decoder cannot
+                // suspend ("Suspension not allowed here"), and damage may be only apparent before
+                // the rest arrives. Stop showing partials and let the one-shot decode of the
+                // complete bytes give the verdict, so a valid file never fails part-way.
+                state.stage = .done
+                state.decompressor = nil
             } catch {
+                // Limits and unsupported variants (a bomb header, 12-bit samples) are final now.
                 state.failure = error
                 state.decompressor = nil
             }

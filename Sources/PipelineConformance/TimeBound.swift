@@ -29,3 +29,23 @@ enum TimeBound {
         return box.withLock { $0 } ?? .timedOut
     }
 }
+
+/// `TimeBound` for async plugin code (loaders, caches): runs `work` in a task of its own and stops
+/// waiting after `limit`. A task that never ends is left behind, suspended, so a hung loader fails
+/// its contract instead of hanging the run.
+enum AsyncTimeBound {
+    static func run<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T) async -> TimeBound.Outcome<T> {
+        let box = Mutex<TimeBound.Outcome<T>?>(nil)
+        Task {
+            let outcome: TimeBound.Outcome<T>
+            do { outcome = .returned(try await work()) } catch { outcome = .threw(error) }
+            box.withLock { $0 = outcome }
+        }
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let outcome = box.withLock({ $0 }) { return outcome }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return box.withLock { $0 } ?? .timedOut
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import LoaderHTTP
+import PipelineConformance
 import PipelineCore
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineConformance
 #if canImport(Glibc)
 import Glibc
 #endif

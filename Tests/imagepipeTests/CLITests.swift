@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PipelineConformance
 import TestSupport
 
 @Suite("imagepipe command line")

@@ -4,7 +4,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// One accepted connection, handed to route handlers to answer (or misbehave) on.
+/// One accepted connection, handed to route handlers to answer (or misbehave) on. Writes are
+/// blocking and return false once the client has gone, so a handler's loop can end on that.
 public final class TestHTTPConnection: Sendable {
     private let fd: Int32
     private let closed = Atomic<Bool>(false)
@@ -58,6 +59,22 @@ public final class TestHTTPConnection: Sendable {
     public func closeIfOpen() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         close(fd)
+    }
+
+    /// Blocks until the client closes the connection (or the server stops), without answering:
+    /// what a server that never responds looks like to a loader. Checks every 50 ms.
+    public func waitUntilClientCloses() {
+        while !isClosed {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, 50)
+            if ready < 0 && errno != EINTR { return }
+            guard ready > 0 else { continue }
+            var byte: UInt8 = 0
+            let peeked = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EINTR) { return }
+            // The client sent more (a pipelined request): it is still there; keep its bytes unread.
+            if peeked > 0 { usleep(50_000) }
+        }
     }
 
     func readRequest() -> TestHTTPRequest? {

@@ -13,9 +13,21 @@ public struct TestHTTPRequest: Sendable {
     public var body: Data
 }
 
-/// A small HTTP/1.1 server on 127.0.0.1 for loader tests: POSIX sockets, one thread per
-/// connection, keep-alive, and handlers that may misbehave on purpose (trickle, reset, lie about
-/// `Content-Length`, never end). Counts requests per path.
+/// A small HTTP/1.1 server on 127.0.0.1 for loader tests, in the kit so that authors of HTTP
+/// loaders can check theirs against the same server `LoaderConformance.checkHTTP` uses.
+///
+/// POSIX sockets, one thread per connection, keep-alive, and handlers that may misbehave on purpose
+/// (trickle, reset, lie about `Content-Length`, never end). Counts requests per path.
+///
+/// ```swift
+/// let server = try TestHTTPServer()          // listening on 127.0.0.1, an ephemeral port
+/// defer { server.stop() }
+/// server.serveBytes("/a.png", pngData)       // or route(_:_:) for a handler of your own
+/// let result = try await myLoader.load(server.url("/a.png"), options: [], context: ImageContext(), progress: nil)
+/// #expect(server.requestCount("/a.png") == 1)
+/// ```
+/// Handlers run on the connection's own thread, so they may block (sleep, wait) without touching
+/// Swift's cooperative pool.
 public final class TestHTTPServer: Sendable {
     public typealias Handler = @Sendable (TestHTTPRequest, TestHTTPConnection) -> Void
 
@@ -27,6 +39,8 @@ public final class TestHTTPServer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let accepted = Atomic<Int>(0)
 
+    /// Starts listening on 127.0.0.1 at a port the system picks (`port`), with no routes: every
+    /// path answers 404 until routed.
     public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestServerError.socket(errno) }
@@ -53,8 +67,10 @@ public final class TestHTTPServer: Sendable {
 
     deinit { stop() }
 
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// The server's URL for `path` (which starts with `/` and may carry a query).
     public func url(_ path: String) -> URL { URL(string: baseURL + path)! }
 
     /// Serves `path` (without query) with `handler`.
@@ -71,6 +87,11 @@ public final class TestHTTPServer: Sendable {
     /// Connections currently open on the server side.
     public var openConnectionCount: Int { connections.withLock { $0.count } }
 
+    /// True once `stop()` was called; long-running handlers poll it to end.
+    public var isStopped: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Stops accepting, and shuts every open connection so blocked handlers and clients return.
+    /// Safe to call more than once.
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
@@ -118,7 +139,8 @@ public final class TestHTTPServer: Sendable {
     }
 }
 
-public enum TestServerError: Error {
+/// Why a test server could not start.
+public enum TestServerError: Error, Sendable {
     case socket(Int32)
     case process(String)
 }

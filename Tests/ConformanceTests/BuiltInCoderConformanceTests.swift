@@ -1,0 +1,79 @@
+import CodersGIF
+import CodersJPEG
+import CodersPNG
+import CodersWebP
+import Foundation
+import PipelineConformance
+import PipelineCore
+import Testing
+import TestSupport
+
+/// The kit on every built-in coder, one test case per corpus sample so a failure names the file.
+/// Samples cover each coder's pixel formats, interlaced/progressive files, and animations; they are
+/// small, because the kit decodes each one some thirty times (damage, limits, thumbnails, round trips).
+@Suite("Built-in coders keep the kit's coder contracts")
+struct BuiltInCoderConformanceTests {
+    static let png = CorpusSamples.rows("pngsuite", [
+        "PngSuite.png", "basn0g08.png", "basi0g16.png", "basn2c08.png", "basn3p04.png", "basn4a08.png", "basi6a08.png",
+    ])
+    static let jpeg = CorpusSamples.rows("jpeg", [
+        "jpeg-decoder/reftest/mozilla/jpg-progressive.jpg", "jpeg-decoder/reftest/mozilla/jpg-gray.jpg",
+        "jpeg-decoder/reftest/mozilla/jpg-size-15x15.jpg", "jpeg-decoder/reftest/grayscale_24x16_sampling2x2.jpg",
+        "jpeg-decoder/reftest/progressive3.jpg",
+        // Arithmetic-coded: libjpeg cannot suspend inside it, which once made partial decodes throw.
+        "libjpeg-turbo/testimgari.jpg",
+    ])
+    static let webp = CorpusSamples.rows("webp", [
+        "image-rs/images/webp/lossy_images/simple-rgb.webp", "image-rs/images/webp/extended_images/lossy_alpha.webp",
+        "image-rs/images/webp/lossless_images/2-color.webp", "image-webp/regression/tiny.webp",
+        "image-rs/images/webp/extended_images/anim.webp", "image-webp/animated/random_lossy.webp",
+        "image-webp/animated/random_lossless.webp",
+    ])
+    static let gif = CorpusSamples.rows("gif", [
+        "peterdn-gif-test-suite/static_transparent.gif", "pygif-test-suite/4095-codes.gif",
+        "image-rs/images/gif/anim/any-disposal.gif", "peterdn-gif-test-suite/animated_loop.gif",
+        "peterdn-gif-test-suite/animated_transparent_frame_restoreprev_loop.gif",
+    ])
+
+    @Test("the corpus has every sample these tests name")
+    func samplesExist() {
+        #expect(Self.png.count == 7 && Self.jpeg.count == 6 && Self.webp.count == 7 && Self.gif.count == 5)
+        #expect(Self.webp.contains { $0.frames > 1 } && Self.gif.contains { $0.frames > 1 })
+    }
+
+    /// First-frame references, with the tolerance each allows: an interlaced PNG must equal its
+    /// non-interlaced twin exactly; lossy WebP frames come from another VP8 decoder (image-webp), so
+    /// they may differ by a few levels.
+    static let references: [String: (String, Int)] = [
+        "basn0g08.png": ("basn0g08.png", 0), "basn2c08.png": ("basn2c08.png", 0), "basn3p04.png": ("basn3p04.png", 0),
+        "basn4a08.png": ("basn4a08.png", 0), "basi6a08.png": ("basn6a08.png", 0),
+        "peterdn-gif-test-suite/animated_loop.gif": ("peterdn-gif-test-suite/frames/animated_loop-0.png", 0),
+        "image-webp/animated/random_lossless.webp": ("image-webp/reference/animated/random_lossless-1.png", 1),
+        "image-webp/animated/random_lossy.webp": ("image-webp/reference/animated/random_lossy-1.png", 8),
+    ]
+
+    func sample(_ row: Corpus.Row, _ format: ImageFormat) throws -> CoderSample {
+        let reference = Self.references[row.file]
+        return try CorpusSamples.sample(row, format: format, reference: reference?.0, tolerance: reference?.1 ?? 0)
+    }
+
+    @Test("PNGCoder (still, progressive)", arguments: png)
+    func pngCoder(_ row: Corpus.Row) async throws {
+        await CoderConformance.check(PNGCoder(), samples: [try sample(row, .png)])
+    }
+
+    @Test("JPEGCoder (still, progressive; lossy round trips)", arguments: jpeg)
+    func jpegCoder(_ row: Corpus.Row) async throws {
+        await CoderConformance.check(JPEGCoder(), samples: [try sample(row, .jpeg)])
+    }
+
+    @Test("WebPCoder (still and animated, progressive)", arguments: webp)
+    func webpCoder(_ row: Corpus.Row) async throws {
+        await CoderConformance.check(WebPCoder(), samples: [try sample(row, .webp)])
+    }
+
+    @Test("GIFCoder (still and animated)", arguments: gif)
+    func gifCoder(_ row: Corpus.Row) async throws {
+        await CoderConformance.check(GIFCoder(), samples: [try sample(row, .gif)])
+    }
+}
