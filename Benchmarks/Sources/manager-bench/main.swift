@@ -2,6 +2,8 @@
 //
 //   manager-bench hits COUNT [TASKS]        COUNT memory-cache hits through `ImageManager.loadImage(with:)`
 //                                           (async API, DefaultImageCache), from TASKS concurrent tasks
+//   manager-bench hits-flow COUNT [TASKS]   the same through the full flow (task, stream, cache query):
+//                                           a no-op options processor turns the memory-hit shortcut off
 //   manager-bench resize IN.png W H ROUNDS OUT.png
 //                                           `PixelBuffer.resampled(to:)` (Lanczos-3) ROUNDS times, then
 //                                           writes the result for the quality comparison with libvips
@@ -41,11 +43,18 @@ func readPNG(_ path: String) -> PixelBuffer {
 
 /// Memory-cache hits: the image is stored under the request's key first, so every load is a hit
 /// and the figure is the manager's own overhead (task, flow, cache query, completion).
-func benchmarkHits(count: Int, tasks: Int) async {
+func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("manager-bench-\(getpid())")
     defer { try? FileManager.default.removeItem(at: directory) }
     let cache = DefaultImageCache(namespace: "hits", directory: directory)
     let manager = ImageManager(cache: cache)
+    if fullFlow {
+        // The shortcut steps aside for an options processor (it must run inside the flow); this one
+        // changes nothing.
+        var settings = manager.settings
+        settings.optionsProcessor = ImageOptionsProcessor { _, _, _ in nil }
+        manager.settings = settings
+    }
     let url = URL(string: "https://example.com/images/photo.jpg")!
     let image = Image(try! PixelBuffer(width: 64, height: 64, format: .rgba8))
     cache.memoryCache.set(image, forKey: manager.cacheKey(for: url), cost: 64 * 64 * 4)
@@ -69,7 +78,8 @@ func benchmarkHits(count: Int, tasks: Int) async {
     }
     let cpu = cpuSeconds() - cpuStart, wall = wallSeconds() - wallStart
     guard hits == perTask * tasks else { fail("expected \(perTask * tasks) memory hits, got \(hits)") }
-    print(String(format: "hits tasks=%d loads=%d wall_s=%.3f cpu_s=%.3f loads_per_s=%.0f loads_per_cpu_s=%.0f",
+    let label = fullFlow ? "hits-flow" : "hits"
+    print(label + String(format: " tasks=%d loads=%d wall_s=%.3f cpu_s=%.3f loads_per_s=%.0f loads_per_cpu_s=%.0f",
                  tasks, hits, wall, cpu, Double(hits) / wall, Double(hits) / cpu))
 }
 
@@ -107,10 +117,10 @@ func psnr(_ referencePath: String, _ candidatePath: String) {
 
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
-case "hits":
-    guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("usage: manager-bench hits COUNT [TASKS]") }
+case "hits", "hits-flow":
+    guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("usage: manager-bench hits|hits-flow COUNT [TASKS]") }
     let tasks = arguments.count >= 4 ? Int(arguments[3]) ?? 1 : 1
-    await benchmarkHits(count: count, tasks: max(tasks, 1))
+    await benchmarkHits(count: count, tasks: max(tasks, 1), fullFlow: arguments[1] == "hits-flow")
 case "resize":
     guard arguments.count == 7, let w = Int(arguments[3]), let h = Int(arguments[4]), let rounds = Int(arguments[5]) else {
         fail("usage: manager-bench resize IN.png W H ROUNDS OUT.png")
