@@ -59,6 +59,10 @@ MEASURE=(python3 "$ROOT/Benchmarks/python/measure.py")
 # --- one set: hyperfine over the four tools, then one measured run each, then the C baseline -----
 # Results go to $WORK/results: "set tool images seconds peak_kib cpu_s".
 TOOLS=(imagepipe vipsthumbnail imagemagick pillow)
+# libvips writes PNG rows unfiltered by default; every other tool here (and libpng's default, which
+# imagepipe and the C baseline use) picks a filter per row, which costs more CPU and makes smaller
+# files. "all" gives vips the same job; VIPS_PNG_FILTER=none measures its default.
+VIPS_PNG_FILTER="${VIPS_PNG_FILTER:-all}"
 command_for() { # tool job format files...   (job: thumb|png; output dir is $OUT, fresh per run)
   local tool=$1 job=$2 fmt=$3; shift 3
   local files=("$@")
@@ -66,10 +70,10 @@ command_for() { # tool job format files...   (job: thumb|png; output dir is $OUT
     imagepipe:thumb) echo "$IMAGEPIPE fetch ${files[*]} -o \$OUT --thumbnail 256x256 --format $fmt --quality 80 --no-cache --concurrency 2 --json" ;;
     imagepipe:png) echo "$IMAGEPIPE fetch ${files[*]} -o \$OUT --format png --no-cache --concurrency 2 --json" ;;
     vipsthumbnail:thumb)
-      local opts="[Q=80,strip]"; [[ $fmt == png ]] && opts="[compression=6,strip]"
+      local opts="[Q=80,strip]"; [[ $fmt == png ]] && opts="[compression=6,filter=$VIPS_PNG_FILTER,strip]"
       echo "vipsthumbnail ${files[*]} -s 256 -o \"\$OUT/%s.$fmt$opts\"" ;;
     # A size no photo reaches, with ">" (shrink only): a full decode and re-encode in one process.
-    vipsthumbnail:png) echo "vipsthumbnail ${files[*]} -s '100000x100000>' -o \"\$OUT/%s.png[compression=6,strip]\"" ;;
+    vipsthumbnail:png) echo "vipsthumbnail ${files[*]} -s '100000x100000>' -o \"\$OUT/%s.png[compression=6,filter=$VIPS_PNG_FILTER,strip]\"" ;;
     imagemagick:thumb) echo "${MOGRIFY[*]} -path \$OUT -format $fmt -thumbnail 256x256 -quality 80 -define png:compression-level=6 ${files[*]}" ;;
     imagemagick:png) echo "${MOGRIFY[*]} -path \$OUT -format png -define png:compression-level=6 ${files[*]}" ;;
     pillow:thumb) echo "${PILLOW[*]} thumb 256 80 \$OUT ${files[*]}" ;;
