@@ -58,10 +58,6 @@ let package = Package(
 
         // Helper process for the disk cache's crash (kill -9) and two-process tests.
         .executableTarget(name: "cache-stress", dependencies: ["PipelineCore"]),
-        // Decode-all-frames benchmark against the C libraries (scripts/bench/coders-vs-c.sh).
-        .executableTarget(name: "CoderBench", dependencies: ["CodersWebP", "CodersGIF", "PipelineCore"], path: "Benchmarks/CoderBench"),
-        // scripts/bench/loader-http.sh: HTTPLoader against `curl --parallel` on a local server.
-        .executableTarget(name: "LoaderHTTPBench", dependencies: ["LoaderHTTP"], path: "Benchmarks/LoaderHTTPBench"),
 
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server.
         // The plain HTTP server is the kit's (PipelineConformance), so one piece serves both.

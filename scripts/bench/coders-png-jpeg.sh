@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CodersPNG and CodersJPEG against a small C program calling libpng and libjpeg directly
-# (Benchmarks/CodersPNGJPEG/c/coders_bench.c), in one run, on the bench corpus:
+# (Benchmarks/c/coders_png_jpeg.c), in one run, on the bench corpus:
 #   * full decodes per second, every PNG and JPEG set;
 #   * 256x256-fit thumbnails per second (C: libjpeg DCT scaling by libvips' rule + a triangle
 #     resample; ImagePipe: the same DCT scaling + its Lanczos-3 resampler; PNG: full decode +
@@ -21,7 +21,7 @@ SECONDS_PER="${1:-1}"
 RUNS="${2:-5}"
 export CORPUS_DIR="${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/imagepipe-bench-corpus}"
 MAKE_CORPUS="${MAKE_CORPUS:-$ROOT/../shared/bench/make_corpus.sh}"
-BENCH="$ROOT/Benchmarks/CodersPNGJPEG"
+BENCH="$ROOT/Benchmarks"
 OUT="$ROOT/.build/bench-coders-png-jpeg"
 mkdir -p "$OUT"
 
@@ -29,9 +29,9 @@ bash "$MAKE_CORPUS" >&2
 
 echo "building the C program and the Swift benchmark (release)..." >&2
 # shellcheck disable=SC2046
-cc -O2 -o "$OUT/coders_bench_c" "$BENCH/c/coders_bench.c" $(pkg-config --cflags --libs libpng libjpeg)
-swift build -c release --package-path "$BENCH" >&2
-SWIFT_BENCH="$(swift build -c release --package-path "$BENCH" --show-bin-path)/coders-bench"
+cc -O2 -o "$OUT/coders_bench_c" "$BENCH/c/coders_png_jpeg.c" $(pkg-config --cflags --libs libpng libjpeg)
+swift build -c release --package-path "$BENCH" --product coders-png-jpeg-bench >&2
+SWIFT_BENCH="$(swift build -c release --package-path "$BENCH" --show-bin-path)/coders-png-jpeg-bench"
 C_BENCH="$OUT/coders_bench_c"
 
 

@@ -10,9 +10,9 @@ CORPUS="${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/imagepipe-bench-corpus}"
 ROUNDS="${1:-3}"
 BASELINE=.build/decode_baseline
 mkdir -p .build
-cc -O2 -o "$BASELINE" scripts/bench/decode_baseline.c -lwebpdemux -lwebp -lgif
-swift build -c release --product CoderBench >/dev/null
-BENCH="$(swift build -c release --show-bin-path)/CoderBench"
+cc -O2 -o "$BASELINE" Benchmarks/c/decode_webp_gif.c -lwebpdemux -lwebp -lgif
+swift build -c release --package-path Benchmarks --product coders-webp-gif-bench >/dev/null
+BENCH="$(swift build -c release --package-path Benchmarks --show-bin-path)/coders-webp-gif-bench"
 printf '%-22s %14s %14s %7s\n' set "swift img/s" "C img/s" ratio
 for set in webp/lossy-640 webp/lossy-1920 webp/lossless-640 webp/lossless-1920 webp/orig gif/anim-480; do
   dir="$CORPUS/$set"

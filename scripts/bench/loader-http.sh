@@ -16,8 +16,8 @@ RUNS="${RUNS:-3}"
 SHARED_BENCH="${SHARED_BENCH:-$(cd .. && pwd)/shared/bench}"
 
 [ -f "$CORPUS_DIR/.complete" ] || CORPUS_DIR="$CORPUS_DIR" bash "$SHARED_BENCH/make_corpus.sh"
-swift build -c release --product LoaderHTTPBench >/dev/null
-BENCH="$(swift build -c release --show-bin-path)/LoaderHTTPBench"
+swift build -c release --package-path Benchmarks --product loader-http-bench >/dev/null
+BENCH="$(swift build -c release --package-path Benchmarks --show-bin-path)/loader-http-bench"
 
 WORK="$(mktemp -d)"
 cleanup() { [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }

@@ -76,12 +76,17 @@ public final class ImageManager: Sendable {
 
     /// Loads an image; cancelling the calling task cancels the load. Returns the final result (with
     /// `.refreshCached`, the revalidated one); a `.fromCacheOnly` miss returns a result without image.
+    /// A plain memory-cache hit returns at once, without starting a task (`memoryCacheHit`).
     ///
     /// It takes no closure on purpose: `loadImage(with: url) { … }` always means the callback form.
     /// For progress, use `imageTask(with:options:context:onEvent:)` and await its `result()`.
     public func loadImage(
         with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext()
     ) async throws -> ImageResult {
+        // A cancelled caller takes the task path, which answers `cancelled` as before.
+        if !Task.isCancelled, let hit = memoryCacheHit(url: url, options: options, context: context) {
+            return hit
+        }
         let task = imageTask(with: url, options: options, context: context)
         return try await withTaskCancellationHandler {
             try await task.result()

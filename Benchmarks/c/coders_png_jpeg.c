@@ -1,11 +1,11 @@
 // The baseline ImagePipe's PNG and JPEG coders are measured against: the same libraries called
 // directly, the way a small C program would, with the same output layouts (8-bit RGB/RGBA/gray).
 //
-//   coders_bench decode png|jpeg SECONDS FILE...   full decodes per second
-//   coders_bench thumb png|jpeg SIZE SECONDS FILE... SIZExSIZE-fit thumbnails per second
+//   coders_png_jpeg decode png|jpeg SECONDS FILE...   full decodes per second
+//   coders_png_jpeg thumb png|jpeg SIZE SECONDS FILE... SIZExSIZE-fit thumbnails per second
 //                                                  (JPEG: libjpeg DCT scaling, then a triangle resample)
-//   coders_bench peak full|thumb SIZE FILE        decode once, print peak RSS in KiB
-//   coders_bench makepng WIDTH HEIGHT FILE          write a large RGB test PNG (zlib level 1)
+//   coders_png_jpeg peak full|thumb SIZE FILE        decode once, print peak RSS in KiB
+//   coders_png_jpeg makepng WIDTH HEIGHT FILE          write a large RGB test PNG (zlib level 1)
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -265,7 +265,7 @@ int main(int argc, char **argv) {
     }
     int thumb = argc >= 6 && strcmp(argv[1], "thumb") == 0;
     if (!thumb && !(argc >= 5 && strcmp(argv[1], "decode") == 0)) {
-        fprintf(stderr, "usage: see the comment at the top of coders_bench.c\n");
+        fprintf(stderr, "usage: see the comment at the top of coders_png_jpeg.c\n");
         return 2;
     }
     int is_png = strcmp(argv[2], "png") == 0;

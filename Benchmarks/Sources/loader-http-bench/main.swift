@@ -6,7 +6,7 @@ import PipelineCore
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2, let list = try? String(contentsOfFile: arguments[1], encoding: .utf8) else {
-    FileHandle.standardError.write(Data("usage: LoaderHTTPBench URL-LIST [CONCURRENCY]\n".utf8))
+    FileHandle.standardError.write(Data("usage: loader-http-bench URL-LIST [CONCURRENCY]\n".utf8))
     exit(2)
 }
 let concurrency = arguments.count >= 3 ? Int(arguments[2]) ?? 6 : 6

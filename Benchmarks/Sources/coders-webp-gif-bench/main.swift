@@ -1,6 +1,6 @@
 // Decodes every frame of each WebP/GIF file through CodersWebP/CodersGIF and prints images per
-// CPU second; scripts/bench/coders-vs-c.sh compares it with decode_baseline.c on the same files.
-// usage: coder-bench ROUNDS FILE...
+// CPU second; scripts/bench/coders-vs-c.sh compares it with Benchmarks/c/decode_webp_gif.c on the same files.
+// usage: coders-webp-gif-bench ROUNDS FILE...
 import CodersGIF
 import CodersWebP
 import Foundation
@@ -8,7 +8,7 @@ import PipelineCore
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let rounds = Int(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: coder-bench ROUNDS FILE...\n".utf8))
+    FileHandle.standardError.write(Data("usage: coders-webp-gif-bench ROUNDS FILE...\n".utf8))
     exit(2)
 }
 let files = try arguments.dropFirst(2).map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
@@ -16,7 +16,7 @@ let coders = ImageCodersManager()
 coders.add(GIFCoder())
 coders.add(WebPCoder())
 
-/// CPU seconds of this single-threaded process, as decode_baseline.c measures: on a machine shared
+/// CPU seconds of this single-threaded process, as Benchmarks/c/decode_webp_gif.c measures: on a machine shared
 /// with other builds, wall time measures the neighbours as much as the decoder.
 func cpuSeconds() -> Double {
     var time = timespec()

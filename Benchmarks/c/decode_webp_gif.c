@@ -3,7 +3,7 @@
  *   WebP: WebPDecodeRGB/RGBA for stills (RGB when the file has no alpha, as CodersWebP does),
  *         WebPAnimDecoder (libwebp's compositor) for animations.
  *   GIF:  DGifSlurp, then every frame composited onto an RGBA canvas with disposal 2 and 3.
- * usage: decode_baseline ROUNDS FILE... */
+ * usage: decode_webp_gif ROUNDS FILE... */
 #include <gif_lib.h>
 #include <stdio.h>
 #include <stdlib.h>

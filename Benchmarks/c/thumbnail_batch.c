@@ -1,0 +1,344 @@
+/* The C baseline for scripts/bench/compare.sh: one thread doing what `imagepipe fetch` does to each
+ * file, with the same libraries (libjpeg-turbo, libpng, libwebp) called directly, and the same
+ * shortcuts ImagePipe's coders take:
+ *   JPEG: DCT-scaled decode (the largest 1/2, 1/4, 1/8 that leaves 2x for the resample);
+ *   PNG:  full decode, integer box shrink that leaves 2x, then the resample;
+ *   WebP: libwebp's own scaler straight to the thumbnail size;
+ * the resample is a separable Lanczos-3; the output is encoded in the input's format (JPEG and WebP
+ * at QUALITY, PNG at zlib level 6), or, in `png` mode, the full image re-encoded as PNG.
+ *
+ *   thumbnail_batch thumb SIZE QUALITY OUTDIR FILE...
+ *   thumbnail_batch png   0    0       OUTDIR FILE...
+ *
+ * Prints "images N cpu_s S" (user + system CPU of this process) on stdout. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+#include <png.h>
+#include <sys/resource.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
+
+typedef struct { uint8_t *pixels; int width, height, channels; } image;
+typedef enum { JPEG, PNG, WEBP } format;
+
+static uint8_t *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { perror(path); exit(1); }
+    fseek(f, 0, SEEK_END);
+    *size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *bytes = malloc(*size);
+    if (fread(bytes, 1, *size, f) != *size) { perror(path); exit(1); }
+    fclose(f);
+    return bytes;
+}
+
+static format sniff(const uint8_t *b, size_t n) {
+    if (n > 3 && b[0] == 0xFF && b[1] == 0xD8) return JPEG;
+    if (n > 8 && memcmp(b, "\x89PNG", 4) == 0) return PNG;
+    if (n > 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0) return WEBP;
+    fprintf(stderr, "unknown format\n");
+    exit(1);
+}
+
+/* The thumbnail size: fit inside box x box, never upscaled. */
+static void fit(int w, int h, int box, int *ow, int *oh) {
+    if (w <= box && h <= box) { *ow = w; *oh = h; return; }
+    if (w >= h) { *ow = box; *oh = (int)lround((double)h * box / w); }
+    else { *oh = box; *ow = (int)lround((double)w * box / h); }
+    if (*ow < 1) *ow = 1;
+    if (*oh < 1) *oh = 1;
+}
+
+/* MARK: JPEG */
+
+typedef struct { struct jpeg_error_mgr pub; jmp_buf jump; } jpeg_error;
+static void jpeg_fail(j_common_ptr c) { longjmp(((jpeg_error *)c->err)->jump, 1); }
+
+static image decode_jpeg(const uint8_t *bytes, size_t size, int box) {
+    image img = {0};
+    struct jpeg_decompress_struct info;
+    jpeg_error err;
+    info.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = jpeg_fail;
+    if (setjmp(err.jump)) { fprintf(stderr, "jpeg decode error\n"); exit(1); }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, bytes, size);
+    jpeg_read_header(&info, TRUE);
+    info.out_color_space = info.jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE : JCS_RGB;
+    if (box > 0) {
+        int tw, th;
+        fit(info.image_width, info.image_height, box, &tw, &th);
+        double shrink = (double)info.image_width / tw;
+        info.scale_num = 1;
+        info.scale_denom = 1;
+        for (int d = 8; d >= 2; d /= 2) if (shrink >= 2.0 * d) { info.scale_denom = d; break; }
+    }
+    jpeg_start_decompress(&info);
+    img.width = info.output_width;
+    img.height = info.output_height;
+    img.channels = info.output_components;
+    size_t stride = (size_t)img.width * img.channels;
+    img.pixels = malloc(stride * img.height);
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW row = img.pixels + stride * info.output_scanline;
+        jpeg_read_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_decompress(&info);
+    jpeg_destroy_decompress(&info);
+    return img;
+}
+
+static void write_jpeg(const char *path, image img, int quality) {
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); exit(1); }
+    struct jpeg_compress_struct info;
+    jpeg_error err;
+    info.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = jpeg_fail;
+    if (setjmp(err.jump)) { fprintf(stderr, "jpeg encode error\n"); exit(1); }
+    jpeg_create_compress(&info);
+    jpeg_stdio_dest(&info, f);
+    info.image_width = img.width;
+    info.image_height = img.height;
+    info.input_components = img.channels == 1 ? 1 : 3;
+    info.in_color_space = img.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&info);
+    jpeg_set_quality(&info, quality, TRUE);
+    jpeg_start_compress(&info, TRUE);
+    size_t stride = (size_t)img.width * img.channels;
+    while (info.next_scanline < info.image_height) {
+        JSAMPROW row = img.pixels + stride * info.next_scanline;
+        jpeg_write_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    fclose(f);
+}
+
+/* MARK: PNG */
+
+typedef struct { const uint8_t *bytes; size_t size, offset; } png_source;
+static void png_read_mem(png_structp png, png_bytep out, size_t n) {
+    png_source *s = png_get_io_ptr(png);
+    if (n > s->size - s->offset) png_error(png, "truncated");
+    memcpy(out, s->bytes + s->offset, n);
+    s->offset += n;
+}
+
+static image decode_png(const uint8_t *bytes, size_t size) {
+    image img = {0};
+    png_source src = { bytes, size, 0 };
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png))) { fprintf(stderr, "png decode error\n"); exit(1); }
+    png_set_read_fn(png, &src, png_read_mem);
+    png_read_info(png, info);
+    int type = png_get_color_type(png, info), depth = png_get_bit_depth(png, info);
+    if (type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+    if (type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
+    if (depth == 16) png_set_scale_16(png);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    img.width = png_get_image_width(png, info);
+    img.height = png_get_image_height(png, info);
+    img.channels = png_get_channels(png, info);
+    size_t stride = png_get_rowbytes(png, info);
+    img.pixels = malloc(stride * img.height);
+    png_bytep *rows = malloc(sizeof *rows * img.height);
+    for (int y = 0; y < img.height; y++) rows[y] = img.pixels + stride * y;
+    png_read_image(png, rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(rows);
+    return img;
+}
+
+static void write_png(const char *path, image img) {
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); exit(1); }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png))) { fprintf(stderr, "png encode error\n"); exit(1); }
+    png_init_io(png, f);
+    static const int types[] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGBA };
+    png_set_IHDR(png, info, img.width, img.height, 8, types[img.channels], PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, 6);  /* ImagePipe's PNG encoder default */
+    png_write_info(png, info);
+    size_t stride = (size_t)img.width * img.channels;
+    for (int y = 0; y < img.height; y++) png_write_row(png, img.pixels + stride * y);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    fclose(f);
+}
+
+/* MARK: WebP */
+
+static image decode_webp(const uint8_t *bytes, size_t size, int box) {
+    image img = {0};
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config) || WebPGetFeatures(bytes, size, &config.input) != VP8_STATUS_OK) {
+        fprintf(stderr, "webp header error\n");
+        exit(1);
+    }
+    img.width = config.input.width;
+    img.height = config.input.height;
+    img.channels = config.input.has_alpha ? 4 : 3;
+    if (box > 0) {
+        fit(img.width, img.height, box, &img.width, &img.height);
+        config.options.use_scaling = 1;
+        config.options.scaled_width = img.width;
+        config.options.scaled_height = img.height;
+    }
+    size_t stride = (size_t)img.width * img.channels;
+    img.pixels = malloc(stride * img.height);
+    config.output.colorspace = img.channels == 4 ? MODE_RGBA : MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = img.pixels;
+    config.output.u.RGBA.stride = (int)stride;
+    config.output.u.RGBA.size = stride * img.height;
+    if (WebPDecode(bytes, size, &config) != VP8_STATUS_OK) { fprintf(stderr, "webp decode error\n"); exit(1); }
+    return img;
+}
+
+static void write_webp(const char *path, image img, int quality) {
+    uint8_t *out = NULL;
+    size_t n = img.channels == 4
+        ? WebPEncodeRGBA(img.pixels, img.width, img.height, img.width * 4, (float)quality, &out)
+        : WebPEncodeRGB(img.pixels, img.width, img.height, img.width * 3, (float)quality, &out);
+    FILE *f = fopen(path, "wb");
+    if (!f || n == 0 || fwrite(out, 1, n, f) != n) { perror(path); exit(1); }
+    fclose(f);
+    WebPFree(out);
+}
+
+/* MARK: resampling */
+
+/* Integer box shrink by `factor` on both axes (the last partial box is averaged over what exists). */
+static image box_shrink(image in, int factor) {
+    image out = { NULL, (in.width + factor - 1) / factor, (in.height + factor - 1) / factor, in.channels };
+    out.pixels = malloc((size_t)out.width * out.height * out.channels);
+    for (int oy = 0; oy < out.height; oy++) {
+        int y1 = oy * factor + factor < in.height ? oy * factor + factor : in.height;
+        for (int ox = 0; ox < out.width; ox++) {
+            int x1 = ox * factor + factor < in.width ? ox * factor + factor : in.width;
+            for (int c = 0; c < in.channels; c++) {
+                unsigned sum = 0, n = 0;
+                for (int y = oy * factor; y < y1; y++)
+                    for (int x = ox * factor; x < x1; x++, n++) sum += in.pixels[((size_t)y * in.width + x) * in.channels + c];
+                out.pixels[((size_t)oy * out.width + ox) * out.channels + c] = (uint8_t)((sum + n / 2) / n);
+            }
+        }
+    }
+    return out;
+}
+
+static double lanczos3(double x) {
+    if (x == 0) return 1;
+    if (x <= -3 || x >= 3) return 0;
+    double px = M_PI * x;
+    return 3 * sin(px) * sin(px / 3) / (px * px);
+}
+
+/* One axis of a separable Lanczos-3 resample, the filter widened by the scale when shrinking. */
+static image resample_axis(image in, int outsize, int horizontal) {
+    int insize = horizontal ? in.width : in.height, ch = in.channels;
+    image out = { NULL, horizontal ? outsize : in.width, horizontal ? in.height : outsize, ch };
+    out.pixels = malloc((size_t)out.width * out.height * ch);
+    double scale = (double)insize / outsize, stretch = scale > 1 ? scale : 1, support = 3 * stretch;
+    int taps = (int)ceil(support * 2) + 1;
+    float *weights = calloc((size_t)outsize * taps, sizeof(float));
+    int *firsts = malloc(sizeof(int) * outsize), *counts = malloc(sizeof(int) * outsize);
+    for (int o = 0; o < outsize; o++) {
+        double center = (o + 0.5) * scale;
+        int first = (int)floor(center - support); if (first < 0) first = 0;
+        int last = (int)ceil(center + support); if (last > insize) last = insize;
+        int count = last - first; if (count > taps) count = taps;
+        double total = 0;
+        float *w = weights + (size_t)o * taps;
+        for (int t = 0; t < count; t++) { w[t] = (float)lanczos3((first + t + 0.5 - center) / stretch); total += w[t]; }
+        for (int t = 0; t < count; t++) w[t] = (float)(w[t] / total);
+        firsts[o] = first;
+        counts[o] = count;
+    }
+    if (horizontal) {
+        for (int y = 0; y < in.height; y++) {
+            const uint8_t *line = in.pixels + (size_t)y * in.width * ch;
+            uint8_t *dst = out.pixels + (size_t)y * out.width * ch;
+            for (int o = 0; o < outsize; o++) {
+                const float *w = weights + (size_t)o * taps;
+                const uint8_t *src = line + (size_t)firsts[o] * ch;
+                for (int c = 0; c < ch; c++) {
+                    float sum = 0;
+                    for (int t = 0; t < counts[o]; t++) sum += w[t] * src[t * ch + c];
+                    dst[o * ch + c] = sum <= 0 ? 0 : sum >= 255 ? 255 : (uint8_t)(sum + 0.5f);
+                }
+            }
+        }
+    } else {
+        /* Whole rows at a time, so the vertical pass streams memory in order. */
+        size_t rowlen = (size_t)in.width * ch;
+        float *acc = malloc(sizeof(float) * rowlen);
+        for (int o = 0; o < outsize; o++) {
+            const float *w = weights + (size_t)o * taps;
+            memset(acc, 0, sizeof(float) * rowlen);
+            for (int t = 0; t < counts[o]; t++) {
+                const uint8_t *src = in.pixels + (size_t)(firsts[o] + t) * rowlen;
+                for (size_t i = 0; i < rowlen; i++) acc[i] += w[t] * src[i];
+            }
+            uint8_t *dst = out.pixels + (size_t)o * rowlen;
+            for (size_t i = 0; i < rowlen; i++) dst[i] = acc[i] <= 0 ? 0 : acc[i] >= 255 ? 255 : (uint8_t)(acc[i] + 0.5f);
+        }
+        free(acc);
+    }
+    free(weights); free(firsts); free(counts);
+    return out;
+}
+
+static image thumbnail(image img, int box) {
+    int tw, th;
+    fit(img.width, img.height, box, &tw, &th);
+    if (tw == img.width && th == img.height) return img;
+    int factor = (int)((double)img.width / tw / 2);
+    if (factor >= 2) { image s = box_shrink(img, factor); free(img.pixels); img = s; }
+    image h = resample_axis(img, tw, 1);
+    free(img.pixels);
+    image v = resample_axis(h, th, 0);
+    free(h.pixels);
+    return v;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 6) { fprintf(stderr, "usage: see the comment at the top of thumbnail_batch.c\n"); return 2; }
+    int full = strcmp(argv[1], "png") == 0, box = atoi(argv[2]), quality = atoi(argv[3]);
+    const char *outdir = argv[4];
+    char path[4096];
+    for (int i = 5; i < argc; i++) {
+        size_t size;
+        uint8_t *bytes = read_file(argv[i], &size);
+        format fmt = sniff(bytes, size);
+        int reduce = full ? 0 : box;
+        image img = fmt == JPEG ? decode_jpeg(bytes, size, reduce) : fmt == PNG ? decode_png(bytes, size) : decode_webp(bytes, size, reduce);
+        free(bytes);
+        if (!full) img = thumbnail(img, box);
+        const char *base = strrchr(argv[i], '/');
+        base = base ? base + 1 : argv[i];
+        static const char *ext[] = { "jpg", "png", "webp" };
+        snprintf(path, sizeof path, "%s/%s.%s", outdir, base, full ? "png" : ext[fmt]);
+        if (full || fmt == PNG) write_png(path, img);
+        else if (fmt == JPEG) write_jpeg(path, img, quality);
+        else write_webp(path, img, quality);
+        free(img.pixels);
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    double cpu = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    printf("images %d cpu_s %.3f\n", argc - 5, cpu);
+    return 0;
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PipelineCore
+
+/// The async API's memory-hit shortcut (`ImageManager.memoryCacheHit`) must answer exactly as the
+/// full flow would, and step aside whenever the flow would do more than read memory.
+@Suite("Image manager memory hits")
+struct ImageManagerMemoryHitTests {
+    let url = URL(string: "test://img/photo.timg")!
+
+    /// A manager over a real `DefaultImageCache` (the shortcut reads only that type) holding a
+    /// 40 x 20 image in memory under `url`'s key.
+    struct Fixture {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("memory-hit-\(UUID().uuidString)")
+        let loader = ScriptedLoader(delay: .milliseconds(10))
+        let cache: DefaultImageCache
+        let manager: ImageManager
+
+        init(url: URL) throws {
+            let coders = ImageCodersManager(coders: [TestCoder()])
+            cache = DefaultImageCache(namespace: "hits", directory: directory, coders: coders)
+            manager = ImageManager(cache: cache, loader: loader, coders: coders)
+            let image = Image(try PixelBuffer(width: 40, height: 20, format: .rgba8))
+            cache.memoryCache.set(image, forKey: manager.cacheKey(for: url), cost: 40 * 20 * 4)
+        }
+    }
+
+    @Test("A memory hit answers with the cached image, from memory, without a request or a running task")
+    func memoryHit() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        #expect(f.manager.memoryCacheHit(url: url, options: [], context: ImageContext()) != nil)
+        let result = try await f.manager.loadImage(with: url)
+        #expect(result.image?.pixelSize == ImageSize(width: 40, height: 20))
+        #expect(result.cacheType == .memory)
+        #expect(result.data == nil)
+        #expect(result.url == url)
+        #expect(f.loader.totalRequests == 0)
+        #expect(!f.manager.isRunning)
+    }
+
+    @Test("A blocked URL fails with blockedURL even when its image is in memory")
+    func blockedURL() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        f.manager.failedURLs.insert(url)
+        await #expect(throws: ImagePipeError.blockedURL(url.absoluteString)) { try await f.manager.loadImage(with: url) }
+        let retried = try await f.manager.loadImage(with: url, options: [.retryFailed])
+        #expect(retried.cacheType == .memory)
+    }
+
+    @Test("Options that make a hit do more take the full flow", arguments: [
+        ImageOptions.refreshCached, .fromLoaderOnly, .queryMemoryData,
+    ])
+    func optionsTakeTheFlow(options: ImageOptions) throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        #expect(f.manager.memoryCacheHit(url: url, options: options, context: ImageContext()) == nil)
+    }
+
+    @Test("refreshCached still asks the loader after answering from memory")
+    func refreshCached() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        f.loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 40, height: 20, color: .white)))
+        _ = try await f.manager.loadImage(with: url, options: [.refreshCached])
+        #expect(f.loader.requests(url.absoluteString) == 1)
+    }
+
+    @Test("A memory-only query type still hits; a disk-only one takes the flow")
+    func queryCacheType() throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        var memory = ImageContext()
+        memory[.queryCacheType] = .memory
+        #expect(f.manager.memoryCacheHit(url: url, options: [], context: memory) != nil)
+        var disk = ImageContext()
+        disk[.queryCacheType] = .disk
+        #expect(f.manager.memoryCacheHit(url: url, options: [], context: disk) == nil)
+    }
+
+    @Test("The options processor runs once per request, so a hit with one takes the flow")
+    func optionsProcessor() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        let calls = Mutex(0)
+        var settings = f.manager.settings
+        settings.optionsProcessor = ImageOptionsProcessor { _, options, context in
+            calls.withLock { $0 += 1 }
+            return (options, context)
+        }
+        f.manager.settings = settings
+        let result = try await f.manager.loadImage(with: url)
+        #expect(result.cacheType == .memory)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
+    @Test("A cancelled caller gets cancelled, even on a hit")
+    func cancelledCaller() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        let manager = f.manager, url = url
+        let failure: ImagePipeError? = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await manager.loadImage(with: url)
+                return nil
+            } catch {
+                return error as? ImagePipeError
+            }
+        }.value
+        #expect(failure == .cancelled)
+    }
+}
