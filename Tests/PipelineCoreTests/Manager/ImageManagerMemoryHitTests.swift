@@ -9,8 +9,7 @@ import Testing
 struct ImageManagerMemoryHitTests {
     let url = URL(string: "test://img/photo.timg")!
 
-    /// A manager over a real `DefaultImageCache` (the shortcut reads only that type) holding a
-    /// 40 x 20 image in memory under `url`'s key.
+    /// A manager over a real `DefaultImageCache` holding a 40 x 20 image in memory under `url`'s key.
     struct Fixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("memory-hit-\(UUID().uuidString)")
         let loader = ScriptedLoader(delay: .milliseconds(10))
@@ -38,6 +37,22 @@ struct ImageManagerMemoryHitTests {
         #expect(result.url == url)
         #expect(f.loader.totalRequests == 0)
         #expect(!f.manager.isRunning)
+    }
+
+    @Test("Through a caches manager (how ImageManager.shared is set up) the hit is just as direct; a lower cache's hit is not taken")
+    func throughCachesManager() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        let other = InMemoryTestCache(name: "highest")
+        let caches = ImageCachesManager(caches: [f.cache])
+        let manager = ImageManager(cache: caches, loader: f.loader, coders: f.cache.coders)
+        #expect(manager.memoryCacheHit(url: url, options: [], context: ImageContext()) != nil)
+        #expect(try await manager.loadImage(with: url).cacheType == .memory)
+        // A serial query asks the highest-priority cache first: its miss means the full flow.
+        caches.add(other)
+        #expect(manager.memoryCacheHit(url: url, options: [], context: ImageContext()) == nil)
+        #expect(try await manager.loadImage(with: url).cacheType == .memory)
+        #expect(other.queries.count == 1)
     }
 
     @Test("A blocked URL fails with blockedURL even when its image is in memory")
