@@ -52,8 +52,6 @@ public struct JPEGCoder: ProgressiveImageCoder {
     }
 
     private func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {
-        var options = options
-        options.maxPixels = min(options.maxPixels, maxPixels)
-        return options
+        options.cappingPixels(at: maxPixels)
     }
 }

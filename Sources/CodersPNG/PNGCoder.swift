@@ -45,9 +45,7 @@ public struct PNGCoder: ProgressiveImageCoder {
     }
 
     private func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {
-        var options = options
-        options.maxPixels = min(options.maxPixels, maxPixels)
-        return options
+        options.cappingPixels(at: maxPixels)
     }
 
     private static func notPNG(_ data: Data) -> ImagePipeError {

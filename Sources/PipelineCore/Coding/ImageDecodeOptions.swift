@@ -57,6 +57,14 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         (thumbnailPixelSize.map { !$0.isEmpty } ?? false) || scaleDownLimitBytes != nil
     }
 
+    /// These options with `maxPixels` lowered to `limit` when that is smaller: a coder's own limit
+    /// applies on top of the request's, never above it.
+    public func cappingPixels(at limit: Int) -> ImageDecodeOptions {
+        var capped = self
+        capped.maxPixels = min(maxPixels, limit)
+        return capped
+    }
+
     /// Throws `limitExceeded(.pixels)` when a canvas of this size may not be decoded. Coders call it
     /// with the header's size before allocating.
     public func checkPixelLimit(_ size: ImageSize) throws {
