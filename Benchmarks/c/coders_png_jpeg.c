@@ -13,11 +13,9 @@
 #include <string.h>
 #include <jpeglib.h>
 #include <png.h>
+#include "baseline_common.h"
 #include <sys/resource.h>
 #include <time.h>
-
-typedef struct { uint8_t *pixels; int width, height, channels; } image;
-typedef struct { uint8_t *bytes; size_t size; } blob;
 
 // CPU time of this process, not wall time: on a shared machine, time spent descheduled while
 // others run would otherwise count against whichever program was unlucky.
@@ -27,64 +25,8 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static blob read_file(const char *path) {
-    blob b = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f) { perror(path); exit(1); }
-    fseek(f, 0, SEEK_END);
-    b.size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.bytes = malloc(b.size);
-    if (fread(b.bytes, 1, b.size, f) != b.size) { perror(path); exit(1); }
-    fclose(f);
-    return b;
-}
-
-// MARK: PNG
-
-typedef struct { const uint8_t *bytes; size_t size, offset; } png_source;
-
-static void png_read_mem(png_structp png, png_bytep out, size_t n) {
-    png_source *s = png_get_io_ptr(png);
-    if (n > s->size - s->offset) png_error(png, "truncated");
-    memcpy(out, s->bytes + s->offset, n);
-    s->offset += n;
-}
-
-static image decode_png(blob b) {
-    image img = {0};
-    png_source src = { b.bytes, b.size, 0 };
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(png);
-    png_bytep *rows = NULL;
-    if (setjmp(png_jmpbuf(png))) { fprintf(stderr, "png error\n"); exit(1); }
-    png_set_read_fn(png, &src, png_read_mem);
-    png_read_info(png, info);
-    int type = png_get_color_type(png, info), depth = png_get_bit_depth(png, info);
-    if (type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-    if (type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-    if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
-    if (depth == 16) png_set_scale_16(png);
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    img.width = png_get_image_width(png, info);
-    img.height = png_get_image_height(png, info);
-    img.channels = png_get_channels(png, info);
-    size_t rowbytes = png_get_rowbytes(png, info);
-    img.pixels = malloc(rowbytes * img.height);
-    rows = malloc(sizeof *rows * img.height);
-    for (int y = 0; y < img.height; y++) rows[y] = img.pixels + rowbytes * y;
-    png_read_image(png, rows);
-    png_read_end(png, NULL);
-    png_destroy_read_struct(&png, &info, NULL);
-    free(rows);
-    return img;
-}
-
 // MARK: JPEG
 
-typedef struct { struct jpeg_error_mgr pub; jmp_buf jump; } jpeg_error;
-static void jpeg_fail(j_common_ptr c) { longjmp(((jpeg_error *)c->err)->jump, 1); }
 static void jpeg_quiet(j_common_ptr c, int level) { (void)c; (void)level; }
 
 static image decode_jpeg(blob b, int denominator) {
@@ -218,7 +160,7 @@ static image resample(image in, int box) {
 }
 
 static image thumbnail(blob b, int is_png, int box) {
-    if (is_png) return resample(decode_png(b), box);
+    if (is_png) return resample(decode_png(b.bytes, b.size), box);
     int width, height;
     jpeg_size(b, &width, &height);
     return resample(decode_jpeg(b, jpeg_denominator(width, height, box)), box);
@@ -257,7 +199,7 @@ int main(int argc, char **argv) {
         blob b = read_file(argv[4]);
         int is_png = b.bytes[0] == 0x89;
         image img = strcmp(argv[2], "thumb") == 0 ? thumbnail(b, is_png, atoi(argv[3]))
-                  : is_png ? decode_png(b) : decode_jpeg(b, 1);
+                  : is_png ? decode_png(b.bytes, b.size) : decode_jpeg(b, 1);
         struct rusage usage;
         getrusage(RUSAGE_SELF, &usage);
         printf("%dx%d peak_kib %ld\n", img.width, img.height, usage.ru_maxrss);
@@ -278,7 +220,7 @@ int main(int argc, char **argv) {
     double start = now(), elapsed = 0;
     do {
         for (int i = 0; i < count; i++) {
-            image img = thumb ? thumbnail(files[i], is_png, box) : is_png ? decode_png(files[i]) : decode_jpeg(files[i], 1);
+            image img = thumb ? thumbnail(files[i], is_png, box) : is_png ? decode_png(files[i].bytes, files[i].size) : decode_jpeg(files[i], 1);
             free(img.pixels);
             done++;
         }

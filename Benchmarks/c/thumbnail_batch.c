@@ -19,24 +19,12 @@
 #include <string.h>
 #include <jpeglib.h>
 #include <png.h>
+#include "baseline_common.h"
 #include <sys/resource.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
 
-typedef struct { uint8_t *pixels; int width, height, channels; } image;
 typedef enum { JPEG, PNG, WEBP } format;
-
-static uint8_t *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { perror(path); exit(1); }
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *bytes = malloc(*size);
-    if (fread(bytes, 1, *size, f) != *size) { perror(path); exit(1); }
-    fclose(f);
-    return bytes;
-}
 
 static format sniff(const uint8_t *b, size_t n) {
     if (n > 3 && b[0] == 0xFF && b[1] == 0xD8) return JPEG;
@@ -57,8 +45,6 @@ static void fit(int w, int h, int box, int *ow, int *oh) {
 
 /* MARK: JPEG */
 
-typedef struct { struct jpeg_error_mgr pub; jmp_buf jump; } jpeg_error;
-static void jpeg_fail(j_common_ptr c) { longjmp(((jpeg_error *)c->err)->jump, 1); }
 
 static image decode_jpeg(const uint8_t *bytes, size_t size, int box) {
     image img = {0};
@@ -122,42 +108,6 @@ static void write_jpeg(const char *path, image img, int quality) {
 }
 
 /* MARK: PNG */
-
-typedef struct { const uint8_t *bytes; size_t size, offset; } png_source;
-static void png_read_mem(png_structp png, png_bytep out, size_t n) {
-    png_source *s = png_get_io_ptr(png);
-    if (n > s->size - s->offset) png_error(png, "truncated");
-    memcpy(out, s->bytes + s->offset, n);
-    s->offset += n;
-}
-
-static image decode_png(const uint8_t *bytes, size_t size) {
-    image img = {0};
-    png_source src = { bytes, size, 0 };
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(png);
-    if (setjmp(png_jmpbuf(png))) { fprintf(stderr, "png decode error\n"); exit(1); }
-    png_set_read_fn(png, &src, png_read_mem);
-    png_read_info(png, info);
-    int type = png_get_color_type(png, info), depth = png_get_bit_depth(png, info);
-    if (type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-    if (type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-    if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
-    if (depth == 16) png_set_scale_16(png);
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    img.width = png_get_image_width(png, info);
-    img.height = png_get_image_height(png, info);
-    img.channels = png_get_channels(png, info);
-    size_t stride = png_get_rowbytes(png, info);
-    img.pixels = malloc(stride * img.height);
-    png_bytep *rows = malloc(sizeof *rows * img.height);
-    for (int y = 0; y < img.height; y++) rows[y] = img.pixels + stride * y;
-    png_read_image(png, rows);
-    png_destroy_read_struct(&png, &info, NULL);
-    free(rows);
-    return img;
-}
 
 static void write_png(const char *path, image img) {
     FILE *f = fopen(path, "wb");
@@ -320,8 +270,9 @@ int main(int argc, char **argv) {
     const char *outdir = argv[4];
     char path[4096];
     for (int i = 5; i < argc; i++) {
-        size_t size;
-        uint8_t *bytes = read_file(argv[i], &size);
+        blob file = read_file(argv[i]);
+        uint8_t *bytes = file.bytes;
+        size_t size = file.size;
         format fmt = sniff(bytes, size);
         int reduce = full ? 0 : box;
         image img = fmt == JPEG ? decode_jpeg(bytes, size, reduce) : fmt == PNG ? decode_png(bytes, size) : decode_webp(bytes, size, reduce);
