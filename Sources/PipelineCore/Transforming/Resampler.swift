@@ -32,14 +32,19 @@ extension PixelBuffer {
 }
 
 enum Resampler {
-    /// Fixed-point precision of filter weights: 14 bits keeps sums of up to ~100 taps of 255 in Int32.
+    /// Fixed-point precision of filter weights: 14 bits keeps a weight (at most 1.0 plus rounding) in
+    /// an Int16 and sums of up to ~100 taps of 255 in Int32.
     static let precisionBits: Int32 = 14
 
     /// For each output index, the first source index and the weights of the taps from there.
+    ///
+    /// Weights are Int16 so the compiler can prove every product fits 16 x 16 bits: x86's baseline
+    /// (SSE2) has no 32-bit vector multiply, and a multiply of two values it knows are 16-bit
+    /// becomes one `pmaddwd` instead of four shuffles around two `pmuludq`s.
     struct Coefficients {
         var starts: [Int] = []
         var counts: [Int] = []
-        var weights: [Int32] = []
+        var weights: [Int16] = []
         var stride = 0
     }
 
@@ -52,8 +57,9 @@ enum Resampler {
         result.stride = stride
         result.starts.reserveCapacity(outSize)
         result.counts.reserveCapacity(outSize)
-        result.weights = [Int32](repeating: 0, count: outSize * stride)
+        result.weights = [Int16](repeating: 0, count: outSize * stride)
         var taps = [Double](repeating: 0, count: stride)
+        var fixed = [Int32](repeating: 0, count: stride)
         for out in 0..<outSize {
             let center = (Double(out) + 0.5) * scale
             let first = max(Int((center - support + 0.5).rounded(.down)), 0)
@@ -68,11 +74,11 @@ enum Resampler {
             // Normalise in floating point, then round so the fixed-point weights sum to exactly 1.
             var fixedTotal: Int32 = 0
             for t in 0..<count {
-                let w = Int32((taps[t] / (total == 0 ? 1 : total) * Double(1 << precisionBits)).rounded())
-                result.weights[out * stride + t] = w
-                fixedTotal += w
+                fixed[t] = Int32((taps[t] / (total == 0 ? 1 : total) * Double(1 << precisionBits)).rounded())
+                fixedTotal += fixed[t]
             }
-            result.weights[out * stride + count / 2] += (1 << precisionBits) - fixedTotal
+            fixed[count / 2] += (1 << precisionBits) - fixedTotal
+            for t in 0..<count { result.weights[out * stride + t] = Int16(clamping: fixed[t]) }
             result.starts.append(min(first, inSize - 1))
             result.counts.append(min(count, inSize - min(first, inSize - 1)))
         }
@@ -81,8 +87,18 @@ enum Resampler {
 
     @inline(__always)
     static func clamp(_ value: Int32) -> UInt8 {
-        let rounded = (value + (1 << (precisionBits - 1))) >> precisionBits
+        let rounded = (value &+ (1 << (precisionBits - 1))) &>> precisionBits
         return UInt8(truncatingIfNeeded: min(max(rounded, 0), 255))
+    }
+
+    @inline(__always)
+    static func clamp<V: SIMD>(_ sums: V) -> V where V.Scalar == Int32 {
+        let rounded = (sums &+ V(repeating: 1 << (precisionBits - 1))) &>> V(repeating: precisionBits)
+        // Sign-bit masks rather than `clamped(lowerBound:upperBound:)` or `replace(with:where:)`,
+        // which compile to a loop over lanes through memory; shifts and ands stay in registers.
+        let positive = rounded & ~(rounded &>> 31)
+        let over = (V(repeating: 255) &- positive) &>> 31
+        return (positive & ~over) | (V(repeating: 255) & over)
     }
 
     static func resampleRows(_ source: PixelBuffer, toWidth width: Int, filter: ResamplingFilter) -> PixelBuffer {
@@ -95,14 +111,22 @@ enum Resampler {
                 c.weights.withUnsafeBufferPointer { weights in
                     c.starts.withUnsafeBufferPointer { starts in
                         c.counts.withUnsafeBufferPointer { counts in
+                            guard let base = input.baseAddress, let result = output.baseAddress else { return }
                             let taps = Taps(weights: weights, starts: starts, counts: counts, stride: c.stride)
-                            // One loop per channel count, so the channel loop unrolls and the
-                            // per-tap branches disappear: this pass is most of a thumbnail's cost.
-                            switch channels {
-                            case 1: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 1)
-                            case 2: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 2)
-                            case 3: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 3)
-                            default: filterRows(input, output, taps, width: width, sourceWidth: source.width, height: height, channels: 4)
+                            let rowBytes = source.width * channels
+                            for y in 0..<height {
+                                let rowIn = base + y &* rowBytes, rowOut = result + y &* width &* channels
+                                // One call per channel count, so the channel loop unrolls and the
+                                // per-tap branches disappear: this pass gathers taps pixel by pixel.
+                                switch channels {
+                                case 1: filterRow(rowIn, rowOut, taps, width: width, channels: 1)
+                                case 2: filterRow(rowIn, rowOut, taps, width: width, channels: 2)
+                                // Four-byte loads read one byte past a 3-byte pixel: past the
+                                // buffer's end on its last row, which takes the scalar loop.
+                                case 3 where y + 1 < height: filterRowVector(rowIn, rowOut, taps, width: width, channels: 3)
+                                case 3: filterRow(rowIn, rowOut, taps, width: width, channels: 3)
+                                default: filterRowVector(rowIn, rowOut, taps, width: width, channels: 4)
+                                }
                             }
                         }
                     }
@@ -113,38 +137,63 @@ enum Resampler {
     }
 
     struct Taps {
-        let weights: UnsafeBufferPointer<Int32>
+        let weights: UnsafeBufferPointer<Int16>
         let starts: UnsafeBufferPointer<Int>
         let counts: UnsafeBufferPointer<Int>
         let stride: Int
     }
 
+    /// One row, channel by channel in scalar registers.
     @inline(__always)
-    static func filterRows(
-        _ input: UnsafeBufferPointer<UInt8>, _ output: UnsafeMutableBufferPointer<UInt8>, _ taps: Taps,
-        width: Int, sourceWidth: Int, height: Int, channels: Int
-    ) {
-        guard let base = input.baseAddress, let weights = taps.weights.baseAddress else { return }
-        for y in 0..<height {
-            let rowIn = base + y &* sourceWidth &* channels
-            let rowOut = y &* width &* channels
-            for x in 0..<width {
-                var s0: Int32 = 0, s1: Int32 = 0, s2: Int32 = 0, s3: Int32 = 0
-                let w0 = weights + x &* taps.stride
-                var p = rowIn + taps.starts[x] &* channels
-                for t in 0..<taps.counts[x] {
-                    let w = w0[t]
-                    s0 &+= w &* Int32(p[0])
-                    if channels > 1 { s1 &+= w &* Int32(p[1]) }
-                    if channels > 2 { s2 &+= w &* Int32(p[2]) }
-                    if channels > 3 { s3 &+= w &* Int32(p[3]) }
-                    p += channels
-                }
-                let o = rowOut &+ x &* channels
-                output[o] = clamp(s0)
-                if channels > 1 { output[o + 1] = clamp(s1) }
-                if channels > 2 { output[o + 2] = clamp(s2) }
-                if channels > 3 { output[o + 3] = clamp(s3) }
+    static func filterRow(_ rowIn: UnsafePointer<UInt8>, _ rowOut: UnsafeMutablePointer<UInt8>, _ taps: Taps, width: Int, channels: Int) {
+        guard let weights = taps.weights.baseAddress else { return }
+        for x in 0..<width {
+            var s0: Int32 = 0, s1: Int32 = 0, s2: Int32 = 0, s3: Int32 = 0
+            let w0 = weights + x &* taps.stride
+            var p = rowIn + taps.starts[x] &* channels
+            for t in 0..<taps.counts[x] {
+                let w = Int32(w0[t])
+                s0 &+= w &* Int32(p[0])
+                if channels > 1 { s1 &+= w &* Int32(p[1]) }
+                if channels > 2 { s2 &+= w &* Int32(p[2]) }
+                if channels > 3 { s3 &+= w &* Int32(p[3]) }
+                p += channels
+            }
+            let o = rowOut + x &* channels
+            o[0] = clamp(s0)
+            if channels > 1 { o[1] = clamp(s1) }
+            if channels > 2 { o[2] = clamp(s2) }
+            if channels > 3 { o[3] = clamp(s3) }
+        }
+    }
+
+    /// One row of 3- or 4-byte pixels, a pixel's channels in the lanes of one vector: a tap is one
+    /// load, one widening and one 16-bit multiply-add for all channels. (Pairing two taps per
+    /// multiply-add, as hand-written SIMD does, needs a byte shuffle the compiler scalarises.)
+    /// Reads and writes four bytes per pixel (one past a 3-byte pixel, rewritten by the next pixel),
+    /// so the caller keeps it off the input's last row, and the row's last pixel is written byte by
+    /// byte.
+    @inline(__always)
+    static func filterRowVector(_ rowIn: UnsafePointer<UInt8>, _ rowOut: UnsafeMutablePointer<UInt8>, _ taps: Taps, width: Int, channels: Int) {
+        guard let weights = taps.weights.baseAddress else { return }
+        let raw = UnsafeRawPointer(rowIn)
+        for x in 0..<width {
+            var sums = SIMD4<Int32>()
+            let w = weights + x &* taps.stride
+            var offset = taps.starts[x] &* channels
+            for t in 0..<taps.counts[x] {
+                let pixel = SIMD4<Int32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt8>.self))
+                sums &+= pixel &* SIMD4(repeating: Int32(w[t]))
+                offset &+= channels
+            }
+            let bytes = SIMD4<UInt8>(truncatingIfNeeded: clamp(sums))
+            let o = rowOut + x &* channels
+            if channels == 4 || x &+ 1 < width {
+                UnsafeMutableRawPointer(o).storeBytes(of: bytes, as: SIMD4<UInt8>.self)
+            } else {
+                o[0] = bytes[0]
+                o[1] = bytes[1]
+                o[2] = bytes[2]
             }
         }
     }
@@ -153,23 +202,35 @@ enum Resampler {
         let c = coefficients(inSize: source.height, outSize: height, filter: filter)
         let rowBytes = source.width * source.format.bytesPerPixel
         var out = [UInt8](repeating: 0, count: rowBytes * height)
-        var sums = [Int32](repeating: 0, count: rowBytes)
         source.bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
-                sums.withUnsafeMutableBufferPointer { accumulator in
-                    guard let base = input.baseAddress, let acc = accumulator.baseAddress, let result = output.baseAddress else { return }
-                    // Row by row, so memory is read in order: one output row accumulates whole input
-                    // rows. Raw pointers and wrapping arithmetic let the inner loops vectorise.
+                c.weights.withUnsafeBufferPointer { weights in
+                    guard let base = input.baseAddress, let result = output.baseAddress, let w = weights.baseAddress else { return }
+                    // One output row accumulates whole input rows, 16 bytes at a time in registers:
+                    // every tap is a 16-byte load and four multiply-adds, and nothing but the result
+                    // is written back.
                     for y in 0..<height {
-                        acc.update(repeating: 0, count: rowBytes)
-                        let wBase = y &* c.stride
-                        for t in 0..<c.counts[y] {
-                            let w = c.weights[wBase &+ t]
-                            let row = base + (c.starts[y] &+ t) &* rowBytes
-                            for i in 0..<rowBytes { acc[i] &+= w &* Int32(row[i]) }
-                        }
+                        let first = base + c.starts[y] &* rowBytes, count = c.counts[y]
+                        let rowWeights = w + y &* c.stride
                         let target = result + y &* rowBytes
-                        for i in 0..<rowBytes { target[i] = clamp(acc[i]) }
+                        var i = 0
+                        while i &+ 16 <= rowBytes {
+                            var sums = SIMD16<Int32>()
+                            var row = UnsafeRawPointer(first + i)
+                            for t in 0..<count {
+                                let bytes = SIMD16<Int32>(truncatingIfNeeded: row.loadUnaligned(as: SIMD16<UInt8>.self))
+                                sums &+= bytes &* SIMD16(repeating: Int32(rowWeights[t]))
+                                row += rowBytes
+                            }
+                            UnsafeMutableRawPointer(target + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: clamp(sums)), as: SIMD16<UInt8>.self)
+                            i &+= 16
+                        }
+                        while i < rowBytes {
+                            var sum: Int32 = 0
+                            for t in 0..<count { sum &+= Int32(rowWeights[t]) &* Int32(first[t &* rowBytes &+ i]) }
+                            target[i] = clamp(sum)
+                            i &+= 1
+                        }
                     }
                 }
             }

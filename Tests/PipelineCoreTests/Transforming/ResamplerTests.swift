@@ -37,6 +37,36 @@ struct ResamplerTests {
         }
     }
 
+    @Test("Gray, RGB and opaque RGBA give the same colours: every channel count's loop computes one filter",
+          arguments: ResamplingFilter.allCases)
+    func channelLayoutsAgree(filter: ResamplingFilter) throws {
+        // Noise-like content (no two neighbours alike), sizes that leave odd tails, both directions:
+        // the 3- and 4-byte pixels take vector loops with special last rows and pixels, gray the
+        // scalar loop, so any slip at a row's end or in a lane shows up as a mismatch.
+        var state: UInt32 = 12345
+        func next() -> UInt8 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        let width = 53, height = 37
+        let gray = (0..<width * height).map { _ in next() }
+        let rgb = gray.flatMap { [$0, $0, $0] }
+        let rgba = gray.flatMap { [$0, $0, $0, 255] as [UInt8] }
+        let sources = [
+            try PixelBuffer(width: width, height: height, format: .gray8, bytes: gray),
+            try PixelBuffer(width: width, height: height, format: .rgb8, bytes: rgb),
+            try PixelBuffer(width: width, height: height, format: .rgba8, bytes: rgba),
+        ]
+        for size in [ImageSize(width: 17, height: 11), ImageSize(width: 26, height: 37), ImageSize(width: 53, height: 9),
+                     ImageSize(width: 111, height: 80), ImageSize(width: 1, height: 1)] {
+            let outs = sources.map { $0.resampled(to: size, filter: filter) }
+            let reference = outs[0].bytes
+            #expect(stride(from: 0, to: outs[1].bytes.count, by: 3).map { outs[1].bytes[$0] } == reference, "RGB at \(size)")
+            #expect(outs[1].bytes == reference.flatMap { [$0, $0, $0] }, "RGB channels at \(size)")
+            #expect(outs[2].bytes == reference.flatMap { [$0, $0, $0, 255] as [UInt8] }, "RGBA at \(size)")
+        }
+    }
+
     @Test("A horizontal gradient stays ordered left to right when shrunk 8x")
     func gradientOrder() throws {
         let out = try Self.gradient(width: 800, height: 40).resampled(to: ImageSize(width: 100, height: 5))
