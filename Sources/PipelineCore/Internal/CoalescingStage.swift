@@ -8,7 +8,9 @@ import Synchronization
 /// - the work is cancelled only when its last subscriber leaves;
 /// - once the work finishes, the key is free: the next caller starts it again.
 ///
-/// Subscribers also receive the work's progress events while they are subscribed.
+/// Subscribers also receive the work's progress events while they are subscribed. The work runs at
+/// the highest priority of its subscribers: a high-priority request joining low-priority work
+/// escalates it (Nuke does the same), rather than waiting behind it at the priority it began with.
 final class CoalescingStage<Key: Hashable & Sendable, Value: Sendable, Event: Sendable>: Sendable {
     typealias Work = @Sendable (_ emit: @escaping @Sendable (Event) -> Void) async throws -> Value
 
@@ -21,6 +23,8 @@ final class CoalescingStage<Key: Hashable & Sendable, Value: Sendable, Event: Se
         let generation: UInt64
         var task: Task<Void, Never>?
         var subscribers: [UInt64: Subscriber] = [:]
+        /// The highest priority any subscriber asked for; the task runs at least at this.
+        var priority: TaskPriority
     }
 
     private struct State {
@@ -41,6 +45,9 @@ final class CoalescingStage<Key: Hashable & Sendable, Value: Sendable, Event: Se
     /// Keys with work in flight.
     var inFlightCount: Int { state.withLock { $0.entries.count } }
 
+    /// Callers waiting for the work in flight for `key`.
+    func subscriberCount(for key: Key) -> Int { state.withLock { $0.entries[key]?.subscribers.count ?? 0 } }
+
     /// The work's value for `key`, starting `work` unless it already runs for that key.
     func value(
         for key: Key, priority: TaskPriority? = nil,
@@ -48,16 +55,25 @@ final class CoalescingStage<Key: Hashable & Sendable, Value: Sendable, Event: Se
         work: @escaping Work
     ) async throws -> Value {
         if Task.isCancelled { throw ImagePipeError.cancelled }
-        let (id, generation) = state.withLock { state -> (UInt64, UInt64) in
+        // No explicit priority: the caller's, which is what a task started from here would inherit.
+        let priority = priority ?? Task.currentPriority
+        let (id, generation, escalate) = state.withLock { state -> (UInt64, UInt64, Task<Void, Never>?) in
             state.nextID += 1
             let id = state.nextID
             if state.entries[key] == nil {
-                state.entries[key] = Entry(generation: id)
+                state.entries[key] = Entry(generation: id, priority: priority)
                 state.started += 1
             }
             state.entries[key]!.subscribers[id] = Subscriber(onEvent: onEvent)
-            return (id, state.entries[key]!.generation)
+            var escalate: Task<Void, Never>?
+            if priority > state.entries[key]!.priority {
+                state.entries[key]!.priority = priority
+                // Not started yet (nil): `start` escalates it once it exists.
+                escalate = state.entries[key]!.task
+            }
+            return (id, state.entries[key]!.generation, escalate)
         }
+        if let escalate { escalate.escalatePriority(to: priority) }
         if generation == id { start(key: key, generation: generation, priority: priority, work: work) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -77,7 +93,7 @@ final class CoalescingStage<Key: Hashable & Sendable, Value: Sendable, Event: Se
         }
     }
 
-    private func start(key: Key, generation: UInt64, priority: TaskPriority?, work: @escaping Work) {
+    private func start(key: Key, generation: UInt64, priority: TaskPriority, work: @escaping Work) {
         let task = Task(priority: priority) {
             let result: Result<Value, any Error>
             do {
@@ -88,12 +104,15 @@ final class CoalescingStage<Key: Hashable & Sendable, Value: Sendable, Event: Se
             }
             self.finish(key: key, generation: generation, result: result)
         }
-        let cancelNow = state.withLock { state -> Bool in
-            guard state.entries[key]?.generation == generation else { return true }
+        let (cancelNow, raisedPriority) = state.withLock { state -> (Bool, TaskPriority?) in
+            guard state.entries[key]?.generation == generation else { return (true, nil) }
             state.entries[key]!.task = task
-            return state.entries[key]!.subscribers.isEmpty
+            // A higher-priority subscriber may have joined between the entry's creation and now.
+            let raised = state.entries[key]!.priority > priority ? state.entries[key]!.priority : nil
+            return (state.entries[key]!.subscribers.isEmpty, raised)
         }
         if cancelNow { task.cancel() }
+        if let raisedPriority { task.escalatePriority(to: raisedPriority) }
     }
 
     private func broadcast(_ event: Event, key: Key, generation: UInt64) {

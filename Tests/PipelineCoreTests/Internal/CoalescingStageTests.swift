@@ -51,6 +51,30 @@ struct CoalescingStageTests {
         #expect(stage.startedCount == 1)
     }
 
+    @Test("Shared work runs at the highest priority of its callers: a high-priority caller joining low-priority work raises it")
+    func highestPriority() async throws {
+        let stage = Stage()
+        let joined = Gate()
+        let raised = Mutex<Bool?>(nil)
+        let work: Stage.Work = { _ in
+            try await joined.wait()
+            // Escalation is applied when the caller joins; `eventually` only absorbs the instant
+            // between the join being recorded and the escalation call that follows it.
+            let result = await eventually { Task.currentPriority >= .high }
+            raised.withLock { $0 = result }
+            return 1
+        }
+        let low = Task(priority: .low) { try await stage.value(for: "k", work: work) }
+        #expect(await eventually { stage.inFlightCount == 1 })
+        let high = Task(priority: .high) { try await stage.value(for: "k", work: work) }
+        #expect(await eventually { stage.subscriberCount(for: "k") == 2 })
+        joined.open()
+        #expect(try await low.value == 1)
+        #expect(try await high.value == 1)
+        #expect(raised.withLock { $0 } == true)
+        #expect(stage.startedCount == 1)
+    }
+
     @Test("When the last caller leaves, the work is cancelled and the key is free again")
     func lastLeaves() async throws {
         let stage = Stage()
