@@ -27,7 +27,8 @@ let package = Package(
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .target(name: "CPNGShim", dependencies: ["CPNG"]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"]),
         .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim"]),
         // JPEG on libjpeg-turbo, shaped the same way.
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
