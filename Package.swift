@@ -26,6 +26,8 @@ let package = Package(
 
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
+        // Writing skips libpng: the shim frames the PNG itself and compresses IDAT with libdeflate,
+        // because zlib's deflate was most of an encode's time.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"]),
