@@ -26,8 +26,11 @@ let package = Package(
 
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
+        // Writing skips libpng: the shim frames the PNG itself and compresses IDAT with libdeflate,
+        // because zlib's deflate was most of an encode's time.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .target(name: "CPNGShim", dependencies: ["CPNG"]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"]),
         .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim"]),
         // JPEG on libjpeg-turbo, shaped the same way.
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
@@ -66,7 +69,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport", "cache-stress"]),
         .testTarget(name: "PipelineConformanceTests", dependencies: ["PipelineConformance", "PipelineCore", "TestSupport"]),
-        .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "TestSupport"]),
+        .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),

@@ -10,11 +10,12 @@ need() { packages+=("$1"); }
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libpng || need libpng-dev
+  pkg-config --exists libdeflate || need libdeflate-dev
   pkg-config --exists libjpeg || need libjpeg-dev
   pkg-config --exists libwebp libwebpdemux libwebpmux || need libwebp-dev
   pkg-config --exists libcurl || need libcurl4-openssl-dev
 else
-  packages+=(libpng-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
@@ -22,7 +23,7 @@ command -v openssl >/dev/null 2>&1 || need openssl
 command -v gzip >/dev/null 2>&1 || need gzip
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libjpeg-turbo, libwebp, giflib, libcurl)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl)"
   exit 0
 fi
 

@@ -1,8 +1,8 @@
 // libpng's error handling for CodersPNG; see CPNGShim.h for why this is C.
 //
 // Each entry point that calls libpng does `if (setjmp(png_jmpbuf(png))) return 0;` first, so the
-// error callback's png_longjmp lands in this file. Callbacks that libpng calls (read, write, row)
-// are C too and never call back into Swift.
+// error callback's png_longjmp lands in this file. Callbacks that libpng calls (read, row)
+// are C too and never call back into Swift. Writing does not use libpng: see PNGWriter.c.
 #include "CPNGShim.h"
 
 #include <png.h>
@@ -229,78 +229,3 @@ int ipng_stream_finished(const ipng_stream *stream) { return stream->finished; }
 int ipng_stream_over_limit(const ipng_stream *stream) { return stream->over_limit; }
 uint64_t ipng_stream_claimed_pixels(const ipng_stream *stream) { return stream->claimed_pixels; }
 const char *ipng_stream_message(const ipng_stream *stream) { return stream->status.message; }
-
-// MARK: writer
-
-static void ipng_write_memory(png_structp png, png_bytep data, size_t length) {
-    ipng_buffer *buffer = (ipng_buffer *)png_get_io_ptr(png);
-    if (length > SIZE_MAX - buffer->size) png_error(png, "output too large");
-    size_t needed = buffer->size + length;
-    if (needed > buffer->capacity) {
-        size_t capacity = buffer->capacity < 4096 ? 4096 : buffer->capacity;
-        while (capacity < needed) {
-            if (capacity > SIZE_MAX / 2) png_error(png, "output too large");
-            capacity *= 2;
-        }
-        uint8_t *grown = realloc(buffer->bytes, capacity);
-        if (grown == NULL) png_error(png, "out of memory");
-        buffer->bytes = grown;
-        buffer->capacity = capacity;
-    }
-    memcpy(buffer->bytes + buffer->size, data, length);
-    buffer->size = needed;
-}
-
-static void ipng_flush_memory(png_structp png) { (void)png; }
-
-int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int level,
-                ipng_buffer *out, char *message, size_t message_size) {
-    static const int color_types[] = {
-        PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA,
-    };
-    ipng_status status;
-    memset(&status, 0, sizeof status);
-    memset(out, 0, sizeof *out);
-    if (channels < 1 || channels > 4 || width == 0 || height == 0) {
-        snprintf(message, message_size, "invalid image geometry");
-        return 0;
-    }
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &status, ipng_on_error, ipng_on_warning);
-    png_infop info = png != NULL ? png_create_info_struct(png) : NULL;
-    // Written after setjmp, so volatile: a longjmp must see the allocated pointer to free it.
-    png_bytep *volatile rows = NULL;
-    if (png == NULL || info == NULL) {
-        if (png != NULL) png_destroy_write_struct(&png, NULL);
-        snprintf(message, message_size, "out of memory");
-        return 0;
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        free(rows);
-        png_destroy_write_struct(&png, &info);
-        ipng_buffer_free(out);
-        snprintf(message, message_size, "%s", status.message);
-        return 0;
-    }
-    size_t rowbytes = (size_t)width * (size_t)channels;
-    rows = malloc(sizeof(png_bytep) * height);
-    if (rows == NULL) png_error(png, "out of memory");
-    for (uint32_t y = 0; y < height; y++) rows[y] = (png_bytep)pixels + (size_t)y * rowbytes;
-    png_set_write_fn(png, out, ipng_write_memory, ipng_flush_memory);
-    png_set_IHDR(png, info, width, height, 8, color_types[channels - 1], PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_compression_level(png, level < 0 ? 0 : (level > 9 ? 9 : level));
-    png_write_info(png, info);
-    png_write_image(png, rows);
-    png_write_end(png, NULL);
-    free(rows);
-    png_destroy_write_struct(&png, &info);
-    return 1;
-}
-
-void ipng_buffer_free(ipng_buffer *buffer) {
-    if (buffer == NULL) return;
-    free(buffer->bytes);
-    buffer->bytes = NULL;
-    buffer->size = 0;
-    buffer->capacity = 0;
-}

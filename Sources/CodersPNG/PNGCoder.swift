@@ -1,7 +1,8 @@
 import Foundation
 import PipelineCore
 
-/// PNG decoding and encoding on libpng (SDWebImage's `SDImageIOCoder` for PNG, on Linux).
+/// PNG decoding on libpng and encoding on libdeflate (SDWebImage's `SDImageIOCoder` for PNG, on
+/// Linux).
 ///
 /// Register once: `ImageCodersManager.shared.add(PNGCoder())`.
 ///

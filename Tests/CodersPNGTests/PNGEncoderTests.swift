@@ -1,4 +1,5 @@
-import CodersPNG
+import CPNGShim
+@testable import CodersPNG
 import Foundation
 import PipelineCore
 import Testing
@@ -58,6 +59,116 @@ struct PNGEncoderTests {
         let decoded = try coder.decode(data, options: ImageDecodeOptions())
         #expect(decoded.pixelSize == ImageSize(width: 10, height: 40))
         #expect(decoded.firstFrame == source.applying(.right))
+    }
+
+    @Test("Every colour type comes back exactly at odd sizes, one pixel wide included",
+          arguments: [PixelFormat.rgba8, .rgb8, .gray8, .grayAlpha8],
+          [(1, 1), (1, 9), (2, 3), (5, 4), (33, 17), (127, 3)])
+    func roundTripSizes(format: PixelFormat, size: (width: Int, height: Int)) throws {
+        let source = try PNGTestImages.photo(width: size.width, height: size.height, format: format)
+        let data = try coder.encode(Image(source), as: .png, options: ImageEncodeOptions())
+        let decoded = try coder.decode(data, options: ImageDecodeOptions())
+        #expect(decoded.pixelSize == source.size)
+        #expect(PNGTestImages.maxDifference(decoded.firstFrame, source) == 0)
+    }
+
+    @Test("The file is well formed to a reader other than libpng: signature, IHDR, CRCs, IEND, pixels",
+          arguments: [(PixelFormat.gray8, UInt8(0)), (.grayAlpha8, 4), (.rgb8, 2), (.rgba8, 6)], [1, 6, 9])
+    func fileStructure(format: (PixelFormat, colorType: UInt8), level: Int) throws {
+        let (width, height) = (71, 45)
+        let source = try PNGTestImages.photo(width: width, height: height, format: format.0)
+        var options = ImageEncodeOptions()
+        options.extras[.pngCompressionLevel] = level
+        let data = try coder.encode(Image(source), as: .png, options: options)
+
+        let file = PNGFileStructure(data)
+        #expect(file.hasSignature)
+        #expect(file.trailingBytes == 0)
+        for chunk in file.chunks { #expect(chunk.storedCRC == chunk.computedCRC, "CRC of \(chunk.type)") }
+        let header = try #require(file.header)
+        #expect(header.width == width && header.height == height)
+        #expect(header.fields == [8, format.colorType, 0, 0, 0])
+        let types = file.chunks.map(\.type)
+        #expect(types.first == "IHDR" && types.last == "IEND" && file.chunks.last?.payload.isEmpty == true)
+        #expect(types.dropFirst().dropLast().allSatisfy { $0 == "IDAT" } && types.count >= 3)
+        let filters = try #require(file.rowFilters(rowBytes: width * format.0.channelCount, height: height))
+        #expect(filters.allSatisfy { $0 <= 4 })
+
+        // TestSupport's reader inflates with zlib and unfilters on its own, so this does not lean on libpng.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pngenc-\(UUID().uuidString).png")
+        try data.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let reference = try #require(ReferencePNG.read(url))
+        #expect(reference.width == width && reference.height == height)
+        #expect(reference.rgba == source.converted(to: .rgba8).bytes)
+    }
+
+    @Test("Rows of a photo are filtered adaptively, and level 0 stores them unfiltered and larger")
+    func levelZeroStoresUnfiltered() throws {
+        let (width, height) = (160, 120)
+        let source = try PNGTestImages.photo(width: width, height: height, format: .rgb8)
+        func encoded(_ level: Int) throws -> Data {
+            var options = ImageEncodeOptions()
+            options.extras[.pngCompressionLevel] = level
+            return try coder.encode(Image(source), as: .png, options: options)
+        }
+        let stored = try encoded(0), compressed = try encoded(6)
+        #expect(stored.count > compressed.count)
+        #expect(stored.count > width * height * 3)
+        let storedFilters = try #require(PNGFileStructure(stored).rowFilters(rowBytes: width * 3, height: height))
+        #expect(storedFilters.allSatisfy { $0 == 0 })
+        let adaptiveFilters = try #require(PNGFileStructure(compressed).rowFilters(rowBytes: width * 3, height: height))
+        #expect(Set(adaptiveFilters).count > 1)
+    }
+
+    @Test("A file whose data outgrows one IDAT is split into 1 MiB IDATs and reads back exactly")
+    func splitsLargeDataIntoIDATs() throws {
+        let (width, height) = (640, 480)
+        var seed: UInt32 = 12345
+        let noise = (0..<(width * height * 4)).map { _ in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: seed >> 24)
+        }
+        let source = try PixelBuffer(width: width, height: height, format: .rgba8, bytes: noise)
+        let data = try coder.encode(Image(source), as: .png, options: ImageEncodeOptions())
+
+        let file = PNGFileStructure(data)
+        let idats = file.chunks.filter { $0.type == "IDAT" }
+        #expect(idats.count == 2)
+        #expect(idats.dropLast().allSatisfy { $0.payload.count == 1 << 20 })
+        #expect(file.chunks.allSatisfy { $0.storedCRC == $0.computedCRC })
+        #expect(file.chunks.last?.type == "IEND" && file.trailingBytes == 0)
+        #expect(try coder.decode(data, options: ImageDecodeOptions()).firstFrame == source)
+    }
+
+    @Test("An image too large for a PNG or for memory is refused with encodingFailed, not a crash",
+          arguments: [(1 << 40, 1 << 40), (0xFFFF_FFFF, 0xFFFF_FFFF), (Int.max, 2)])
+    func refusesHugeSizes(size: (width: Int, height: Int)) throws {
+        let tiny: [UInt8] = [1, 2, 3, 4]
+        let error = #expect(throws: ImagePipeError.self) {
+            try tiny.withUnsafeBufferPointer { try PNGEncoder.write($0, width: size.width, height: size.height, channels: 4, level: 6) }
+        }
+        guard case .encodingFailed? = error else {
+            Issue.record("expected encodingFailed, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test("The C writer checks sizes before reading pixels: a huge geometry over a 4-byte buffer fails cleanly",
+          arguments: [(UInt32.max, UInt32.max), (0x7FFF_FFFF, 0x7FFF_FFFF), (0x8000_0000, 1), (0, 5)])
+    func writerRefusesHugeGeometry(size: (width: UInt32, height: UInt32)) {
+        let tiny: [UInt8] = [1, 2, 3, 4]
+        var output = ipng_buffer()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = tiny.withUnsafeBufferPointer { pixels in
+            message.withUnsafeMutableBufferPointer { message in
+                ipng_encode(pixels.baseAddress, size.width, size.height, 4, 6, &output, message.baseAddress, message.count)
+            }
+        }
+        defer { ipng_buffer_free(&output) }
+        #expect(status == 0)
+        #expect(output.bytes == nil && output.size == 0)
+        #expect(!message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.isEmpty)
     }
 
     @Test("Other formats are refused")

@@ -1,6 +1,7 @@
 // The part of CodersPNG that must be C: libpng reports errors by longjmp, which must never cross a
-// Swift frame. Every function here that calls into libpng sets its own setjmp point first and turns
-// an error into a return value of 0 plus a message; Swift never sees a longjmp.
+// Swift frame. Every reader function here sets its own setjmp point before calling libpng and turns
+// an error into a return value of 0 plus a message; Swift never sees a longjmp. The writer uses
+// libdeflate, not libpng (see PNGWriter.c).
 #ifndef CPNGSHIM_H
 #define CPNGSHIM_H
 
@@ -66,15 +67,19 @@ int ipng_stream_over_limit(const ipng_stream *stream);
 uint64_t ipng_stream_claimed_pixels(const ipng_stream *stream);
 const char *ipng_stream_message(const ipng_stream *stream);
 
-/// A PNG file written into memory by `ipng_encode`; release it with `ipng_buffer_free`.
+/// A PNG file written into memory by `ipng_encode`; release it with `ipng_buffer_free` (or `free`
+/// the bytes: they come from malloc).
 typedef struct ipng_buffer {
     uint8_t *bytes;
     size_t size;
     size_t capacity;
 } ipng_buffer;
 
-/// Encodes `height` rows of `width` pixels with `channels` (1-4) 8-bit channels, tightly packed.
-/// `level` is zlib's 0-9. 1 on success; on failure `message` (of `message_size`) says why.
+/// Encodes `height` rows of `width` pixels with `channels` (1-4) 8-bit channels, tightly packed
+/// (`pixels` holds width * height * channels bytes). Not libpng: PNGWriter.c frames the file and
+/// compresses it with libdeflate, so this never longjmps. `level` is libdeflate's 0-12 (0-9 as
+/// zlib's). Sizes are checked before `pixels` is read. 1 on success; on failure `message` (of
+/// `message_size`) says why and `out` is empty.
 int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int level,
                 ipng_buffer *out, char *message, size_t message_size);
 void ipng_buffer_free(ipng_buffer *buffer);

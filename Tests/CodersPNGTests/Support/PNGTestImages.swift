@@ -26,6 +26,27 @@ enum PNGTestImages {
         return try PixelBuffer(width: width, height: height, format: format, bytes: bytes)
     }
 
+    /// Smooth shading plus grain, like a photo: rows differ enough that the writer picks different
+    /// filters for them, and deflate has something to work at.
+    static func photo(width: Int, height: Int, format: PixelFormat) throws -> PixelBuffer {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(width * height * format.bytesPerPixel)
+        var seed: UInt32 = 0x9E37_79B9
+        func grain() -> Int {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return Int(seed >> 28) - 8
+        }
+        func channel(_ base: Int) -> UInt8 { UInt8(clamping: base + grain()) }
+        for y in 0..<height {
+            for x in 0..<width {
+                let shade = (x * 180) / max(width - 1, 1) + (y * 60) / max(height - 1, 1)
+                let pixel = [channel(shade), channel(255 - shade), channel((shade + y * 3) % 256), channel(128 + (x % 64))]
+                bytes += pixel.prefix(format.channelCount)
+            }
+        }
+        return try PixelBuffer(width: width, height: height, format: format, bytes: bytes)
+    }
+
     /// The largest difference of any channel, both images widened to RGBA first.
     static func maxDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
         precondition(a.size == b.size, "sizes differ: \(a.size) vs \(b.size)")

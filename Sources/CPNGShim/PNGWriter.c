@@ -1,0 +1,223 @@
+// CodersPNG's writer: the PNG container framed here, IDAT compressed with libdeflate. libpng is not
+// involved (its writer spent most of an encode in zlib's deflate), so nothing here can longjmp.
+//
+// Only 8-bit gray, gray+alpha, RGB and RGBA are written, never interlaced, with no ancillary chunks.
+#include "CPNGShim.h"
+
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// PNG caps a side (and a chunk's length) at 2^31-1.
+#define IPNG_MAX_SIDE 0x7fffffffU
+// A reader that checks a chunk's CRC before using it holds the whole chunk, so IDATs stay small.
+#define IPNG_IDAT_MAX ((size_t)1 << 20)
+#define IPNG_CHUNK_OVERHEAD ((size_t)12)
+// Signature plus the whole IHDR chunk.
+#define IPNG_HEAD_SIZE ((size_t)(8 + 12 + 13))
+
+enum { IPNG_FILTER_NONE, IPNG_FILTER_SUB, IPNG_FILTER_UP, IPNG_FILTER_AVERAGE, IPNG_FILTER_PAETH };
+
+static void ipng_fail(char *message, size_t message_size, const char *text) {
+    if (message != NULL && message_size > 0) snprintf(message, message_size, "%s", text);
+}
+
+static void ipng_put32(uint8_t *at, uint32_t value) {
+    at[0] = (uint8_t)(value >> 24);
+    at[1] = (uint8_t)(value >> 16);
+    at[2] = (uint8_t)(value >> 8);
+    at[3] = (uint8_t)value;
+}
+
+// Writes a chunk's length and type; its data goes after. Returns where the data starts.
+static uint8_t *ipng_chunk_begin(uint8_t *at, uint32_t length, const char type[4]) {
+    ipng_put32(at, length);
+    memcpy(at + 4, type, 4);
+    return at + 8;
+}
+
+// Writes the CRC of the chunk that starts at `chunk` (its type and data). Returns the chunk's end.
+static uint8_t *ipng_chunk_end(uint8_t *chunk, size_t length) {
+    // libdeflate_crc32 from 0 is the plain CRC-32 PNG specifies.
+    ipng_put32(chunk + 8 + length, libdeflate_crc32(0, chunk + 4, 4 + length));
+    return chunk + 8 + length + 4;
+}
+
+static inline uint8_t ipng_paeth(uint8_t a, uint8_t b, uint8_t c) {
+    int p = a + b - c;
+    int pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    if (pa <= pb && pa <= pc) return a;
+    return pb <= pc ? b : c;
+}
+
+// libpng's heuristic weight: a filtered byte read as signed, so small steps either way count little.
+static inline uint64_t ipng_weight(uint8_t value) { return value < 128 ? value : 256u - value; }
+
+static uint64_t ipng_weigh_row(const uint8_t *row, size_t count) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < count; i++) sum += ipng_weight(row[i]);
+    return sum;
+}
+
+// Filters `row` with `filter` into `out` and returns the filtered bytes' weight. Left of the first
+// pixel counts as 0; `prior` is the previous row (zeros above the first).
+static uint64_t ipng_filter_row(int filter, const uint8_t *row, const uint8_t *prior, size_t bpp, size_t count,
+                                uint8_t *out) {
+    size_t lead = bpp < count ? bpp : count;
+    switch (filter) {
+    case IPNG_FILTER_SUB:
+        for (size_t i = 0; i < lead; i++) out[i] = row[i];
+        for (size_t i = bpp; i < count; i++) out[i] = (uint8_t)(row[i] - row[i - bpp]);
+        break;
+    case IPNG_FILTER_UP:
+        for (size_t i = 0; i < count; i++) out[i] = (uint8_t)(row[i] - prior[i]);
+        break;
+    case IPNG_FILTER_AVERAGE:
+        for (size_t i = 0; i < lead; i++) out[i] = (uint8_t)(row[i] - (prior[i] >> 1));
+        for (size_t i = bpp; i < count; i++) out[i] = (uint8_t)(row[i] - ((row[i - bpp] + prior[i]) >> 1));
+        break;
+    default:  // Paeth; with nothing to the left it predicts the byte above.
+        for (size_t i = 0; i < lead; i++) out[i] = (uint8_t)(row[i] - prior[i]);
+        for (size_t i = bpp; i < count; i++) {
+            out[i] = (uint8_t)(row[i] - ipng_paeth(row[i - bpp], prior[i], prior[i - bpp]));
+        }
+        break;
+    }
+    return ipng_weigh_row(out, count);
+}
+
+// Fills `filtered` with each row's filter byte and filtered bytes. Level 0 stores rows unfiltered
+// (it asks for speed, not size); otherwise each row takes the filter libpng would pick: the
+// smallest weight, the earlier filter on a tie. `scratch` holds 5 rows: zeros, then one per filter.
+static void ipng_filter_image(const uint8_t *pixels, uint32_t height, size_t rowbytes, size_t bpp, int level,
+                              uint8_t *scratch, uint8_t *filtered) {
+    const uint8_t *prior = scratch;
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * rowbytes;
+        uint8_t *out = filtered + (size_t)y * (rowbytes + 1);
+        int best = IPNG_FILTER_NONE;
+        const uint8_t *best_bytes = row;
+        if (level > 0) {
+            uint64_t best_weight = ipng_weigh_row(row, rowbytes);
+            for (int filter = IPNG_FILTER_SUB; filter <= IPNG_FILTER_PAETH; filter++) {
+                uint8_t *candidate = scratch + (size_t)filter * rowbytes;
+                uint64_t weight = ipng_filter_row(filter, row, prior, bpp, rowbytes, candidate);
+                if (weight < best_weight) {
+                    best = filter;
+                    best_weight = weight;
+                    best_bytes = candidate;
+                }
+            }
+        }
+        out[0] = (uint8_t)best;
+        memcpy(out + 1, best_bytes, rowbytes);
+        prior = row;
+    }
+}
+
+int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int level,
+                ipng_buffer *out, char *message, size_t message_size) {
+    static const uint8_t color_types[] = {0, 4, 2, 6};
+    memset(out, 0, sizeof *out);
+    if (pixels == NULL || channels < 1 || channels > 4 || width == 0 || height == 0) {
+        ipng_fail(message, message_size, "invalid image geometry");
+        return 0;
+    }
+    if (level < 0 || level > 12) {
+        ipng_fail(message, message_size, "invalid compression level");
+        return 0;
+    }
+    if (width > IPNG_MAX_SIDE || height > IPNG_MAX_SIDE) {
+        ipng_fail(message, message_size, "image is larger than PNG allows");
+        return 0;
+    }
+    // Every size is checked before the pixels are touched, so a caller's wrong geometry fails here
+    // instead of reading past its buffer.
+    size_t rowbytes = (size_t)width * (size_t)channels;
+    if ((size_t)width > SIZE_MAX / (size_t)channels || rowbytes > SIZE_MAX - 1 ||
+        (size_t)height > SIZE_MAX / (rowbytes + 1) || rowbytes > SIZE_MAX / 5) {
+        ipng_fail(message, message_size, "image is too large for memory");
+        return 0;
+    }
+    size_t filtered_size = (size_t)height * (rowbytes + 1);
+
+    uint8_t *filtered = malloc(filtered_size);
+    uint8_t *scratch = calloc(5, rowbytes);
+    if (filtered == NULL || scratch == NULL) {
+        free(filtered);
+        free(scratch);
+        ipng_fail(message, message_size, "out of memory");
+        return 0;
+    }
+    ipng_filter_image(pixels, height, rowbytes, (size_t)channels, level, scratch, filtered);
+    free(scratch);
+
+    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level);
+    if (compressor == NULL) {
+        free(filtered);
+        ipng_fail(message, message_size, "out of memory");
+        return 0;
+    }
+    size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
+    // Room before the compressed stream for every IDAT's length, type and CRC: the chunks are then
+    // framed in place by moving the stream toward the front, with no second buffer.
+    size_t max_chunks = bound / IPNG_IDAT_MAX + 1;
+    size_t lead = IPNG_HEAD_SIZE + max_chunks * IPNG_CHUNK_OVERHEAD;
+    if (bound < filtered_size || bound > SIZE_MAX - lead - IPNG_CHUNK_OVERHEAD) {
+        libdeflate_free_compressor(compressor);
+        free(filtered);
+        ipng_fail(message, message_size, "image is too large for memory");
+        return 0;
+    }
+    uint8_t *file = malloc(lead + bound + IPNG_CHUNK_OVERHEAD);
+    size_t compressed = 0;
+    if (file != NULL) compressed = libdeflate_zlib_compress(compressor, filtered, filtered_size, file + lead, bound);
+    libdeflate_free_compressor(compressor);
+    free(filtered);
+    if (file == NULL || compressed == 0) {
+        free(file);
+        ipng_fail(message, message_size, file == NULL ? "out of memory" : "compression failed");
+        return 0;
+    }
+
+    memcpy(file, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t *data = ipng_chunk_begin(file + 8, 13, "IHDR");
+    ipng_put32(data, width);
+    ipng_put32(data + 4, height);
+    data[8] = 8;
+    data[9] = color_types[channels - 1];
+    data[10] = 0;  // compression: deflate
+    data[11] = 0;  // filter method: adaptive
+    data[12] = 0;  // no interlace
+    uint8_t *at = ipng_chunk_end(file + 8, 13);
+    // Chunk i's header and data end no later than where chunk i+1's data still waits, because the
+    // lead reserved 12 bytes for each chunk (see above); memmove covers the overlap within a chunk.
+    for (size_t offset = 0; offset < compressed; offset += IPNG_IDAT_MAX) {
+        size_t length = compressed - offset < IPNG_IDAT_MAX ? compressed - offset : IPNG_IDAT_MAX;
+        uint8_t *chunk = at;
+        memmove(ipng_chunk_begin(chunk, (uint32_t)length, "IDAT"), file + lead + offset, length);
+        at = ipng_chunk_end(chunk, length);
+    }
+    (void)ipng_chunk_begin(at, 0, "IEND");
+    at = ipng_chunk_end(at, 0);
+
+    out->size = (size_t)(at - file);
+    out->capacity = lead + bound + IPNG_CHUNK_OVERHEAD;
+    // The bound is far above most images' compressed size; give the slack back.
+    uint8_t *fitted = realloc(file, out->size);
+    if (fitted != NULL) {
+        file = fitted;
+        out->capacity = out->size;
+    }
+    out->bytes = file;
+    return 1;
+}
+
+void ipng_buffer_free(ipng_buffer *buffer) {
+    if (buffer == NULL) return;
+    free(buffer->bytes);
+    buffer->bytes = NULL;
+    buffer->size = 0;
+    buffer->capacity = 0;
+}
