@@ -8,4 +8,7 @@ public struct CacheClock: Sendable {
     public init(_ now: @escaping @Sendable () -> Date) { self.now = now }
 
     public static let system = CacheClock { Date() }
+
+    /// `now` as seconds since the reference date, the form cache entries store expiry in.
+    @inlinable var seconds: Double { now().timeIntervalSinceReferenceDate }
 }

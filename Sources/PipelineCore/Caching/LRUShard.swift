@@ -44,7 +44,9 @@ struct LRUShard<Key: Hashable, Value> {
 
     @inlinable static var none: Int { -1 }
 
-    /// Node slot per bucket, `none` for an empty bucket; at most half full.
+    /// Per bucket, the node's slot in the low 32 bits and the high 32 bits of its key's hash above
+    /// them (`none` for an empty bucket); at most half full. The hash bits let a probe skip other
+    /// keys' buckets without loading their nodes: a node is another cache miss.
     @usableFromInline var buckets: [Int] = Array(repeating: -1, count: 16)
     @usableFromInline var nodes: [Node] = []
     @usableFromInline var links: [Link] = []
@@ -70,9 +72,9 @@ struct LRUShard<Key: Hashable, Value> {
     /// The value, made most recently used; nil when absent or expired at `now` (an expired entry is
     /// removed and handed back in `evicted` so its value is released outside the lock).
     @inlinable
-    mutating func value(forKey key: Key, hash: Int, now: () -> Double, evicted: inout Value?) -> Value? {
+    mutating func value(forKey key: Key, hash: Int, clock: CacheClock, evicted: inout Value?) -> Value? {
         guard let slot = find(key, hash: hash) else { return nil }
-        if nodes[slot].expiry != .infinity, nodes[slot].expiry <= now() {
+        if nodes[slot].expiry != .infinity, nodes[slot].expiry <= clock.seconds {
             evicted = remove(slot: slot)
             return nil
         }
@@ -82,9 +84,9 @@ struct LRUShard<Key: Hashable, Value> {
 
     /// Whether a live entry exists, without changing the order.
     @inlinable
-    func contains(_ key: Key, hash: Int, now: () -> Double) -> Bool {
+    func contains(_ key: Key, hash: Int, clock: CacheClock) -> Bool {
         guard let slot = find(key, hash: hash) else { return false }
-        return nodes[slot].expiry == .infinity || nodes[slot].expiry > now()
+        return nodes[slot].expiry == .infinity || nodes[slot].expiry > clock.seconds
     }
 
     /// Inserts or replaces, then evicts least recently used entries until both limits hold.
@@ -164,14 +166,25 @@ struct LRUShard<Key: Hashable, Value> {
 
     // MARK: Index
 
+    /// A bucket's contents for `slot`, whose key hashes to `hash`.
+    @inlinable @inline(__always)
+    static func entry(slot: Int, hash: Int) -> Int { (hash & ~0xFFFF_FFFF) | slot }
+
+    @inlinable @inline(__always)
+    static func slot(of entry: Int) -> Int { entry & 0xFFFF_FFFF }
+
     @inlinable
     func find(_ key: Key, hash: Int) -> Int? {
         let mask = buckets.count - 1
+        let tag = hash & ~0xFFFF_FFFF
         var bucket = hash & mask
         while true {
-            let slot = buckets[bucket]
-            if slot == Self.none { return nil }
-            if nodes[slot].hash == hash, nodes[slot].key == key { return slot }
+            let entry = buckets[bucket]
+            if entry == Self.none { return nil }
+            if entry & ~0xFFFF_FFFF == tag {
+                let slot = Self.slot(of: entry)
+                if nodes[slot].hash == hash, nodes[slot].key == key { return slot }
+            }
             bucket = (bucket + 1) & mask
         }
     }
@@ -179,21 +192,24 @@ struct LRUShard<Key: Hashable, Value> {
     @inlinable
     mutating func insertIntoIndex(_ slot: Int) {
         if (count + 1) * 2 > buckets.count { grow() }
+        place(slot)
+    }
+
+    @inlinable
+    mutating func place(_ slot: Int) {
         let mask = buckets.count - 1
-        var bucket = nodes[slot].hash & mask
+        let hash = nodes[slot].hash
+        var bucket = hash & mask
         while buckets[bucket] != Self.none { bucket = (bucket + 1) & mask }
-        buckets[bucket] = slot
+        buckets[bucket] = Self.entry(slot: slot, hash: hash)
     }
 
     @inlinable
     mutating func grow() {
         buckets = Array(repeating: Self.none, count: buckets.count * 2)
-        let mask = buckets.count - 1
         var slot = head
         while slot != Self.none {
-            var bucket = nodes[slot].hash & mask
-            while buckets[bucket] != Self.none { bucket = (bucket + 1) & mask }
-            buckets[bucket] = slot
+            place(slot)
             slot = Int(links[slot].next)
         }
     }
@@ -204,13 +220,13 @@ struct LRUShard<Key: Hashable, Value> {
     mutating func removeFromIndex(_ slot: Int) {
         let mask = buckets.count - 1
         var hole = nodes[slot].hash & mask
-        while buckets[hole] != slot { hole = (hole + 1) & mask }
+        while Self.slot(of: buckets[hole]) != slot { hole = (hole + 1) & mask }
         var probe = hole
         while true {
             probe = (probe + 1) & mask
             let moving = buckets[probe]
             if moving == Self.none { break }
-            let home = nodes[moving].hash & mask
+            let home = nodes[Self.slot(of: moving)].hash & mask
             // `moving` may fill the hole when the hole lies between its home bucket and where it is.
             if (probe - home) & mask >= (probe - hole) & mask {
                 buckets[hole] = moving
@@ -236,11 +252,24 @@ struct LRUShard<Key: Hashable, Value> {
         return value
     }
 
+    /// Every read calls this, so it relinks through one unsafe view of `links`: each subscript
+    /// assignment on the array would check that its storage is unique, an out-of-line call.
     @inlinable
     mutating func moveToFront(_ slot: Int) {
         guard slot != head else { return }
-        unlink(slot)
-        linkAtFront(slot)
+        let oldHead = head
+        let wasTail = links.withUnsafeMutableBufferPointer { links -> Int? in
+            // `slot` is not the head, so it has a previous node.
+            let previous = Int(links[slot].previous), next = Int(links[slot].next)
+            links[previous].next = Int32(truncatingIfNeeded: next)
+            if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) }
+            links[slot].previous = -1
+            links[slot].next = Int32(truncatingIfNeeded: oldHead)
+            links[oldHead].previous = Int32(truncatingIfNeeded: slot)
+            return next == Self.none ? previous : nil
+        }
+        if let newTail = wasTail { tail = newTail }
+        head = slot
     }
 
     @inlinable

@@ -103,14 +103,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     @inlinable
-    func nowSeconds() -> Double { clock.now().timeIntervalSinceReferenceDate }
+    func nowSeconds() -> Double { clock.seconds }
 
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        let hash = key.hashValue
+        let hash = CacheKeyHash.hash(key)
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
-        return stripes[stripe(forHash: hash)].shard.withLock { $0.value(forKey: key, hash: hash, now: nowSeconds, evicted: &expired) }
+        // The clock is copied out rather than read through `self` in the closure: capturing `self`
+        // retains the cache object on every call, one reference count that every thread would
+        // write, inside the lock.
+        let clock = self.clock
+        return stripes[stripe(forHash: hash)].shard.withLock { $0.value(forKey: key, hash: hash, clock: clock, evicted: &expired) }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
@@ -119,7 +123,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable
     public func set(_ value: Value, forKey key: Key, cost: Int = 0, timeToLive: TimeInterval? = nil) {
         let cost = max(cost, 0)
-        let hash = key.hashValue
+        let hash = CacheKeyHash.hash(key)
         let stripe = stripe(forHash: hash)
         guard cost <= _entryCostLimit else {
             _ = stripes[stripe].shard.withLock { $0.removeValue(forKey: key, hash: hash) }
@@ -142,15 +146,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
 
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        let hash = key.hashValue
+        let hash = CacheKeyHash.hash(key)
         return stripes[stripe(forHash: hash)].shard.withLock { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        let hash = key.hashValue
-        return stripes[stripe(forHash: hash)].shard.withLock { $0.contains(key, hash: hash, now: nowSeconds) }
+        let hash = CacheKeyHash.hash(key)
+        let clock = self.clock
+        return stripes[stripe(forHash: hash)].shard.withLock { $0.contains(key, hash: hash, clock: clock) }
     }
 
     public func removeAll() {
