@@ -107,6 +107,22 @@ final class LockedDictionaryAdapter: BenchCache {
     func set(_ index: Int) { storage.withLock { $0[workload.keys[index]] = workload.payloads[index] } }
 }
 
+/// The ceiling for any cache behind this API: an immutable dictionary holding half the keys, read
+/// with no lock and no recency bookkeeping, sets ignored. What is left is the harness, hashing, and
+/// retaining the key and the returned value, which two threads do on the same popular objects.
+final class FrozenDictionaryAdapter: BenchCache {
+    let storage: [String: Payload]
+    let workload: Workload
+    init(_ workload: Workload) {
+        self.workload = workload
+        var entries: [String: Payload] = [:]
+        for i in stride(from: 0, to: workload.keys.count, by: 2) { entries[workload.keys[i]] = workload.payloads[i] }
+        storage = entries
+    }
+    func get(_ index: Int) -> Bool { storage[workload.keys[index]] != nil }
+    func set(_ index: Int) {}
+}
+
 /// NSCache is documented thread-safe; it is not marked Sendable on Linux.
 final class NSCacheAdapter: BenchCache, @unchecked Sendable {
     let cache = NSCache<NSString, Payload>()
@@ -136,25 +152,19 @@ func threadCPUSeconds() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-final class Counters: @unchecked Sendable {
-    // Each thread writes only its own slot; read after the threads joined.
-    var operations: [Int]
-    var gets: [Int]
-    var hits: [Int]
-    var cpuSeconds: [Double]
-    init(_ threads: Int) {
-        operations = Array(repeating: 0, count: threads)
-        gets = operations
-        hits = operations
-        cpuSeconds = Array(repeating: 0, count: threads)
-    }
+/// One thread's tally, handed in once when the thread is done.
+struct ThreadTally: Sendable {
+    var operations = 0, gets = 0, hits = 0
+    var cpuSeconds = 0.0
 }
 
 func run<Cache: BenchCache>(_ cache: Cache, _ workload: Workload, threads: Int) -> RunResult {
     let ops = workload.operations
     // Warm up: one pass of sets in stream order fills the cache as traffic would.
     for op in ops.prefix(200_000) { cache.set(Int(op & 0x7FFF_FFFF)) }
-    let counters = Counters(threads)
+    // Behind a lock: each thread writes once, but two threads assigning into one array at once is
+    // a data race on its storage (it crashed, and corrupted the hit counts, before this).
+    let tallies = Mutex([ThreadTally](repeating: ThreadTally(), count: threads))
     let start = DispatchTime.now().uptimeNanoseconds
     let deadline = start + UInt64(secondsPerRun * 1e9)
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
@@ -175,18 +185,17 @@ func run<Cache: BenchCache>(_ cache: Cache, _ workload: Workload, threads: Int) 
             done += 1024
             if DispatchTime.now().uptimeNanoseconds >= deadline { break }
         }
-        counters.operations[thread] = done
-        counters.gets[thread] = gets
-        counters.hits[thread] = hits
-        counters.cpuSeconds[thread] = threadCPUSeconds() - cpuStart
+        let tally = ThreadTally(operations: done, gets: gets, hits: hits, cpuSeconds: threadCPUSeconds() - cpuStart)
+        tallies.withLock { $0[thread] = tally }
     }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    let total = counters.operations.reduce(0, +)
-    let cpuRates = zip(counters.operations, counters.cpuSeconds).map { Double($0) / max($1, 1e-9) }
+    let all = tallies.withLock { $0 }
+    let total = all.reduce(0) { $0 + $1.operations }
+    let cpuRates = all.map { Double($0.operations) / max($0.cpuSeconds, 1e-9) }
     return RunResult(
         operationsPerSecond: Double(total) / elapsed,
         operationsPerCPUSecond: cpuRates.reduce(0, +),
-        hitRatio: Double(counters.hits.reduce(0, +)) / Double(max(counters.gets.reduce(0, +), 1)))
+        hitRatio: Double(all.reduce(0) { $0 + $1.hits }) / Double(max(all.reduce(0) { $0 + $1.gets }, 1)))
 }
 
 func format(_ value: Double) -> String {
@@ -235,6 +244,15 @@ for (name, setShare) in [("90/10", 0.1), ("50/50", 0.5)] {
         ]
         print(line.joined())
     }
+}
+
+do {
+    let workload = Workload(keyCount: keyCount, setShare: 0.1)
+    let rates = [1, 2].map { threads in
+        (0..<trials).map { _ in run(FrozenDictionaryAdapter(workload), workload, threads: threads).operationsPerSecond }.max() ?? 0
+    }
+    print("ceiling, 90/10: an immutable Dictionary read with no lock and no LRU work (sets ignored): "
+          + "\(format(rates[0])) ops/s at 1 thread, \(format(rates[1])) at 2")
 }
 
 DiskBench.run(seconds: secondsPerRun, trials: trials)
