@@ -59,32 +59,6 @@ struct CacheKeyHashTests {
     @Test("String keys with the fast hash match a reference LRU model exactly")
     func stringKeysMatchModel() {
         let cache = MemoryCache<String, Int>(costLimit: .max, countLimit: 50, entryCostLimitRatio: 1, shardCount: 1)
-        var order: [Int] = []
-        var values: [Int: Int] = [:]
-        var random = SystemRandomNumberGenerator()
-        for step in 0..<20_000 {
-            let id = Int.random(in: 0..<150, using: &random)
-            let key = "https://example.com/\(id).jpg"
-            switch Int.random(in: 0..<10, using: &random) {
-            case 0..<4:
-                cache.set(step, forKey: key)
-                values[id] = step
-                order.removeAll { $0 == id }
-                order.insert(id, at: 0)
-                if order.count > 50, let last = order.popLast() { values[last] = nil }
-            case 4:
-                cache.removeValue(forKey: key)
-                values[id] = nil
-                order.removeAll { $0 == id }
-            default:
-                let got = cache.value(forKey: key)
-                #expect(got == values[id], "step \(step): key \(id)")
-                if got != nil {
-                    order.removeAll { $0 == id }
-                    order.insert(id, at: 0)
-                }
-            }
-        }
-        #expect(cache.keysByRecency == order.map { "https://example.com/\($0).jpg" })
+        MemoryCacheTests.checkAgainstModel(cache, capacity: 50, exact: true, ids: 150) { "https://example.com/\($0).jpg" }
     }
 }

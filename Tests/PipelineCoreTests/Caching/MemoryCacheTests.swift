@@ -143,28 +143,35 @@ struct MemoryCacheTests {
     @Test("Random operations match a reference LRU model, even when hashes collide", arguments: [1, 4])
     func matchesModel(shards: Int) {
         let cache = MemoryCache<CollidingKey, Int>(costLimit: .max, countLimit: 40 * shards, entryCostLimitRatio: 1, shardCount: shards)
-        // Which shard a key lands in is not observable, so order and values are checked exactly
-        // with one shard; with four, only that no value appears that was never set.
+        Self.checkAgainstModel(cache, capacity: 40 * shards, exact: shards == 1, ids: 120) { CollidingKey(id: $0) }
+    }
+
+    /// Drives `cache` with random sets, removes and reads of `ids` keys and checks it against a
+    /// plain-array LRU of `capacity` entries. Which shard a key lands in is not observable, so with
+    /// one shard (`exact`) order and values are checked exactly; otherwise only that no value
+    /// appears that was never set.
+    static func checkAgainstModel<Key: Hashable & Sendable>(
+        _ cache: MemoryCache<Key, Int>, capacity: Int, exact: Bool, ids: Int, key: (Int) -> Key
+    ) {
         var order: [Int] = []
         var values: [Int: Int] = [:]
         var random = SystemRandomNumberGenerator()
         for step in 0..<20_000 {
-            let id = Int.random(in: 0..<120, using: &random)
-            let key = CollidingKey(id: id)
+            let id = Int.random(in: 0..<ids, using: &random)
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<4:
-                cache.set(step, forKey: key)
+                cache.set(step, forKey: key(id))
                 values[id] = step
                 order.removeAll { $0 == id }
                 order.insert(id, at: 0)
-                if order.count > 40 * shards, let last = order.popLast() { values[last] = nil }
+                if order.count > capacity, let last = order.popLast() { values[last] = nil }
             case 4..<5:
-                _ = cache.removeValue(forKey: key)
+                _ = cache.removeValue(forKey: key(id))
                 values[id] = nil
                 order.removeAll { $0 == id }
             default:
-                let got = cache.value(forKey: key)
-                if shards == 1 {
+                let got = cache.value(forKey: key(id))
+                if exact {
                     #expect(got == values[id], "step \(step): key \(id)")
                     if got != nil {
                         order.removeAll { $0 == id }
@@ -175,7 +182,7 @@ struct MemoryCacheTests {
                 }
             }
         }
-        if shards == 1 { #expect(cache.keysByRecency.map(\.id) == order) }
-        #expect(cache.totalCount <= 40 * shards)
+        if exact { #expect(cache.keysByRecency == order.map(key)) }
+        #expect(cache.totalCount <= capacity)
     }
 }
