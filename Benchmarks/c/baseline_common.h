@@ -70,4 +70,23 @@ static image decode_png(const uint8_t *bytes, size_t size) {
 typedef struct { struct jpeg_error_mgr pub; jmp_buf jump; } jpeg_error;
 static void jpeg_fail(j_common_ptr c) { longjmp(((jpeg_error *)c->err)->jump, 1); }
 
+// Starts `info` (header read, scale and colour space chosen by the caller), reads every scanline
+// into a new image, and finishes and destroys the decompressor.
+static image decode_jpeg_scanlines(struct jpeg_decompress_struct *info) {
+    image img;
+    jpeg_start_decompress(info);
+    img.width = info->output_width;
+    img.height = info->output_height;
+    img.channels = info->output_components;
+    size_t stride = (size_t)img.width * img.channels;
+    img.pixels = malloc(stride * img.height);
+    while (info->output_scanline < info->output_height) {
+        JSAMPROW row = img.pixels + stride * info->output_scanline;
+        jpeg_read_scanlines(info, &row, 1);
+    }
+    jpeg_finish_decompress(info);
+    jpeg_destroy_decompress(info);
+    return img;
+}
+
 #endif

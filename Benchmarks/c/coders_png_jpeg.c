@@ -30,7 +30,6 @@ static double now(void) {
 static void jpeg_quiet(j_common_ptr c, int level) { (void)c; (void)level; }
 
 static image decode_jpeg(blob b, int denominator) {
-    image img = {0};
     struct jpeg_decompress_struct info;
     jpeg_error err;
     info.err = jpeg_std_error(&err.pub);
@@ -43,19 +42,7 @@ static image decode_jpeg(blob b, int denominator) {
     info.out_color_space = info.jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE : JCS_RGB;
     info.scale_num = 1;
     info.scale_denom = denominator;
-    jpeg_start_decompress(&info);
-    img.width = info.output_width;
-    img.height = info.output_height;
-    img.channels = info.output_components;
-    size_t rowbytes = (size_t)img.width * img.channels;
-    img.pixels = malloc(rowbytes * img.height);
-    while (info.output_scanline < info.output_height) {
-        JSAMPROW row = img.pixels + rowbytes * info.output_scanline;
-        jpeg_read_scanlines(&info, &row, 1);
-    }
-    jpeg_finish_decompress(&info);
-    jpeg_destroy_decompress(&info);
-    return img;
+    return decode_jpeg_scanlines(&info);
 }
 
 // libvips' rule: the largest of 1/8, 1/4, 1/2 that leaves at least 2x for the resample.

@@ -47,7 +47,6 @@ static void fit(int w, int h, int box, int *ow, int *oh) {
 
 
 static image decode_jpeg(const uint8_t *bytes, size_t size, int box) {
-    image img = {0};
     struct jpeg_decompress_struct info;
     jpeg_error err;
     info.err = jpeg_std_error(&err.pub);
@@ -65,19 +64,7 @@ static image decode_jpeg(const uint8_t *bytes, size_t size, int box) {
         info.scale_denom = 1;
         for (int d = 8; d >= 2; d /= 2) if (shrink >= 2.0 * d) { info.scale_denom = d; break; }
     }
-    jpeg_start_decompress(&info);
-    img.width = info.output_width;
-    img.height = info.output_height;
-    img.channels = info.output_components;
-    size_t stride = (size_t)img.width * img.channels;
-    img.pixels = malloc(stride * img.height);
-    while (info.output_scanline < info.output_height) {
-        JSAMPROW row = img.pixels + stride * info.output_scanline;
-        jpeg_read_scanlines(&info, &row, 1);
-    }
-    jpeg_finish_decompress(&info);
-    jpeg_destroy_decompress(&info);
-    return img;
+    return decode_jpeg_scanlines(&info);
 }
 
 static void write_jpeg(const char *path, image img, int quality) {
