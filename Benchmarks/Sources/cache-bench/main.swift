@@ -90,6 +90,24 @@ final class MemoryCacheAdapter: BenchCache {
     func set(_ index: Int) { cache.set(workload.payloads[index], forKey: workload.keys[index], cost: workload.payloads[index].cost) }
 }
 
+/// The other ceiling: a MemoryCache per thread, so the threads share no cache line except the
+/// payload and key objects. No shared cache can scale better than this from 1 to 2 threads.
+let mainThread = pthread_self()
+final class PrivateCachesAdapter: BenchCache, @unchecked Sendable {
+    let a: MemoryCache<String, Payload>
+    let b: MemoryCache<String, Payload>
+    let workload: Workload
+    init(_ workload: Workload) {
+        self.workload = workload
+        a = MemoryCache(costLimit: workload.totalCost / 2)
+        b = MemoryCache(costLimit: workload.totalCost / 2)
+    }
+    /// `concurrentPerform` runs one of the two iterations on the calling (main) thread.
+    @inline(__always) var cache: MemoryCache<String, Payload> { pthread_equal(pthread_self(), mainThread) != 0 ? a : b }
+    func get(_ index: Int) -> Bool { cache.value(forKey: workload.keys[index]) != nil }
+    func set(_ index: Int) { cache.set(workload.payloads[index], forKey: workload.keys[index], cost: workload.payloads[index].cost) }
+}
+
 /// Does nothing but touch the key and payload as the real adapters do: the harness's own cost.
 final class NullAdapter: BenchCache {
     let workload: Workload
@@ -203,9 +221,17 @@ func format(_ value: Double) -> String {
 }
 
 if arguments.contains("--profile-memorycache") {
-    // Only MemoryCache, for `perf record`.
+    // Only MemoryCache (90/10), for `perf record` and quick A/B runs; `--threads 2` for contention,
+    // `--shards N` for the stripe count (the hit ratio printed to five places shows what striping costs).
+    let threads = max(Int(option("--threads", 1)), 1)
+    let shards = Int(option("--shards", 0))
     let workload = Workload(keyCount: keyCount, setShare: 0.1)
-    let result = run(MemoryCacheAdapter(workload, shards: nil), workload, threads: 1)
+    let result = run(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload, threads: threads)
+    print(String(format: "hit ratio %.5f", result.hitRatio))
+    guard threads == 1 else {
+        print(format(result.operationsPerSecond), "ops/s at \(threads) threads")
+        exit(0)
+    }
     let harness = run(NullAdapter(workload), workload, threads: 1)
     let floor = run(LockedDictionaryAdapter(workload), workload, threads: 1)
     print(format(result.operationsPerCPUSecond), "ops per CPU-s; harness alone", format(harness.operationsPerCPUSecond),
@@ -253,6 +279,9 @@ do {
     }
     print("ceiling, 90/10: an immutable Dictionary read with no lock and no LRU work (sets ignored): "
           + "\(format(rates[0])) ops/s at 1 thread, \(format(rates[1])) at 2")
+    let privateRate = (0..<trials).map { _ in run(PrivateCachesAdapter(workload), workload, threads: 2).operationsPerSecond }.max() ?? 0
+    print("ceiling, 90/10: two private MemoryCaches, one per thread, nothing shared but the payloads and keys: "
+          + "\(format(privateRate)) ops/s at 2 threads")
 }
 
 DiskBench.run(seconds: secondsPerRun, trials: trials)

@@ -1,16 +1,25 @@
-/// One lock stripe of `MemoryCache`: an exact LRU over an open-addressing hash index and a doubly
-/// linked list.
+/// One lock stripe of `MemoryCache`: an exact LRU over an open-addressing hash table whose slots
+/// are the entries themselves, threaded on a doubly linked list in recency order.
 ///
-/// The list's nodes live in an array and link by index, so moving a node to the front writes a few
-/// integers instead of retaining and releasing objects. Freed slots are reused through a free list,
-/// so storage stops growing once the cache is full. The index is our own (linear probing with
-/// backward-shift deletion, hashes stored in the nodes) rather than a `Dictionary`, because the
-/// cache has already hashed the key to pick the shard: hashing a URL string again would be a third
-/// of the cost of a read. Not thread-safe by itself: `MemoryCache` guards each shard with a lock.
+/// A lookup loads the entry at the key's home slot and usually finds the key there: one cache miss.
+/// (A separate index pointing into a node array costs two, the index and then the node, and those
+/// misses were most of a read's time.) Linear probing keeps collisions in neighbouring slots;
+/// backward-shift deletion closes holes, so there are no tombstones and no rebuilds, and the
+/// entries it moves have their neighbours' links repointed. The table is at most half full.
+///
+/// The links live apart from the entries: moving an entry to the front rewrites its neighbours'
+/// links, and 8-byte links packed together stay in the CPU's cache where 48-byte entries would each
+/// cost a miss. (32 bits: a shard never holds 2^31 entries.)
+///
+/// The storage is raw memory rather than arrays: every read relinks, and array subscripts check
+/// bounds and storage uniqueness on each assignment. Every slot is always initialised (an empty
+/// slot holds nil key and value), so the unsafe code is only about indices, which stay below
+/// `capacity` by masking. Not thread-safe by itself: `MemoryCache` guards each shard with a lock.
 @usableFromInline
-struct LRUShard<Key: Hashable, Value> {
+struct LRUShard<Key: Hashable, Value>: ~Copyable {
     @usableFromInline
-    struct Node {
+    struct Entry {
+        /// nil for an empty slot.
         @usableFromInline var key: Key?
         @usableFromInline var value: Value?
         @usableFromInline var hash: Int
@@ -19,38 +28,36 @@ struct LRUShard<Key: Hashable, Value> {
         @usableFromInline var expiry: Double
 
         @inlinable
-        init(key: Key, value: Value, hash: Int, cost: Int, expiry: Double) {
+        init(key: Key?, value: Value?, hash: Int, cost: Int, expiry: Double) {
             self.key = key
             self.value = value
             self.hash = hash
             self.cost = cost
             self.expiry = expiry
         }
+
+        @inlinable static var empty: Entry { Entry(key: nil, value: nil, hash: 0, cost: 0, expiry: .infinity) }
     }
 
-    /// A node's neighbours in recency order, kept apart from the nodes: moving an entry to the
-    /// front rewrites its neighbours' links, and 8-byte links packed together stay in the CPU's
-    /// cache where 64-byte nodes would each cost a miss. (32 bits: a shard never holds 2^31 entries.)
+    /// A slot's neighbours in recency order, by slot index (`none` at either end).
     @usableFromInline
     struct Link {
         @usableFromInline var previous: Int32
         @usableFromInline var next: Int32
 
-        @inlinable init() {
-            previous = -1
-            next = -1
+        @inlinable init(previous: Int, next: Int) {
+            self.previous = Int32(truncatingIfNeeded: previous)
+            self.next = Int32(truncatingIfNeeded: next)
         }
     }
 
     @inlinable static var none: Int { -1 }
+    @inlinable static var initialCapacity: Int { 16 }
 
-    /// Per bucket, the node's slot in the low 32 bits and the high 32 bits of its key's hash above
-    /// them (`none` for an empty bucket); at most half full. The hash bits let a probe skip other
-    /// keys' buckets without loading their nodes: a node is another cache miss.
-    @usableFromInline var buckets: [Int] = Array(repeating: -1, count: 16)
-    @usableFromInline var nodes: [Node] = []
-    @usableFromInline var links: [Link] = []
-    @usableFromInline var freeSlots: [Int] = []
+    @usableFromInline var entries: UnsafeMutablePointer<Entry>
+    @usableFromInline var links: UnsafeMutablePointer<Link>
+    /// A power of two.
+    @usableFromInline var capacity: Int
     /// Most recently used.
     @usableFromInline var head = -1
     /// Least recently used: evicted first.
@@ -65,28 +72,49 @@ struct LRUShard<Key: Hashable, Value> {
     init(costLimit: Int, countLimit: Int) {
         self.costLimit = costLimit
         self.countLimit = countLimit
+        capacity = Self.initialCapacity
+        (entries, links) = Self.allocateTable(capacity: capacity)
     }
+
+    deinit {
+        entries.deinitialize(count: capacity)
+        entries.deallocate()
+        links.deallocate()
+    }
+
+    @inlinable
+    static func allocateTable(capacity: Int) -> (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<Link>) {
+        let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        entries.initialize(repeating: .empty, count: capacity)
+        let links = UnsafeMutablePointer<Link>.allocate(capacity: capacity)
+        links.initialize(repeating: Link(previous: none, next: none), count: capacity)
+        return (entries, links)
+    }
+
+    @inlinable var mask: Int { capacity &- 1 }
 
     // MARK: Operations
 
-    /// The value, made most recently used; nil when absent or expired at `now` (an expired entry is
-    /// removed and handed back in `evicted` so its value is released outside the lock).
+    /// The value, made most recently used; nil when absent or expired at the clock's time (an
+    /// expired entry is removed and handed back in `evicted` so its value is released outside the
+    /// lock).
     @inlinable
     mutating func value(forKey key: Key, hash: Int, clock: CacheClock, evicted: inout Value?) -> Value? {
         guard let slot = find(key, hash: hash) else { return nil }
-        if nodes[slot].expiry != .infinity, nodes[slot].expiry <= clock.seconds {
+        let expiry = entries[slot].expiry
+        if expiry != .infinity, expiry <= clock.seconds {
             evicted = remove(slot: slot)
             return nil
         }
         moveToFront(slot)
-        return nodes[slot].value
+        return entries[slot].value
     }
 
     /// Whether a live entry exists, without changing the order.
     @inlinable
     func contains(_ key: Key, hash: Int, clock: CacheClock) -> Bool {
         guard let slot = find(key, hash: hash) else { return false }
-        return nodes[slot].expiry == .infinity || nodes[slot].expiry > clock.seconds
+        return entries[slot].expiry == .infinity || entries[slot].expiry > clock.seconds
     }
 
     /// Inserts or replaces, then evicts least recently used entries until both limits hold.
@@ -94,24 +122,16 @@ struct LRUShard<Key: Hashable, Value> {
     @inlinable
     mutating func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, evicted: inout Evictions<Value>) {
         if let slot = find(key, hash: hash) {
-            totalCost += cost - nodes[slot].cost
-            if let old = nodes[slot].value { evicted.append(old) }
-            nodes[slot].value = value
-            nodes[slot].cost = cost
-            nodes[slot].expiry = expiry
+            totalCost += cost - entries[slot].cost
+            if let old = entries[slot].value { evicted.append(old) }
+            entries[slot].value = value
+            entries[slot].cost = cost
+            entries[slot].expiry = expiry
             moveToFront(slot)
         } else {
-            let node = Node(key: key, value: value, hash: hash, cost: cost, expiry: expiry)
-            let slot: Int
-            if let reused = freeSlots.popLast() {
-                nodes[reused] = node
-                slot = reused
-            } else {
-                nodes.append(node)
-                links.append(Link())
-                slot = nodes.count - 1
-            }
-            insertIntoIndex(slot)
+            if (count + 1) * 2 > capacity { grow() }
+            let slot = emptySlot(forHash: hash)
+            entries[slot] = Entry(key: key, value: value, hash: hash, cost: cost, expiry: expiry)
             count += 1
             totalCost += cost
             linkAtFront(slot)
@@ -133,21 +153,34 @@ struct LRUShard<Key: Hashable, Value> {
         }
     }
 
-    /// Removes every entry expired at `now`.
+    /// Removes every entry expired at `now`. They are collected first and removed by key: a removal
+    /// moves other entries between slots (backward shift), so slot numbers saved during the walk
+    /// would go stale.
     @inlinable
     mutating func removeExpired(now: Double, evicted: inout Evictions<Value>) {
-        var slot = tail
+        var expired: [(key: Key, hash: Int)] = []
+        var slot = head
         while slot != Self.none {
-            let previous = Int(links[slot].previous)
-            if nodes[slot].expiry <= now, let value = remove(slot: slot) { evicted.append(value) }
-            slot = previous
+            if entries[slot].expiry <= now, let key = entries[slot].key { expired.append((key, entries[slot].hash)) }
+            slot = Int(links[slot].next)
+        }
+        for entry in expired {
+            if let value = removeValue(forKey: entry.key, hash: entry.hash) { evicted.append(value) }
         }
     }
 
-    /// Drops everything and the storage with it.
-    @inlinable
+    /// Drops everything and the storage with it; the values are handed back to be released after
+    /// the lock. Not inlinable: replacing `self` runs the shard's deinit, which the compiler
+    /// (6.3) crashes trying to inline into client code in release builds.
+    @usableFromInline
     mutating func removeAll() -> [Value] {
-        let values = nodes.compactMap(\.value)
+        var values: [Value] = []
+        values.reserveCapacity(count)
+        var slot = head
+        while slot != Self.none {
+            if let value = entries[slot].value { values.append(value) }
+            slot = Int(links[slot].next)
+        }
         self = LRUShard(costLimit: costLimit, countLimit: countLimit)
         return values
     }
@@ -158,124 +191,121 @@ struct LRUShard<Key: Hashable, Value> {
         var keys: [Key] = []
         var slot = head
         while slot != Self.none {
-            if let key = nodes[slot].key { keys.append(key) }
+            if let key = entries[slot].key { keys.append(key) }
             slot = Int(links[slot].next)
         }
         return keys
     }
 
-    // MARK: Index
-
-    /// A bucket's contents for `slot`, whose key hashes to `hash`.
-    @inlinable @inline(__always)
-    static func entry(slot: Int, hash: Int) -> Int { (hash & ~0xFFFF_FFFF) | slot }
-
-    @inlinable @inline(__always)
-    static func slot(of entry: Int) -> Int { entry & 0xFFFF_FFFF }
+    // MARK: Table
 
     @inlinable
     func find(_ key: Key, hash: Int) -> Int? {
-        let mask = buckets.count - 1
-        let tag = hash & ~0xFFFF_FFFF
-        var bucket = hash & mask
+        let mask = self.mask
+        var slot = hash & mask
         while true {
-            let entry = buckets[bucket]
-            if entry == Self.none { return nil }
-            if entry & ~0xFFFF_FFFF == tag {
-                let slot = Self.slot(of: entry)
-                if nodes[slot].hash == hash, nodes[slot].key == key { return slot }
-            }
-            bucket = (bucket + 1) & mask
+            let entry = entries + slot
+            guard entry.pointee.key != nil else { return nil }
+            if entry.pointee.hash == hash, entry.pointee.key == key { return slot }
+            slot = (slot &+ 1) & mask
         }
     }
 
+    /// The first empty slot on `hash`'s probe run; the table is never full.
     @inlinable
-    mutating func insertIntoIndex(_ slot: Int) {
-        if (count + 1) * 2 > buckets.count { grow() }
-        place(slot)
+    func emptySlot(forHash hash: Int) -> Int {
+        let mask = self.mask
+        var slot = hash & mask
+        while entries[slot].key != nil { slot = (slot &+ 1) & mask }
+        return slot
     }
 
-    @inlinable
-    mutating func place(_ slot: Int) {
-        let mask = buckets.count - 1
-        let hash = nodes[slot].hash
-        var bucket = hash & mask
-        while buckets[bucket] != Self.none { bucket = (bucket + 1) & mask }
-        buckets[bucket] = Self.entry(slot: slot, hash: hash)
-    }
-
+    /// Doubles the table, moving the entries over in recency order.
     @inlinable
     mutating func grow() {
-        buckets = Array(repeating: Self.none, count: buckets.count * 2)
-        var slot = head
+        let old = (entries: entries, links: links, capacity: capacity)
+        capacity *= 2
+        (entries, links) = Self.allocateTable(capacity: capacity)
+        let entries = self.entries
+        var slot = head, newPrevious = Self.none
+        head = Self.none
+        tail = Self.none
         while slot != Self.none {
-            place(slot)
-            slot = Int(links[slot].next)
+            let next = Int(old.links[slot].next)
+            let newSlot = emptySlot(forHash: old.entries[slot].hash)
+            swap(&entries[newSlot], &old.entries[slot])
+            links[newSlot] = Link(previous: newPrevious, next: Self.none)
+            if newPrevious != Self.none { links[newPrevious].next = Int32(truncatingIfNeeded: newSlot) } else { head = newSlot }
+            newPrevious = newSlot
+            slot = next
         }
+        tail = newPrevious
+        // Every old slot now holds an empty entry, so deinitialising releases nothing.
+        old.entries.deinitialize(count: old.capacity)
+        old.entries.deallocate()
+        old.links.deallocate()
     }
 
-    /// Linear probing's backward-shift deletion: later entries of the probe run move back into the
-    /// hole, so lookups never meet tombstones and the table needs no rebuilds.
+    /// Closes the hole an emptied `slot` leaves, by linear probing's backward shift: later entries
+    /// of the probe run move back into it when that keeps them on their run, so lookups never meet
+    /// a gap.
     @inlinable
-    mutating func removeFromIndex(_ slot: Int) {
-        let mask = buckets.count - 1
-        var hole = nodes[slot].hash & mask
-        while Self.slot(of: buckets[hole]) != slot { hole = (hole + 1) & mask }
-        var probe = hole
+    mutating func closeHole(at slot: Int) {
+        let mask = self.mask, entries = self.entries
+        var hole = slot, probe = slot
         while true {
-            probe = (probe + 1) & mask
-            let moving = buckets[probe]
-            if moving == Self.none { break }
-            let home = nodes[Self.slot(of: moving)].hash & mask
-            // `moving` may fill the hole when the hole lies between its home bucket and where it is.
-            if (probe - home) & mask >= (probe - hole) & mask {
-                buckets[hole] = moving
+            probe = (probe &+ 1) & mask
+            guard entries[probe].key != nil else { break }
+            let home = entries[probe].hash & mask
+            // The entry may fill the hole when the hole lies between its home slot and where it is.
+            if (probe &- home) & mask >= (probe &- hole) & mask {
+                swap(&entries[hole], &entries[probe])
+                relocateLinks(from: probe, to: hole)
                 hole = probe
             }
         }
-        buckets[hole] = Self.none
+    }
+
+    /// The entry in `from` moved to `to`: its links move with it and its neighbours point at `to`.
+    @inlinable
+    mutating func relocateLinks(from: Int, to: Int) {
+        let link = links[from]
+        links[to] = link
+        let previous = Int(link.previous), next = Int(link.next)
+        if previous != Self.none { links[previous].next = Int32(truncatingIfNeeded: to) } else { head = to }
+        if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: to) } else { tail = to }
     }
 
     // MARK: List
 
+    /// Removes the entry in `slot`; its value is returned so the caller releases it after the lock.
     @inlinable
     mutating func remove(slot: Int) -> Value? {
-        removeFromIndex(slot)
         unlink(slot)
+        var removed = Entry.empty
+        swap(&removed, &entries[slot])
         count -= 1
-        totalCost -= nodes[slot].cost
-        let value = nodes[slot].value
-        nodes[slot].key = nil
-        nodes[slot].value = nil
-        nodes[slot].cost = 0
-        freeSlots.append(slot)
-        return value
+        totalCost -= removed.cost
+        closeHole(at: slot)
+        return removed.value
     }
 
-    /// Every read calls this, so it relinks through one unsafe view of `links`: each subscript
-    /// assignment on the array would check that its storage is unique, an out-of-line call.
+    /// Every read calls this: the four link writes of relinking `slot` at the head.
     @inlinable
     mutating func moveToFront(_ slot: Int) {
         guard slot != head else { return }
-        let oldHead = head
-        let wasTail = links.withUnsafeMutableBufferPointer { links -> Int? in
-            // `slot` is not the head, so it has a previous node.
-            let previous = Int(links[slot].previous), next = Int(links[slot].next)
-            links[previous].next = Int32(truncatingIfNeeded: next)
-            if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) }
-            links[slot].previous = -1
-            links[slot].next = Int32(truncatingIfNeeded: oldHead)
-            links[oldHead].previous = Int32(truncatingIfNeeded: slot)
-            return next == Self.none ? previous : nil
-        }
-        if let newTail = wasTail { tail = newTail }
+        // `slot` is not the head, so it has a previous entry.
+        let previous = Int(links[slot].previous), next = Int(links[slot].next)
+        links[previous].next = Int32(truncatingIfNeeded: next)
+        if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) } else { tail = previous }
+        links[slot] = Link(previous: Self.none, next: head)
+        links[head].previous = Int32(truncatingIfNeeded: slot)
         head = slot
     }
 
     @inlinable
     mutating func linkAtFront(_ slot: Int) {
-        links[slot].previous = -1
-        links[slot].next = Int32(truncatingIfNeeded: head)
+        links[slot] = Link(previous: Self.none, next: head)
         if head != Self.none { links[head].previous = Int32(truncatingIfNeeded: slot) }
         head = slot
         if tail == Self.none { tail = slot }
@@ -286,7 +316,7 @@ struct LRUShard<Key: Hashable, Value> {
         let previous = Int(links[slot].previous), next = Int(links[slot].next)
         if previous != Self.none { links[previous].next = Int32(truncatingIfNeeded: next) } else { head = next }
         if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) } else { tail = previous }
-        links[slot] = Link()
+        links[slot] = Link(previous: Self.none, next: Self.none)
     }
 }
 

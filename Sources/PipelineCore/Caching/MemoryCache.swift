@@ -95,7 +95,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     /// The stripe for a key's hash. Fibonacci hashing takes the stripe from the hash's high bits,
-    /// independent of the low bits the shard's index uses for its buckets.
+    /// independent of the low bits that pick an entry's home slot in the shard's table.
     @inlinable
     func stripe(forHash hash: Int) -> Int {
         let mixed = UInt64(bitPattern: Int64(hash)) &* 0x9E37_79B9_7F4A_7C15

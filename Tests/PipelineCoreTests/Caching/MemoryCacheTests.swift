@@ -71,6 +71,22 @@ struct MemoryCacheTests {
         #expect(cache.totalCount == 0)
     }
 
+    @Test("removeExpired among hundreds of entries keeps exactly the live ones, in recency order")
+    func removeExpiredKeepsOrder() {
+        // Enough entries that the table has grown several times, and removals in the middle of
+        // probe runs move later entries back (backward shift) while the expired ones are removed.
+        let clock = TestClock()
+        let cache = exact(clock: clock.cacheClock)
+        for i in 0..<600 { cache.set(i, forKey: "k\(i)", timeToLive: i % 3 == 0 ? 10 : 100) }
+        for i in stride(from: 0, to: 600, by: 7) { _ = cache.value(forKey: "k\(i)") }
+        let live = cache.keysByRecency.filter { Int($0.dropFirst())! % 3 != 0 }
+        clock.advance(by: 50)
+        cache.removeExpired()
+        #expect(cache.totalCount == 400)
+        #expect(cache.keysByRecency == live)
+        #expect((0..<600).allSatisfy { cache.value(forKey: "k\($0)") == ($0 % 3 == 0 ? nil : $0) })
+    }
+
     @Test("Remove, subscript and removeAll")
     func removal() {
         let cache = exact()
@@ -87,7 +103,7 @@ struct MemoryCacheTests {
         #expect(cache["d"] == 4)
     }
 
-    @Test("Slots freed by eviction are reused: a long churn keeps exactly the limit")
+    @Test("A long churn keeps exactly the limit and the newest entries")
     func churn() {
         let cache = exact(count: 100)
         for i in 0..<10_000 { cache.set(i, forKey: "k\(i)") }
