@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The registry of coders, itself a coder (SDWebImage's `SDImageCodersManager`).
 ///
@@ -12,35 +11,28 @@ public final class ImageCodersManager: ImageCoder {
     /// into it (`ImageCodersManager.shared.add(PNGCoder())`).
     public static let shared = ImageCodersManager()
 
-    /// Lowest priority first, like SDWebImage's `coders` array.
-    private let registered: Mutex<[any ImageCoder]>
+    private let registry: PluginRegistry<any ImageCoder>
 
     public init(coders: [any ImageCoder] = []) {
-        registered = Mutex(coders)
+        registry = PluginRegistry(coders)
     }
 
-    /// The coders, lowest priority first. Setting replaces them all.
+    /// The coders, lowest priority first, like SDWebImage's `coders` array. Setting replaces them all.
     public var coders: [any ImageCoder] {
-        get { registered.withLock { $0 } }
-        set { registered.withLock { $0 = newValue } }
+        get { registry.all }
+        set { registry.all = newValue }
     }
 
     /// Adds a coder with the highest priority.
-    public func add(_ coder: any ImageCoder) {
-        registered.withLock { $0.append(coder) }
-    }
+    public func add(_ coder: any ImageCoder) { registry.add(coder) }
 
     /// Removes every coder of type `type`.
-    public func remove<C: ImageCoder>(_ type: C.Type) {
-        registered.withLock { $0.removeAll { $0 is C } }
-    }
+    public func remove<C: ImageCoder>(_ type: C.Type) { registry.remove(type) }
 
-    public func removeAll() {
-        registered.withLock { $0.removeAll() }
-    }
+    public func removeAll() { registry.removeAll() }
 
     /// Highest priority first.
-    private var byPriority: ReversedCollection<[any ImageCoder]> { coders.reversed() }
+    private var byPriority: ReversedCollection<[any ImageCoder]> { registry.byPriority }
 
     /// The coder that decodes these bytes: the highest-priority one whose `canDecode` accepts them.
     public func coder(for data: Data) -> (any ImageCoder)? {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The registry of loaders, itself a loader (SDWebImage's `SDImageLoadersManager`): the loader
 /// added last that can load a URL loads it. Safe to change while loads run.
@@ -7,35 +6,29 @@ public final class ImageLoadersManager: ImageLoader {
     /// Starts empty: `LoaderHTTP` and `LoaderFile` register into it.
     public static let shared = ImageLoadersManager()
 
-    /// Lowest priority first.
-    private let registered: Mutex<[any ImageLoader]>
+    private let registry: PluginRegistry<any ImageLoader>
 
     public init(loaders: [any ImageLoader] = []) {
-        registered = Mutex(loaders)
+        registry = PluginRegistry(loaders)
     }
 
-    /// The loaders, lowest priority first.
+    /// The loaders, lowest priority first. Setting replaces them all.
     public var loaders: [any ImageLoader] {
-        get { registered.withLock { $0 } }
-        set { registered.withLock { $0 = newValue } }
+        get { registry.all }
+        set { registry.all = newValue }
     }
 
     /// Adds a loader with the highest priority.
-    public func add(_ loader: any ImageLoader) {
-        registered.withLock { $0.append(loader) }
-    }
+    public func add(_ loader: any ImageLoader) { registry.add(loader) }
 
-    public func remove<L: ImageLoader>(_ type: L.Type) {
-        registered.withLock { $0.removeAll { $0 is L } }
-    }
+    /// Removes every loader of type `type`.
+    public func remove<L: ImageLoader>(_ type: L.Type) { registry.remove(type) }
 
-    public func removeAll() {
-        registered.withLock { $0.removeAll() }
-    }
+    public func removeAll() { registry.removeAll() }
 
     /// The loader for this request: the highest-priority one whose `canLoad` accepts it.
     public func loader(for url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> (any ImageLoader)? {
-        loaders.reversed().first { $0.canLoad(url, options: options, context: context) }
+        registry.byPriority.first { $0.canLoad(url, options: options, context: context) }
     }
 
     public func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
