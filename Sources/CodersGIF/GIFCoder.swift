@@ -21,7 +21,7 @@ public struct GIFCoder: AnimatedImageCoder {
     }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a GIF file (no GIF signature)") }
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "GIFCoder", format: .gif) }
         let provider = try GIFAnimationProvider(data: data, options: options)
         let metadata = ImageMetadata(decodeOptions: options)
         if provider.frameCount > 1 && !options.firstFrameOnly {
@@ -31,7 +31,7 @@ public struct GIFCoder: AnimatedImageCoder {
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
-        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a GIF file (no GIF signature)") }
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "GIFCoder", format: .gif) }
         let provider = try GIFAnimationProvider(data: data, options: options)
         return provider.frameCount > 1 ? provider : nil
     }
@@ -39,7 +39,7 @@ public struct GIFCoder: AnimatedImageCoder {
     public func canEncode(to format: ImageFormat) -> Bool { format == .gif }
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the GIF coder writes only GIF") }
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "GIFCoder", format: .gif) }
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
             return try GIFEncoder.encode(try image.frames(), loopCount: animation.loopCount, options: options)
         }
@@ -47,7 +47,7 @@ public struct GIFCoder: AnimatedImageCoder {
     }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the GIF coder writes only GIF") }
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "GIFCoder", format: .gif) }
         guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         if frames.count == 1 || options.firstFrameOnly {
             return try GIFEncoder.encode([first], loopCount: nil, options: options)

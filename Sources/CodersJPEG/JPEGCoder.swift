@@ -30,10 +30,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
 
     /// Decodes like `decode`, also returning libjpeg's warnings.
     public func decodeReportingDiagnostics(_ data: Data, options: ImageDecodeOptions) throws -> (image: Image, diagnostics: JPEGDiagnostics) {
-        guard canDecode(data) else {
-            if data.isEmpty { throw ImagePipeError.badImageData(reason: "no bytes") }
-            throw ImagePipeError.unsupportedFormat(ImageFormat.detect(in: data), reason: "JPEGCoder decodes JPEG only")
-        }
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "JPEGCoder", format: .jpeg) }
         let (image, diagnostics) = try JPEGDecoder.decode(data, options: limited(options))
         return (image, diagnostics)
     }
@@ -41,9 +38,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
     public func canEncode(to format: ImageFormat) -> Bool { format == .jpeg }
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        guard format == .jpeg else {
-            throw ImagePipeError.unsupportedFormat(format, reason: "JPEGCoder encodes JPEG only")
-        }
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "JPEGCoder", format: .jpeg) }
         return try JPEGEncoder.encode(image, options: options)
     }
 

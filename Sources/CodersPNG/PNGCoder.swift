@@ -28,16 +28,14 @@ public struct PNGCoder: ProgressiveImageCoder {
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(in: data) == .png }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        guard canDecode(data) else { throw Self.notPNG(data) }
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "PNGCoder", format: .png) }
         return try PNGDecoder.decode(data, options: limited(options))
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { format == .png }
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        guard format == .png else {
-            throw ImagePipeError.unsupportedFormat(format, reason: "PNGCoder encodes PNG only")
-        }
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "PNGCoder", format: .png) }
         return try PNGEncoder.encode(image, options: options)
     }
 
@@ -47,10 +45,5 @@ public struct PNGCoder: ProgressiveImageCoder {
 
     private func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {
         options.cappingPixels(at: maxPixels)
-    }
-
-    private static func notPNG(_ data: Data) -> ImagePipeError {
-        if data.isEmpty { return .badImageData(reason: "no bytes") }
-        return .unsupportedFormat(ImageFormat.detect(in: data), reason: "PNGCoder decodes PNG only")
     }
 }

@@ -14,7 +14,7 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
     }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a WebP file (no RIFF/WEBP header)") }
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "WebPCoder", format: .webp) }
         // The header says whether the file is animated; stills skip the demuxer (and its copy).
         let isAnimated = try data.withUnsafeBytes { try WebPPixelDecoder.features($0).has_animation != 0 }
         if isAnimated, let animated = try decodeAnimation(data, options: options) { return animated }
@@ -23,7 +23,7 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
-        guard canDecode(data) else { throw ImagePipeError.badImageData(reason: "not a WebP file (no RIFF/WEBP header)") }
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "WebPCoder", format: .webp) }
         return try WebPAnimationProvider(data: data, options: options)
     }
 
@@ -34,7 +34,7 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
     public func canEncode(to format: ImageFormat) -> Bool { format == .webp }
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the WebP coder writes only WebP") }
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "WebPCoder", format: .webp) }
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
             return try WebPEncoder.encodeAnimation(try image.frames(), loopCount: animation.loopCount, options: options)
         }
@@ -42,7 +42,7 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
     }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        guard canEncode(to: format) else { throw ImagePipeError.unsupportedFormat(format, reason: "the WebP coder writes only WebP") }
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "WebPCoder", format: .webp) }
         guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         if frames.count == 1 || options.firstFrameOnly { return try WebPEncoder.encode(first.buffer, options: options) }
         return try WebPEncoder.encodeAnimation(frames, loopCount: loopCount, options: options)

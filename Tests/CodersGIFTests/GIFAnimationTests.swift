@@ -113,4 +113,20 @@ struct GIFAnimationTests {
         #expect(!coder.canDecode(Data("RIFF0000WEBPVP8 ".utf8)))
         #expect(try manager.decode(data, options: ImageDecodeOptions()).pixelSize == ImageSize(width: 2, height: 2))
     }
+
+    @Test("Bytes that are not GIF get the same typed errors as from every other coder")
+    func wrongBytes() throws {
+        let png = try Corpus.data("pngsuite", "basn0g01.png")
+        #expect(throws: ImagePipeError.unsupportedFormat(.png, reason: "GIFCoder decodes GIF only")) {
+            try coder.decode(png, options: ImageDecodeOptions())
+        }
+        #expect(throws: ImagePipeError.badImageData(reason: "not a GIF file: no GIF signature")) {
+            try coder.animatedImageProvider(for: Data("GIX89a and more".utf8), options: ImageDecodeOptions())
+        }
+        #expect(throws: ImagePipeError.badImageData(reason: "no bytes")) { try coder.decode(Data(), options: ImageDecodeOptions()) }
+        let image = try coder.decode(Corpus.data("gif", "pygif-test-suite/four-colors.gif"), options: ImageDecodeOptions())
+        #expect(throws: ImagePipeError.unsupportedFormat(.png, reason: "GIFCoder encodes GIF only")) {
+            try coder.encode(image, as: .png, options: ImageEncodeOptions())
+        }
+    }
 }

@@ -126,4 +126,16 @@ struct WebPCorpusTests {
         #expect(!coder.canDecode(Data("GIF89a".utf8)))
         #expect(try manager.decode(data, options: ImageDecodeOptions()).format == .webp)
     }
+
+    @Test("Bytes that are not WebP get the same typed errors as from every other coder")
+    func wrongBytes() throws {
+        #expect(throws: ImagePipeError.unsupportedFormat(.gif, reason: "WebPCoder decodes WEBP only")) {
+            try coder.decode(Corpus.data("gif", "pygif-test-suite/four-colors.gif"), options: ImageDecodeOptions())
+        }
+        // A RIFF file of another kind (a WAVE sound) is not an image format at all.
+        #expect(throws: ImagePipeError.badImageData(reason: "not a WEBP file: no WEBP signature")) {
+            try coder.animatedImageProvider(for: Data("RIFF\0\0\0\0WAVEfmt ".utf8), options: ImageDecodeOptions())
+        }
+        #expect(throws: ImagePipeError.badImageData(reason: "no bytes")) { try coder.decode(Data(), options: ImageDecodeOptions()) }
+    }
 }

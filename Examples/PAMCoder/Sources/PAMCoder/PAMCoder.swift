@@ -46,7 +46,7 @@ public struct PAMCoder: ImageCoder {
 
     /// Lossless, so `quality` is ignored. `maxPixelSize` is honoured; alpha is always kept (P7).
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        guard format == .pnm else { throw ImagePipeError.unsupportedFormat(format, reason: "PAMCoder writes only PNM/PAM") }
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "PAMCoder", format: .pnm) }
         var buffer = image.firstFrame
         if let box = options.maxPixelSize, !box.isEmpty {
             let target = ImageSizeMath.scaledSize(buffer.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
