@@ -12,7 +12,8 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         case header, start, sequential, buffered, done
     }
 
-    private struct State {
+    /// libjpeg's suspended decode and what it has shown so far.
+    private struct Progress {
         var decompressor: JPEGDecompressor?
         var stage = Stage.header
         var plan: JPEGDecodePlan?
@@ -25,13 +26,10 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         var shownScan: Int32 = 0
         var finishOutputPending = false
         var partial: PixelBuffer?
-        var fed = 0
-        var failure: (any Error)?
-        var final: Result<Image, any Error>?
     }
 
     private let options: ImageDecodeOptions
-    private let state = Mutex(State())
+    private let state = Mutex(IncrementalDecodeState<Progress>())
 
     init(options: ImageDecodeOptions) {
         self.options = options
@@ -40,31 +38,10 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     func update(_ data: Data, isComplete: Bool) {
         let options = self.options
         state.withLock { state in
-            guard state.final == nil else { return }
-            if isComplete {
-                state.decompressor = nil
-                state.final = Result { try JPEGDecoder.decode(data, options: options).0 }
-                return
-            }
-            guard state.failure == nil, state.stage != .done, data.count > state.fed else { return }
-            do {
-                let decompressor = try state.decompressor ?? JPEGDecompressor()
-                state.decompressor = decompressor
-                let start = state.fed
-                try data.withUnsafeBytes { try decompressor.append(UnsafeRawBufferPointer(rebasing: $0[start...]), isComplete: false) }
-                state.fed = data.count
-                try Self.advance(&state, decompressor: decompressor, data: data, options: options)
-            } catch ImagePipeError.badImageData {
-                // libjpeg cannot always decode what it has so far: its arithmetic decoder cannot
-                // suspend ("Suspension not allowed here"), and damage may be only apparent before
-                // the rest arrives. Stop showing partials and let the one-shot decode of the
-                // complete bytes give the verdict, so a valid file never fails part-way.
-                state.stage = .done
-                state.decompressor = nil
-            } catch {
-                // Limits and unsupported variants (a bomb header, 12-bit samples) are final now.
-                state.failure = error
-                state.decompressor = nil
+            state.update(data, isComplete: isComplete, decodeComplete: { try JPEGDecoder.decode($0, options: options).0 }) { progress, data, fed in
+                if progress == nil { progress = Progress(decompressor: try JPEGDecompressor()) }
+                try Self.feed(&progress!, data: data, fed: fed, options: options)
+                return true
             }
         }
     }
@@ -72,44 +49,61 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     func currentImage() throws -> Image? {
         let options = self.options
         return try state.withLock { state -> Image? in
-            if let final = state.final { return try final.get() }
-            if let failure = state.failure { throw failure }
-            guard let partial = state.partial else { return nil }
-            return Image(partial, format: .jpeg, orientation: state.orientation, scale: options.scaleFactor,
-                         metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+            try state.currentImage { progress in
+                guard let partial = progress.partial else { return nil }
+                return Image(partial, format: .jpeg, orientation: progress.orientation, scale: options.scaleFactor,
+                             metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+            }
+        }
+    }
+
+    /// Appends the new bytes and runs libjpeg as far as they allow. Limits and unsupported
+    /// variants (a bomb header, 12-bit samples) throw, and are final.
+    private static func feed(_ progress: inout Progress, data: Data, fed: Int, options: ImageDecodeOptions) throws {
+        guard progress.stage != .done, let decompressor = progress.decompressor else { return }
+        do {
+            try data.withUnsafeBytes { try decompressor.append(UnsafeRawBufferPointer(rebasing: $0[fed...]), isComplete: false) }
+            try advance(&progress, decompressor: decompressor, data: data, options: options)
+        } catch ImagePipeError.badImageData {
+            // libjpeg cannot always decode what it has so far: its arithmetic decoder cannot
+            // suspend ("Suspension not allowed here"), and damage may be only apparent before
+            // the rest arrives. Stop showing partials and let the one-shot decode of the
+            // complete bytes give the verdict, so a valid file never fails part-way.
+            progress.stage = .done
+            progress.decompressor = nil
         }
     }
 
     /// Runs libjpeg as far as the bytes so far allow; every step may suspend and is resumed by the
     /// next call.
-    private static func advance(_ state: inout State, decompressor: JPEGDecompressor, data: Data, options: ImageDecodeOptions) throws {
+    private static func advance(_ progress: inout Progress, decompressor: JPEGDecompressor, data: Data, options: ImageDecodeOptions) throws {
         let info = decompressor.info
         while true {
-            switch state.stage {
+            switch progress.stage {
             case .header:
                 // The marker scan sees a frame header as soon as it arrives, while libjpeg waits
                 // for the first scan: a bomb or a 12-bit file is refused at once.
                 let scan = JPEGHeaderScan(data)
                 try JPEGDecoder.preflight(scan, options: options)
                 guard try decompressor.readHeader() else { return }
-                state.orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
+                progress.orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
                 let plan = try JPEGDecodePlan(info: info, options: options)
                 plan.apply(to: info)
                 // Only multi-scan files have anything to show between scans.
                 info.pointee.buffered_image = info.pointee.progressive_mode
-                state.plan = plan
-                state.stage = .start
+                progress.plan = plan
+                progress.stage = .start
             case .start:
                 guard try decompressor.startDecompress() else { return }
                 let width = Int(info.pointee.output_width), height = Int(info.pointee.output_height)
-                state.rowBytes = width * Int(info.pointee.output_components)
-                state.output = [UInt8](repeating: 0, count: state.rowBytes * height)
-                state.stage = info.pointee.buffered_image != 0 ? .buffered : .sequential
+                progress.rowBytes = width * Int(info.pointee.output_components)
+                progress.output = [UInt8](repeating: 0, count: progress.rowBytes * height)
+                progress.stage = info.pointee.buffered_image != 0 ? .buffered : .sequential
             case .sequential:
-                try readSequentialRows(&state, decompressor: decompressor)
+                try readSequentialRows(&progress, decompressor: decompressor)
                 return
             case .buffered:
-                try showCompletedScans(&state, decompressor: decompressor)
+                try showCompletedScans(&progress, decompressor: decompressor)
                 return
             case .done:
                 return
@@ -117,48 +111,48 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         }
     }
 
-    private static func readSequentialRows(_ state: inout State, decompressor: JPEGDecompressor) throws {
+    private static func readSequentialRows(_ progress: inout Progress, decompressor: JPEGDecompressor) throws {
         let height = Int(decompressor.info.pointee.output_height)
-        let before = state.rowsDone
-        try readRows(&state, decompressor: decompressor, height: height)
-        if state.rowsDone == height { state.stage = .done }
-        guard state.rowsDone > before, let plan = state.plan else { return }
-        state.partial = try plan.pixels(fromOutput: Array(state.output.prefix(state.rowsDone * state.rowBytes)),
-                                        width: state.rowBytes / plan.outputComponents, height: state.rowsDone)
+        let before = progress.rowsDone
+        try readRows(&progress, decompressor: decompressor, height: height)
+        if progress.rowsDone == height { progress.stage = .done }
+        guard progress.rowsDone > before, let plan = progress.plan else { return }
+        progress.partial = try plan.pixels(fromOutput: Array(progress.output.prefix(progress.rowsDone * progress.rowBytes)),
+                                        width: progress.rowBytes / plan.outputComponents, height: progress.rowsDone)
     }
 
     /// Consumes what has arrived, then shows the newest completed scan. Scans are only shown once
     /// complete, so reading their rows never needs input that has not arrived.
-    private static func showCompletedScans(_ state: inout State, decompressor: JPEGDecompressor) throws {
+    private static func showCompletedScans(_ progress: inout Progress, decompressor: JPEGDecompressor) throws {
         let info = decompressor.info
-        if state.finishOutputPending {
+        if progress.finishOutputPending {
             guard try decompressor.finishOutput() else { return }
-            state.finishOutputPending = false
+            progress.finishOutputPending = false
         }
         consuming: while true {
             switch try decompressor.consumeInput() {
             case JPEG_SUSPENDED: break consuming
-            case JPEG_SCAN_COMPLETED: state.completedScan = info.pointee.input_scan_number
+            case JPEG_SCAN_COMPLETED: progress.completedScan = info.pointee.input_scan_number
             case JPEG_REACHED_EOI:
-                state.completedScan = info.pointee.input_scan_number
+                progress.completedScan = info.pointee.input_scan_number
                 break consuming
             default: continue
             }
         }
-        guard state.completedScan > state.shownScan, let plan = state.plan else { return }
-        guard try decompressor.startOutput(scan: state.completedScan) else { return }
-        state.rowsDone = 0
+        guard progress.completedScan > progress.shownScan, let plan = progress.plan else { return }
+        guard try decompressor.startOutput(scan: progress.completedScan) else { return }
+        progress.rowsDone = 0
         let height = Int(info.pointee.output_height)
-        try readRows(&state, decompressor: decompressor, height: height)
-        state.shownScan = state.completedScan
-        state.partial = try plan.pixels(fromOutput: state.output, width: state.rowBytes / plan.outputComponents, height: height)
-        state.finishOutputPending = !(try decompressor.finishOutput())
+        try readRows(&progress, decompressor: decompressor, height: height)
+        progress.shownScan = progress.completedScan
+        progress.partial = try plan.pixels(fromOutput: progress.output, width: progress.rowBytes / plan.outputComponents, height: height)
+        progress.finishOutputPending = !(try decompressor.finishOutput())
     }
 
-    private static func readRows(_ state: inout State, decompressor: JPEGDecompressor, height: Int) throws {
-        let rowBytes = state.rowBytes
-        var done = state.rowsDone
-        try state.output.withUnsafeMutableBufferPointer { output in
+    private static func readRows(_ progress: inout Progress, decompressor: JPEGDecompressor, height: Int) throws {
+        let rowBytes = progress.rowBytes
+        var done = progress.rowsDone
+        try progress.output.withUnsafeMutableBufferPointer { output in
             guard let base = output.baseAddress else { return }
             var rows = (0..<height).map { Optional(base + $0 * rowBytes) }
             try rows.withUnsafeMutableBufferPointer { rows in
@@ -169,6 +163,6 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
                 }
             }
         }
-        state.rowsDone = done
+        progress.rowsDone = done
     }
 }

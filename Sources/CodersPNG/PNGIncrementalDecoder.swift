@@ -7,16 +7,8 @@ import Synchronization
 /// are complete the image is decoded one-shot from them, so the final image is exactly what
 /// `PNGCoder.decode` gives for the same bytes and options.
 final class PNGIncrementalDecoder: IncrementalImageDecoder {
-    private struct State {
-        var stream: PNGStream?
-        /// Bytes of the cumulative data already pushed into `stream`.
-        var fed = 0
-        var failure: (any Error)?
-        var final: Result<Image, any Error>?
-    }
-
     private let options: ImageDecodeOptions
-    private let state = Mutex(State())
+    private let state = Mutex(IncrementalDecodeState<PNGStream>())
 
     init(options: ImageDecodeOptions) {
         self.options = options
@@ -25,30 +17,15 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
     func update(_ data: Data, isComplete: Bool) {
         let options = self.options
         state.withLock { state in
-            guard state.final == nil else { return }
-            if isComplete {
-                state.stream = nil
-                state.final = Result { try PNGDecoder.decode(data, options: options) }
-                return
-            }
-            guard state.failure == nil, data.count > state.fed else { return }
-            do {
-                let stream: PNGStream
-                if let existing = state.stream {
-                    stream = existing
-                } else {
+            state.update(data, isComplete: isComplete, decodeComplete: { try PNGDecoder.decode($0, options: options) }) { stream, data, fed in
+                if stream == nil {
                     // Wait for the IHDR so the pixel limit is checked before libpng starts.
-                    guard data.count >= PNGHeader.minimumByteCount else { return }
+                    guard data.count >= PNGHeader.minimumByteCount else { return false }
                     if let header = PNGHeader(data) { try options.checkPixelLimit(header.size) }
                     stream = try PNGStream(maxPixels: options.maxPixels)
-                    state.stream = stream
                 }
-                let start = state.fed
-                try data.withUnsafeBytes { try stream.feed(UnsafeRawBufferPointer(rebasing: $0[start...])) }
-                state.fed = data.count
-            } catch {
-                state.failure = error
-                state.stream = nil
+                try data.withUnsafeBytes { try stream!.feed(UnsafeRawBufferPointer(rebasing: $0[fed...])) }
+                return true
             }
         }
     }
@@ -56,12 +33,12 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
     func currentImage() throws -> Image? {
         let options = self.options
         return try state.withLock { state -> Image? in
-            if let final = state.final { return try final.get() }
-            if let failure = state.failure { throw failure }
-            guard let stream = state.stream, var pixels = try stream.partialPixels() else { return nil }
-            pixels = Self.scaled(pixels, options: options, fullHeight: stream.fullHeight ?? pixels.height)
-            return Image(pixels, format: .png, scale: options.scaleFactor,
-                         metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+            try state.currentImage { stream in
+                guard var pixels = try stream.partialPixels() else { return nil }
+                pixels = Self.scaled(pixels, options: options, fullHeight: stream.fullHeight ?? pixels.height)
+                return Image(pixels, format: .png, scale: options.scaleFactor,
+                             metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+            }
         }
     }
 
