@@ -15,6 +15,9 @@ let keyCount = Int(option("--keys", 10_000))
 /// Runs per configuration, alternating the two caches; the best of each counts, so a burst of other
 /// load on a shared machine does not decide the ratio.
 let trials = max(Int(option("--trials", 3)), 1)
+/// The most threads any run uses.
+let maxThreads = 2
+let sharedKeys = arguments.contains("--shared-keys")
 
 /// SplitMix64: fast, seeded, the same sequence on every run.
 struct SeededRandom {
@@ -37,10 +40,16 @@ final class Payload: Sendable {
 /// 10,000 URL-like keys with image-like costs, and an operation stream: keys drawn from a Zipf
 /// distribution (s = 0.9, popular images are asked for far more often, as in real traffic), each
 /// operation a get or a set by `setShare`.
+///
+/// Each thread has its own copy of the keys (equal strings, separate objects), as each request in a
+/// server builds its own key from its URL. Shared key objects would make every lookup on both cores
+/// write the same reference counts, a cost of the harness rather than of the cache; `--shared-keys`
+/// measures that case.
 /// Immutable after init; NSString keys are immutable too, which Linux Foundation does not declare.
 struct Workload: @unchecked Sendable {
-    let keys: [String]
-    let objcKeys: [NSString]
+    /// `keys[thread][index]`; the warm-up and the hit-ratio replay use copy 0.
+    let keys: [[String]]
+    let objcKeys: [[NSString]]
     let payloads: [Payload]
     let totalCost: Int
     /// Key index in the low 31 bits; the top bit marks a set.
@@ -48,8 +57,12 @@ struct Workload: @unchecked Sendable {
 
     init(keyCount: Int, setShare: Double, operationCount: Int = 1 << 21) {
         var random = SeededRandom(state: 42)
-        keys = (0..<keyCount).map { "https://cdn.example.com/images/\($0 % 97)/photo-\($0).jpg?w=\(100 + $0 % 7 * 100)&q=80" }
-        objcKeys = keys.map { NSString(string: $0) }
+        let urls = (0..<keyCount).map { "https://cdn.example.com/images/\($0 % 97)/photo-\($0).jpg?w=\(100 + $0 % 7 * 100)&q=80" }
+        // Built from the bytes, so each copy has storage of its own.
+        let copies = (0..<maxThreads).map { _ in sharedKeys ? urls : urls.map { String(decoding: Array($0.utf8), as: UTF8.self) } }
+        keys = copies
+        let objcCopies = (sharedKeys ? [urls] : copies).map { copy in copy.map { NSString(string: $0) } }
+        objcKeys = (0..<maxThreads).map { objcCopies[$0 % objcCopies.count] }
         payloads = (0..<keyCount).map { _ in Payload(cost: 4_096 + Int(random.next() % 60_000)) }
         totalCost = payloads.reduce(0) { $0 + $1.cost }
         var cdf = [Double](repeating: 0, count: keyCount)
@@ -75,8 +88,9 @@ struct Workload: @unchecked Sendable {
 }
 
 protocol BenchCache: Sendable {
-    func get(_ index: Int) -> Bool
-    func set(_ index: Int)
+    /// `copy`: whose copy of the keys (the thread's number).
+    func get(_ index: Int, copy: Int) -> Bool
+    func set(_ index: Int, copy: Int)
 }
 
 final class MemoryCacheAdapter: BenchCache {
@@ -86,34 +100,31 @@ final class MemoryCacheAdapter: BenchCache {
         self.workload = workload
         cache = MemoryCache(costLimit: workload.totalCost / 2, shardCount: shards)
     }
-    func get(_ index: Int) -> Bool { cache.value(forKey: workload.keys[index]) != nil }
-    func set(_ index: Int) { cache.set(workload.payloads[index], forKey: workload.keys[index], cost: workload.payloads[index].cost) }
+    func get(_ index: Int, copy: Int) -> Bool { cache.value(forKey: workload.keys[copy][index]) != nil }
+    func set(_ index: Int, copy: Int) { cache.set(workload.payloads[index], forKey: workload.keys[copy][index], cost: workload.payloads[index].cost) }
 }
 
 /// The other ceiling: a MemoryCache per thread, so the threads share no cache line except the
-/// payload and key objects. No shared cache can scale better than this from 1 to 2 threads.
-let mainThread = pthread_self()
-final class PrivateCachesAdapter: BenchCache, @unchecked Sendable {
-    let a: MemoryCache<String, Payload>
-    let b: MemoryCache<String, Payload>
+/// payload objects. No shared cache can scale better than this from 1 to 2 threads.
+final class PrivateCachesAdapter: BenchCache {
+    let caches: [MemoryCache<String, Payload>]
     let workload: Workload
     init(_ workload: Workload) {
         self.workload = workload
-        a = MemoryCache(costLimit: workload.totalCost / 2)
-        b = MemoryCache(costLimit: workload.totalCost / 2)
+        caches = (0..<maxThreads).map { _ in MemoryCache(costLimit: workload.totalCost / 2) }
     }
-    /// `concurrentPerform` runs one of the two iterations on the calling (main) thread.
-    @inline(__always) var cache: MemoryCache<String, Payload> { pthread_equal(pthread_self(), mainThread) != 0 ? a : b }
-    func get(_ index: Int) -> Bool { cache.value(forKey: workload.keys[index]) != nil }
-    func set(_ index: Int) { cache.set(workload.payloads[index], forKey: workload.keys[index], cost: workload.payloads[index].cost) }
+    func get(_ index: Int, copy: Int) -> Bool { caches[copy].value(forKey: workload.keys[copy][index]) != nil }
+    func set(_ index: Int, copy: Int) {
+        caches[copy].set(workload.payloads[index], forKey: workload.keys[copy][index], cost: workload.payloads[index].cost)
+    }
 }
 
 /// Does nothing but touch the key and payload as the real adapters do: the harness's own cost.
 final class NullAdapter: BenchCache {
     let workload: Workload
     init(_ workload: Workload) { self.workload = workload }
-    func get(_ index: Int) -> Bool { workload.keys[index].utf8.count & 1 == 0 }
-    func set(_ index: Int) { _ = workload.payloads[index].cost }
+    func get(_ index: Int, copy: Int) -> Bool { workload.keys[copy][index].utf8.count & 1 == 0 }
+    func set(_ index: Int, copy: Int) { _ = workload.payloads[index].cost }
 }
 
 /// A locked dictionary with no eviction at all: the floor any locked hash-map cache pays.
@@ -121,8 +132,8 @@ final class LockedDictionaryAdapter: BenchCache {
     let storage = Mutex<[String: Payload]>([:])
     let workload: Workload
     init(_ workload: Workload) { self.workload = workload }
-    func get(_ index: Int) -> Bool { storage.withLock { $0[workload.keys[index]] } != nil }
-    func set(_ index: Int) { storage.withLock { $0[workload.keys[index]] = workload.payloads[index] } }
+    func get(_ index: Int, copy: Int) -> Bool { storage.withLock { $0[workload.keys[copy][index]] } != nil }
+    func set(_ index: Int, copy: Int) { storage.withLock { $0[workload.keys[copy][index]] = workload.payloads[index] } }
 }
 
 /// The ceiling for any cache behind this API: an immutable dictionary holding half the keys, read
@@ -134,11 +145,11 @@ final class FrozenDictionaryAdapter: BenchCache {
     init(_ workload: Workload) {
         self.workload = workload
         var entries: [String: Payload] = [:]
-        for i in stride(from: 0, to: workload.keys.count, by: 2) { entries[workload.keys[i]] = workload.payloads[i] }
+        for i in stride(from: 0, to: workload.payloads.count, by: 2) { entries[workload.keys[0][i]] = workload.payloads[i] }
         storage = entries
     }
-    func get(_ index: Int) -> Bool { storage[workload.keys[index]] != nil }
-    func set(_ index: Int) {}
+    func get(_ index: Int, copy: Int) -> Bool { storage[workload.keys[copy][index]] != nil }
+    func set(_ index: Int, copy: Int) {}
 }
 
 /// NSCache is documented thread-safe; it is not marked Sendable on Linux.
@@ -149,8 +160,10 @@ final class NSCacheAdapter: BenchCache, @unchecked Sendable {
         self.workload = workload
         cache.totalCostLimit = workload.totalCost / 2
     }
-    func get(_ index: Int) -> Bool { cache.object(forKey: workload.objcKeys[index]) != nil }
-    func set(_ index: Int) { cache.setObject(workload.payloads[index], forKey: workload.objcKeys[index], cost: workload.payloads[index].cost) }
+    func get(_ index: Int, copy: Int) -> Bool { cache.object(forKey: workload.objcKeys[copy][index]) != nil }
+    func set(_ index: Int, copy: Int) {
+        cache.setObject(workload.payloads[index], forKey: workload.objcKeys[copy][index], cost: workload.payloads[index].cost)
+    }
 }
 
 struct RunResult {
@@ -161,7 +174,6 @@ struct RunResult {
     /// wall time mostly measures the neighbours; CPU time still counts lock spinning but not time
     /// spent descheduled.
     var operationsPerCPUSecond: Double
-    var hitRatio: Double
 }
 
 func threadCPUSeconds() -> Double {
@@ -172,14 +184,14 @@ func threadCPUSeconds() -> Double {
 
 /// One thread's tally, handed in once when the thread is done.
 struct ThreadTally: Sendable {
-    var operations = 0, gets = 0, hits = 0
+    var operations = 0
     var cpuSeconds = 0.0
 }
 
 func run<Cache: BenchCache>(_ cache: Cache, _ workload: Workload, threads: Int) -> RunResult {
     let ops = workload.operations
     // Warm up: one pass of sets in stream order fills the cache as traffic would.
-    for op in ops.prefix(200_000) { cache.set(Int(op & 0x7FFF_FFFF)) }
+    for op in ops.prefix(200_000) { cache.set(Int(op & 0x7FFF_FFFF), copy: 0) }
     // Behind a lock: each thread writes once, but two threads assigning into one array at once is
     // a data race on its storage (it crashed, and corrupted the hit counts, before this).
     let tallies = Mutex([ThreadTally](repeating: ThreadTally(), count: threads))
@@ -187,23 +199,22 @@ func run<Cache: BenchCache>(_ cache: Cache, _ workload: Workload, threads: Int) 
     let deadline = start + UInt64(secondsPerRun * 1e9)
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
         var position = thread * ops.count / max(threads, 1)
-        var done = 0, gets = 0, hits = 0
+        var done = 0
         let cpuStart = threadCPUSeconds()
         while true {
             for _ in 0..<1024 {
                 let op = ops[position]
                 position = position + 1 == ops.count ? 0 : position + 1
                 if op & (1 << 31) != 0 {
-                    cache.set(Int(op & 0x7FFF_FFFF))
+                    cache.set(Int(op & 0x7FFF_FFFF), copy: thread)
                 } else {
-                    gets += 1
-                    if cache.get(Int(op)) { hits += 1 }
+                    _ = cache.get(Int(op), copy: thread)
                 }
             }
             done += 1024
             if DispatchTime.now().uptimeNanoseconds >= deadline { break }
         }
-        let tally = ThreadTally(operations: done, gets: gets, hits: hits, cpuSeconds: threadCPUSeconds() - cpuStart)
+        let tally = ThreadTally(operations: done, cpuSeconds: threadCPUSeconds() - cpuStart)
         tallies.withLock { $0[thread] = tally }
     }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -212,8 +223,25 @@ func run<Cache: BenchCache>(_ cache: Cache, _ workload: Workload, threads: Int) 
     let cpuRates = all.map { Double($0.operations) / max($0.cpuSeconds, 1e-9) }
     return RunResult(
         operationsPerSecond: Double(total) / elapsed,
-        operationsPerCPUSecond: cpuRates.reduce(0, +),
-        hitRatio: Double(all.reduce(0) { $0 + $1.hits }) / Double(max(all.reduce(0) { $0 + $1.gets }, 1)))
+        operationsPerCPUSecond: cpuRates.reduce(0, +))
+}
+
+/// The hit ratio over exactly one pass of the operation stream, on one thread, after the same
+/// warm-up as `run`. Timed runs stop wherever the deadline falls and threads interleave, so their
+/// hit ratios differ by run; this one is the same on every run and comparable between caches.
+func replayHitRatio<Cache: BenchCache>(_ cache: Cache, _ workload: Workload) -> Double {
+    let ops = workload.operations
+    for op in ops.prefix(200_000) { cache.set(Int(op & 0x7FFF_FFFF), copy: 0) }
+    var gets = 0, hits = 0
+    for op in ops {
+        if op & (1 << 31) != 0 {
+            cache.set(Int(op & 0x7FFF_FFFF), copy: 0)
+        } else {
+            gets += 1
+            if cache.get(Int(op), copy: 0) { hits += 1 }
+        }
+    }
+    return Double(hits) / Double(max(gets, 1))
 }
 
 func format(_ value: Double) -> String {
@@ -221,15 +249,20 @@ func format(_ value: Double) -> String {
 }
 
 if arguments.contains("--profile-memorycache") {
-    // Only MemoryCache (90/10), for `perf record` and quick A/B runs; `--threads 2` for contention,
-    // `--shards N` for the stripe count (the hit ratio printed to five places shows what striping costs).
-    let threads = max(Int(option("--threads", 1)), 1)
+    // Only MemoryCache (90/10, or `--set-share 0.5`), for `perf record` and quick A/B runs; `--threads 2` for contention,
+    // `--shards N` for the stripe count, `--hit-ratio` to print its hit ratio and an exact LRU's over
+    // one pass of the stream.
+    let threads = min(max(Int(option("--threads", 1)), 1), maxThreads)
     let shards = Int(option("--shards", 0))
-    let workload = Workload(keyCount: keyCount, setShare: 0.1)
+    let workload = Workload(keyCount: keyCount, setShare: option("--set-share", 0.1))
     let result = run(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload, threads: threads)
-    print(String(format: "hit ratio %.5f", result.hitRatio))
+    if arguments.contains("--hit-ratio") {
+        print(String(format: "hit ratio %.5f, exact LRU %.5f (one pass of the stream)",
+                     replayHitRatio(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload),
+                     replayHitRatio(MemoryCacheAdapter(workload, shards: 1), workload)))
+    }
     guard threads == 1 else {
-        print(format(result.operationsPerSecond), "ops/s at \(threads) threads")
+        print(format(result.operationsPerSecond), "ops/s at \(threads) threads;", format(result.operationsPerCPUSecond), "ops per CPU-s")
         exit(0)
     }
     let harness = run(NullAdapter(workload), workload, threads: 1)
@@ -244,18 +277,18 @@ print("active processors: \(ProcessInfo.processInfo.activeProcessorCount)")
 print("mix    threads  MemoryCache ops/s  NSCache ops/s   ratio  | per CPU-s: MemoryCache  NSCache   ratio  | hit ratio: MemoryCache  NSCache  exact LRU")
 for (name, setShare) in [("90/10", 0.1), ("50/50", 0.5)] {
     let workload = Workload(keyCount: keyCount, setShare: setShare)
-    let exact = run(MemoryCacheAdapter(workload, shards: 1), workload, threads: 1)
+    let hitRatios = (ours: replayHitRatio(MemoryCacheAdapter(workload, shards: nil), workload),
+                     theirs: replayHitRatio(NSCacheAdapter(workload), workload),
+                     exact: replayHitRatio(MemoryCacheAdapter(workload, shards: 1), workload))
     for threads in [1, 2] {
-        var ours = RunResult(operationsPerSecond: 0, operationsPerCPUSecond: 0, hitRatio: 0), theirs = ours
+        var ours = RunResult(operationsPerSecond: 0, operationsPerCPUSecond: 0), theirs = ours
         for _ in 0..<trials {
             let a = run(MemoryCacheAdapter(workload, shards: nil), workload, threads: threads)
             ours.operationsPerSecond = max(ours.operationsPerSecond, a.operationsPerSecond)
             ours.operationsPerCPUSecond = max(ours.operationsPerCPUSecond, a.operationsPerCPUSecond)
-            ours.hitRatio = a.hitRatio
             let b = run(NSCacheAdapter(workload), workload, threads: threads)
             theirs.operationsPerSecond = max(theirs.operationsPerSecond, b.operationsPerSecond)
             theirs.operationsPerCPUSecond = max(theirs.operationsPerCPUSecond, b.operationsPerCPUSecond)
-            theirs.hitRatio = b.hitRatio
         }
         let line = [
             name.padding(toLength: 7, withPad: " ", startingAt: 0),
@@ -266,7 +299,7 @@ for (name, setShare) in [("90/10", 0.1), ("50/50", 0.5)] {
             "  |            " + format(ours.operationsPerCPUSecond).padding(toLength: 12, withPad: " ", startingAt: 0),
             format(theirs.operationsPerCPUSecond).padding(toLength: 8, withPad: " ", startingAt: 0),
             String(format: "%5.1fx", ours.operationsPerCPUSecond / theirs.operationsPerCPUSecond),
-            String(format: "  |             %.3f    %.3f    %.3f", ours.hitRatio, theirs.hitRatio, exact.hitRatio),
+            String(format: "  |             %.5f  %.5f  %.5f", hitRatios.ours, hitRatios.theirs, hitRatios.exact),
         ]
         print(line.joined())
     }

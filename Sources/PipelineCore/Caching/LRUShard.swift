@@ -1,6 +1,10 @@
 /// One lock stripe of `MemoryCache`: an exact LRU over an open-addressing hash table whose slots
 /// are the entries themselves, threaded on a doubly linked list in recency order.
 ///
+/// The shard keeps no limits of its own: `MemoryCache` keeps one cost and count budget for all
+/// shards and evicts from whichever shard's least recently used entry is oldest. For that each
+/// entry carries the stamp of its last use (`MemoryCache`'s clock), and `tailStamp` is the oldest.
+///
 /// A lookup loads the entry at the key's home slot and usually finds the key there: one cache miss.
 /// (A separate index pointing into a node array costs two, the index and then the node, and those
 /// misses were most of a read's time.) Linear probing keeps collisions in neighbouring slots;
@@ -39,15 +43,19 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         @inlinable static var empty: Entry { Entry(key: nil, value: nil, hash: 0, cost: 0, expiry: .infinity) }
     }
 
-    /// A slot's neighbours in recency order, by slot index (`none` at either end).
+    /// A slot's neighbours in recency order, by slot index (`none` at either end), and when it was
+    /// last used. The stamp sits here rather than in the entry because every use rewrites the links
+    /// anyway: a read then dirties one small line, not the entry other threads are reading too.
     @usableFromInline
     struct Link {
         @usableFromInline var previous: Int32
         @usableFromInline var next: Int32
+        @usableFromInline var stamp: UInt64
 
-        @inlinable init(previous: Int, next: Int) {
+        @inlinable init(previous: Int, next: Int, stamp: UInt64) {
             self.previous = Int32(truncatingIfNeeded: previous)
             self.next = Int32(truncatingIfNeeded: next)
+            self.stamp = stamp
         }
     }
 
@@ -63,15 +71,12 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     /// Least recently used: evicted first.
     @usableFromInline var tail = -1
     @usableFromInline var count = 0
-
-    @usableFromInline var costLimit: Int
-    @usableFromInline var countLimit: Int
     @usableFromInline var totalCost = 0
+    /// The `tailStamp` last told to `MemoryCache`, so it is published only when it changes.
+    @usableFromInline var publishedTailStamp = UInt64.max
 
     @inlinable
-    init(costLimit: Int, countLimit: Int) {
-        self.costLimit = costLimit
-        self.countLimit = countLimit
+    init() {
         capacity = Self.initialCapacity
         (entries, links) = Self.allocateTable(capacity: capacity)
     }
@@ -87,7 +92,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
         entries.initialize(repeating: .empty, count: capacity)
         let links = UnsafeMutablePointer<Link>.allocate(capacity: capacity)
-        links.initialize(repeating: Link(previous: none, next: none), count: capacity)
+        links.initialize(repeating: Link(previous: none, next: none, stamp: 0), count: capacity)
         return (entries, links)
     }
 
@@ -95,18 +100,22 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
 
     // MARK: Operations
 
-    /// The value, made most recently used; nil when absent or expired at the clock's time (an
-    /// expired entry is removed and handed back in `evicted` so its value is released outside the
-    /// lock).
+    /// When the least recently used entry was last used; `.max` when the shard is empty.
     @inlinable
-    mutating func value(forKey key: Key, hash: Int, clock: CacheClock, evicted: inout Value?) -> Value? {
+    var tailStamp: UInt64 { tail == Self.none ? .max : links[tail].stamp }
+
+    /// The value, made most recently used at `stamp`; nil when absent or expired at the clock's
+    /// time (an expired entry is removed and handed back in `evicted` so its value is released
+    /// outside the lock).
+    @inlinable
+    mutating func value(forKey key: Key, hash: Int, stamp: UInt64, clock: CacheClock, evicted: inout Value?) -> Value? {
         guard let slot = find(key, hash: hash) else { return nil }
         let expiry = entries[slot].expiry
         if expiry != .infinity, expiry <= clock.seconds {
             evicted = remove(slot: slot)
             return nil
         }
-        moveToFront(slot)
+        moveToFront(slot, stamp: stamp)
         return entries[slot].value
     }
 
@@ -117,26 +126,29 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         return entries[slot].expiry == .infinity || entries[slot].expiry > clock.seconds
     }
 
-    /// Inserts or replaces, then evicts least recently used entries until both limits hold.
-    /// Replaced and evicted values go to `evicted` so they are released outside the lock.
+    /// Replaces, as most recently used at `stamp`, or inserts at the stamp `insertStamp` gives
+    /// (inserts advance `MemoryCache`'s clock, which other uses only read). A replaced value goes
+    /// to `evicted` so it is released outside the lock. Limits are `MemoryCache`'s to enforce.
     @inlinable
-    mutating func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, evicted: inout Evictions<Value>) {
+    mutating func set(
+        _ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, stamp: UInt64, evicted: inout Evictions<Value>,
+        insertStamp: () -> UInt64
+    ) {
         if let slot = find(key, hash: hash) {
             totalCost += cost - entries[slot].cost
             if let old = entries[slot].value { evicted.append(old) }
             entries[slot].value = value
             entries[slot].cost = cost
             entries[slot].expiry = expiry
-            moveToFront(slot)
+            moveToFront(slot, stamp: stamp)
         } else {
             if (count + 1) * 2 > capacity { grow() }
             let slot = emptySlot(forHash: hash)
             entries[slot] = Entry(key: key, value: value, hash: hash, cost: cost, expiry: expiry)
             count += 1
             totalCost += cost
-            linkAtFront(slot)
+            linkAtFront(slot, stamp: insertStamp())
         }
-        trim(toCost: costLimit, count: countLimit, evicted: &evicted)
     }
 
     @inlinable
@@ -145,12 +157,11 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         return remove(slot: slot)
     }
 
-    /// Evicts from the least recently used end until cost ≤ `cost` and count ≤ `count`.
+    /// Removes the least recently used entry, if any, handing its value to `evicted`.
     @inlinable
-    mutating func trim(toCost cost: Int, count limit: Int, evicted: inout Evictions<Value>) {
-        while tail != Self.none, totalCost > cost || count > limit {
-            if let value = remove(slot: tail) { evicted.append(value) }
-        }
+    mutating func evictLeastRecent(into evicted: inout Evictions<Value>) {
+        guard tail != Self.none else { return }
+        if let value = remove(slot: tail) { evicted.append(value) }
     }
 
     /// Removes every entry expired at `now`. They are collected first and removed by key: a removal
@@ -181,17 +192,19 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
             if let value = entries[slot].value { values.append(value) }
             slot = Int(links[slot].next)
         }
-        self = LRUShard(costLimit: costLimit, countLimit: countLimit)
+        let published = publishedTailStamp
+        self = LRUShard()
+        publishedTailStamp = published
         return values
     }
 
-    /// Keys from most to least recently used.
+    /// Keys from most to least recently used, with the stamps of their last use.
     @inlinable
-    var keysByRecency: [Key] {
-        var keys: [Key] = []
+    var keysByRecency: [(key: Key, stamp: UInt64)] {
+        var keys: [(key: Key, stamp: UInt64)] = []
         var slot = head
         while slot != Self.none {
-            if let key = entries[slot].key { keys.append(key) }
+            if let key = entries[slot].key { keys.append((key, links[slot].stamp)) }
             slot = Int(links[slot].next)
         }
         return keys
@@ -234,7 +247,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
             let next = Int(old.links[slot].next)
             let newSlot = emptySlot(forHash: old.entries[slot].hash)
             swap(&entries[newSlot], &old.entries[slot])
-            links[newSlot] = Link(previous: newPrevious, next: Self.none)
+            links[newSlot] = Link(previous: newPrevious, next: Self.none, stamp: old.links[slot].stamp)
             if newPrevious != Self.none { links[newPrevious].next = Int32(truncatingIfNeeded: newSlot) } else { head = newSlot }
             newPrevious = newSlot
             slot = next
@@ -292,20 +305,23 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
 
     /// Every read calls this: the four link writes of relinking `slot` at the head.
     @inlinable
-    mutating func moveToFront(_ slot: Int) {
-        guard slot != head else { return }
+    mutating func moveToFront(_ slot: Int, stamp: UInt64) {
+        guard slot != head else {
+            links[slot].stamp = stamp
+            return
+        }
         // `slot` is not the head, so it has a previous entry.
         let previous = Int(links[slot].previous), next = Int(links[slot].next)
         links[previous].next = Int32(truncatingIfNeeded: next)
         if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) } else { tail = previous }
-        links[slot] = Link(previous: Self.none, next: head)
+        links[slot] = Link(previous: Self.none, next: head, stamp: stamp)
         links[head].previous = Int32(truncatingIfNeeded: slot)
         head = slot
     }
 
     @inlinable
-    mutating func linkAtFront(_ slot: Int) {
-        links[slot] = Link(previous: Self.none, next: head)
+    mutating func linkAtFront(_ slot: Int, stamp: UInt64) {
+        links[slot] = Link(previous: Self.none, next: head, stamp: stamp)
         if head != Self.none { links[head].previous = Int32(truncatingIfNeeded: slot) }
         head = slot
         if tail == Self.none { tail = slot }
@@ -316,7 +332,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         let previous = Int(links[slot].previous), next = Int(links[slot].next)
         if previous != Self.none { links[previous].next = Int32(truncatingIfNeeded: next) } else { head = next }
         if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) } else { tail = previous }
-        links[slot] = Link(previous: Self.none, next: Self.none)
+        links[slot] = Link(previous: Self.none, next: Self.none, stamp: 0)
     }
 }
 

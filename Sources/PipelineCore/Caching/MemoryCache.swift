@@ -4,12 +4,21 @@ import Synchronization
 /// A thread-safe key → value cache limited by total cost and count, evicting the least recently
 /// used entry first, every operation O(1).
 ///
-/// Lock striping: entries are spread over `shardCount` shards by key hash, each an exact LRU behind
+/// Lock striping: entries are spread over `shardCount` shards by key hash, each an LRU list behind
 /// its own `Mutex`, so two tasks touching different keys rarely wait for each other (a read moves
 /// the entry to the front of its list, so even reads must lock; one global lock would serialise
-/// every thread). The price is that eviction is exact per shard and only statistically global: each
-/// shard holds `1/shardCount` of the limits. With `shardCount: 1` the whole cache is one exact LRU;
-/// caches too small to split (count limit under 128) get one shard automatically.
+/// every thread).
+///
+/// The limits are the whole cache's, not split between shards, and eviction stays close to one
+/// global LRU: a shared clock stamps every use, each shard publishes the stamp of its least
+/// recently used entry, and the cache evicts from the shard whose entry is oldest. Inserts advance
+/// the clock; reads and replacing sets only read it (an atomic increment on every use would make
+/// all threads write one cache line, the contention striping exists to avoid). So the order is
+/// exact except among uses made between the same two inserts, which may be evicted in either order
+/// when they are in different shards. Splitting the
+/// limits instead would let one shard evict an entry used a moment ago while another keeps one
+/// untouched for minutes; with a shared budget, shards need not each hold the largest entry
+/// either, so there can be many. Caches too small to split (count limit under 128) get one shard.
 ///
 /// An entry whose cost is above `entryCostLimit` (by default 10 % of the cost limit, as Nuke does) is
 /// not kept: one huge image would otherwise flush everything else.
@@ -17,21 +26,40 @@ import Synchronization
 /// The hot paths are `@inlinable` so they are specialised for the caller's `Key` and `Value`: a
 /// generic cache called through witness tables from another module runs several times slower.
 ///
-/// `@unchecked Sendable` because the stripes live in memory this class allocates once in `init`
-/// and frees in `deinit`; every access to a stripe's contents goes through its `Mutex`. They are
-/// not objects in an array because retaining a stripe object on every call would make all threads
-/// hammer the same reference counts, the contention striping exists to avoid.
+/// `@unchecked Sendable` because the stripes, the totals and the published stamps live in memory
+/// this class allocates once in `init` and frees in `deinit`; a stripe's contents are reached only
+/// through its `Mutex`, the rest are atomics. They are not objects because retaining a stripe object
+/// on every call would make all threads hammer the same reference counts.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     /// Padding keeps two shards' locks off one cache line, so a write to one shard doesn't stall a
     /// thread working on its neighbour.
     @usableFromInline
     struct Stripe: ~Copyable {
-        @usableFromInline let shard: Mutex<LRUShard<Key, Value>>
+        @usableFromInline let shard = Mutex(LRUShard<Key, Value>())
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-        @usableFromInline init(costLimit: Int, countLimit: Int) { shard = Mutex(LRUShard(costLimit: costLimit, countLimit: countLimit)) }
+        @usableFromInline init() {}
+    }
+
+    /// The sums over all shards, written by inserts, removals and evictions.
+    @usableFromInline
+    struct Totals: ~Copyable {
+        @usableFromInline let cost = Atomic<Int>(0)
+        /// Kept only when there is a count limit (`countsEntries`); `totalCount` otherwise adds up
+        /// the shards. One atomic add fewer on every insert and eviction.
+        @usableFromInline let count = Atomic<Int>(0)
+        @usableFromInline init() {}
     }
 
     @usableFromInline let stripes: UnsafeMutablePointer<Stripe>
+    @usableFromInline let totals: UnsafeMutablePointer<Totals>
+    /// Advanced by 2 on every insert, whose entry is stamped with the new (even) value; other uses
+    /// stamp their entry one higher than the clock reads, so they rank after the last insert and
+    /// before the next. On its own cache line: every operation reads it, and only inserts write it,
+    /// while the totals change with every eviction too.
+    @usableFromInline let recencyClock: UnsafeMutablePointer<Atomic<UInt64>>
+    /// Per shard, its `tailStamp` (`.max` when empty), packed together so that finding the oldest
+    /// reads a few cache lines rather than one per shard, each contended by that shard's lock.
+    @usableFromInline let tailStamps: UnsafeMutablePointer<Atomic<UInt64>>
     @usableFromInline let shardMask: Int
     @usableFromInline let clock: CacheClock
     @usableFromInline let timeToLive: TimeInterval?
@@ -39,6 +67,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     /// The limit on the sum of entry costs (bytes, for images).
     public let costLimit: Int
     public let countLimit: Int
+    @usableFromInline let countsEntries: Bool
     /// Entries costing more than this are not kept.
     @usableFromInline let _entryCostLimit: Int
     public var entryCostLimit: Int { _entryCostLimit }
@@ -63,32 +92,40 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     ) {
         self.costLimit = max(costLimit, 0)
         self.countLimit = max(countLimit, 0)
+        countsEntries = self.countLimit != .max
         let ratio = min(max(entryCostLimitRatio, 0), 1)
         let entryLimit = Double(self.costLimit) * ratio
         self._entryCostLimit = entryLimit >= Double(Int.max) ? .max : Int(entryLimit)
         self.timeToLive = timeToLive
         self.clock = clock
-        let shards = Self.shardCount(requested: shardCount, countLimit: self.countLimit, entryCostLimitRatio: ratio)
+        let shards = Self.shardCount(requested: shardCount, countLimit: self.countLimit)
         shardMask = shards - 1
-        // Ceiling division, so the shards' limits add up to at least the cache's.
-        let shardCost = self.costLimit / shards + (self.costLimit % shards == 0 ? 0 : 1)
-        let shardCountLimit = self.countLimit == .max ? .max : (self.countLimit + shards - 1) / shards
-        stripes = .allocate(capacity: shards)
-        for i in 0..<shards { (stripes + i).initialize(to: Stripe(costLimit: shardCost, countLimit: shardCountLimit)) }
+        stripes = .allocateCacheAligned(capacity: shards)
+        for i in 0..<shards { (stripes + i).initialize(to: Stripe()) }
+        totals = .allocateCacheAligned(capacity: 1)
+        totals.initialize(to: Totals())
+        recencyClock = .allocateCacheAligned(capacity: 1)
+        recencyClock.initialize(to: Atomic(0))
+        tailStamps = .allocateCacheAligned(capacity: shards)
+        for i in 0..<shards { (tailStamps + i).initialize(to: Atomic(.max)) }
     }
 
     deinit {
         stripes.deinitialize(count: shardMask + 1)
         stripes.deallocate()
+        totals.deinitialize(count: 1)
+        totals.deallocate()
+        recencyClock.deinitialize(count: 1)
+        recencyClock.deallocate()
+        tailStamps.deinitialize(count: shardMask + 1)
+        tailStamps.deallocate()
     }
 
-    /// A power of two: many stripes for many cores, but never so many that a shard's share of the
-    /// cost limit is below the largest entry allowed, nor that a small count limit is split into
-    /// uselessly tiny LRUs.
-    private static func shardCount(requested: Int?, countLimit: Int, entryCostLimitRatio: Double) -> Int {
-        var wanted = requested ?? ProcessInfo.processInfo.activeProcessorCount * 4
+    /// A power of two: many stripes for many cores, but not so many that a small count limit is
+    /// split into uselessly tiny tables.
+    private static func shardCount(requested: Int?, countLimit: Int) -> Int {
+        var wanted = requested ?? ProcessInfo.processInfo.activeProcessorCount * 8
         wanted = min(wanted, 64, max(countLimit / 64, 1))
-        if entryCostLimitRatio > 0 { wanted = min(wanted, max(Int(1 / entryCostLimitRatio), 1)) }
         var shards = 1
         while shards * 2 <= wanted { shards *= 2 }
         return shards
@@ -105,16 +142,36 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable
     func nowSeconds() -> Double { clock.seconds }
 
+    /// Runs `body` on a shard under its lock, then carries what it changed to the shared totals
+    /// and the shard's published tail stamp, still under the lock so updates from one shard are
+    /// never published out of order.
+    @inlinable
+    func withShard<Result>(_ index: Int, _ body: (inout LRUShard<Key, Value>) -> Result) -> Result {
+        // Copied out rather than read through `self` in the closure: capturing `self` retains the
+        // cache object on every call, one reference count that every thread would write.
+        let totals = self.totals, tailStamp = tailStamps + index, countsEntries = self.countsEntries
+        return stripes[index].shard.withLock { shard in
+            let cost = shard.totalCost, count = shard.count
+            let result = body(&shard)
+            if shard.totalCost != cost { totals.pointee.cost.add(shard.totalCost &- cost, ordering: .relaxed) }
+            if countsEntries, shard.count != count { totals.pointee.count.add(shard.count &- count, ordering: .relaxed) }
+            let stamp = shard.tailStamp
+            if stamp != shard.publishedTailStamp {
+                shard.publishedTailStamp = stamp
+                tailStamp.pointee.store(stamp, ordering: .relaxed)
+            }
+            return result
+        }
+    }
+
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let hash = CacheKeyHash.hash(key)
+        let stamp = recencyClock.pointee.load(ordering: .relaxed) | 1
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
-        // The clock is copied out rather than read through `self` in the closure: capturing `self`
-        // retains the cache object on every call, one reference count that every thread would
-        // write, inside the lock.
         let clock = self.clock
-        return stripes[stripe(forHash: hash)].shard.withLock { $0.value(forKey: key, hash: hash, clock: clock, evicted: &expired) }
+        return withShard(stripe(forHash: hash)) { $0.value(forKey: key, hash: hash, stamp: stamp, clock: clock, evicted: &expired) }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
@@ -126,14 +183,21 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         let hash = CacheKeyHash.hash(key)
         let stripe = stripe(forHash: hash)
         guard cost <= _entryCostLimit else {
-            _ = stripes[stripe].shard.withLock { $0.removeValue(forKey: key, hash: hash) }
+            _ = withShard(stripe) { $0.removeValue(forKey: key, hash: hash) }
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { nowSeconds() + $0 } ?? .infinity
+        let recencyClock = self.recencyClock
+        let stamp = recencyClock.pointee.load(ordering: .relaxed) | 1
         // Evicted values are released when this function returns, outside the lock: freeing a large
         // image is not free.
         var evicted = Evictions<Value>()
-        stripes[stripe].shard.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
+        withShard(stripe) { shard in
+            shard.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, stamp: stamp, evicted: &evicted) {
+                recencyClock.pointee.add(2, ordering: .relaxed).newValue
+            }
+        }
+        evictLeastRecent(untilCost: costLimit, count: countLimit, into: &evicted)
     }
 
     @inlinable
@@ -147,7 +211,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let hash = CacheKeyHash.hash(key)
-        return stripes[stripe(forHash: hash)].shard.withLock { $0.removeValue(forKey: key, hash: hash) }
+        return withShard(stripe(forHash: hash)) { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
@@ -158,9 +222,44 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         return stripes[stripe(forHash: hash)].shard.withLock { $0.contains(key, hash: hash, clock: clock) }
     }
 
+    // MARK: Eviction
+
+    /// Evicts the least recently used entries, across shards, while the totals are above `cost` or
+    /// `count`. Each round locks only the shard whose oldest entry is oldest of all. When another
+    /// task evicts at the same time, both may take one entry each where one would have done; the
+    /// totals never stay above the limits.
+    @inlinable
+    func evictLeastRecent(untilCost cost: Int, count: Int, into evicted: inout Evictions<Value>) {
+        let totals = self.totals, countsEntries = self.countsEntries
+        func overLimits() -> Bool {
+            totals.pointee.cost.load(ordering: .relaxed) > cost || countsEntries && totals.pointee.count.load(ordering: .relaxed) > count
+        }
+        while overLimits() {
+            guard let oldest = shardWithOldestEntry() else { return }
+            withShard(oldest) { shard in
+                // Another task may have evicted meanwhile, or this shard's stamp was stale.
+                if overLimits() { shard.evictLeastRecent(into: &evicted) }
+            }
+        }
+    }
+
+    /// The shard whose least recently used entry has the lowest stamp; nil when all are empty.
+    @inlinable
+    func shardWithOldestEntry() -> Int? {
+        var oldest = UInt64.max, index: Int?
+        for shard in 0...shardMask {
+            let stamp = tailStamps[shard].load(ordering: .relaxed)
+            if stamp < oldest {
+                oldest = stamp
+                index = shard
+            }
+        }
+        return index
+    }
+
     public func removeAll() {
         for stripe in 0...shardMask {
-            _ = stripes[stripe].shard.withLock { $0.removeAll() }
+            _ = withShard(stripe) { $0.removeAll() }
         }
     }
 
@@ -169,24 +268,32 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         let now = nowSeconds()
         for stripe in 0...shardMask {
             var evicted = Evictions<Value>()
-            stripes[stripe].shard.withLock { $0.removeExpired(now: now, evicted: &evicted) }
+            withShard(stripe) { $0.removeExpired(now: now, evicted: &evicted) }
         }
     }
 
     /// Evicts least recently used entries until the total cost is at most `cost`.
     public func trim(toCost cost: Int) {
-        let share = max(cost, 0) / shardCount
-        for stripe in 0...shardMask {
-            var evicted = Evictions<Value>()
-            stripes[stripe].shard.withLock { $0.trim(toCost: share, count: .max, evicted: &evicted) }
-        }
+        var evicted = Evictions<Value>()
+        evictLeastRecent(untilCost: max(cost, 0), count: .max, into: &evicted)
     }
 
-    public var totalCost: Int { (0...shardMask).reduce(0) { sum, stripe in sum + stripes[stripe].shard.withLock { $0.totalCost } } }
-    public var totalCount: Int { (0...shardMask).reduce(0) { sum, stripe in sum + stripes[stripe].shard.withLock { $0.count } } }
+    public var totalCost: Int { totals.pointee.cost.load(ordering: .relaxed) }
+    public var totalCount: Int {
+        if countsEntries { return totals.pointee.count.load(ordering: .relaxed) }
+        return (0...shardMask).reduce(0) { sum, stripe in sum + stripes[stripe].shard.withLock { $0.count } }
+    }
 
-    /// Keys from most to least recently used, shard by shard (for tests and diagnostics).
-    var keysByRecency: [Key] { (0...shardMask).flatMap { stripe in stripes[stripe].shard.withLock { $0.keysByRecency } } }
+    /// Keys from most to least recently used, by the stamps of their last use (for tests and
+    /// diagnostics; reads made after the same write tie, and keep their shards' order).
+    var keysByRecency: [Key] {
+        let perShard = (0...shardMask).map { stripe in stripes[stripe].shard.withLock { $0.keysByRecency } }
+        let all = perShard.enumerated().flatMap { shard, keys in keys.enumerated().map { (shard: shard, position: $0.offset, entry: $0.element) } }
+        return all.sorted { a, b in
+            if a.entry.stamp != b.entry.stamp { return a.entry.stamp > b.entry.stamp }
+            return (a.shard, a.position) < (b.shard, b.position)
+        }.map(\.entry.key)
+    }
 }
 
 /// The defaults `MemoryCache` sizes itself from; a non-generic home for them because a generic type
