@@ -226,10 +226,10 @@ func run<Cache: BenchCache>(_ cache: Cache, _ workload: Workload, threads: Int) 
         operationsPerCPUSecond: cpuRates.reduce(0, +))
 }
 
-/// The hit ratio over exactly one pass of the operation stream, on one thread, after the same
+/// Hits and gets over exactly one pass of the operation stream, on one thread, after the same
 /// warm-up as `run`. Timed runs stop wherever the deadline falls and threads interleave, so their
 /// hit ratios differ by run; this one is the same on every run and comparable between caches.
-func replayHitRatio<Cache: BenchCache>(_ cache: Cache, _ workload: Workload) -> Double {
+func replayHits<Cache: BenchCache>(_ cache: Cache, _ workload: Workload) -> (hits: Int, gets: Int) {
     let ops = workload.operations
     for op in ops.prefix(200_000) { cache.set(Int(op & 0x7FFF_FFFF), copy: 0) }
     var gets = 0, hits = 0
@@ -241,6 +241,11 @@ func replayHitRatio<Cache: BenchCache>(_ cache: Cache, _ workload: Workload) -> 
             if cache.get(Int(op), copy: 0) { hits += 1 }
         }
     }
+    return (hits, gets)
+}
+
+func replayHitRatio<Cache: BenchCache>(_ cache: Cache, _ workload: Workload) -> Double {
+    let (hits, gets) = replayHits(cache, workload)
     return Double(hits) / Double(max(gets, 1))
 }
 
@@ -257,9 +262,10 @@ if arguments.contains("--profile-memorycache") {
     let workload = Workload(keyCount: keyCount, setShare: option("--set-share", 0.1))
     let result = run(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload, threads: threads)
     if arguments.contains("--hit-ratio") {
-        print(String(format: "hit ratio %.5f, exact LRU %.5f (one pass of the stream)",
-                     replayHitRatio(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload),
-                     replayHitRatio(MemoryCacheAdapter(workload, shards: 1), workload)))
+        let ours = replayHits(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload)
+        let exact = replayHits(MemoryCacheAdapter(workload, shards: 1), workload)
+        print(String(format: "hit ratio %.5f, exact LRU %.5f (one pass of the stream: %d and %d hits of %d gets)",
+                     Double(ours.hits) / Double(ours.gets), Double(exact.hits) / Double(exact.gets), ours.hits, exact.hits, ours.gets))
     }
     guard threads == 1 else {
         print(format(result.operationsPerSecond), "ops/s at \(threads) threads;", format(result.operationsPerCPUSecond), "ops per CPU-s")

@@ -104,6 +104,10 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     @inlinable
     var tailStamp: UInt64 { tail == Self.none ? .max : links[tail].stamp }
 
+    /// The least recently used entry's cost; 0 when the shard is empty.
+    @inlinable
+    var tailCost: Int { tail == Self.none ? 0 : entries[tail].cost }
+
     /// The value, made most recently used at `stamp`; nil when absent or expired at the clock's
     /// time (an expired entry is removed and handed back in `evicted` so its value is released
     /// outside the lock).

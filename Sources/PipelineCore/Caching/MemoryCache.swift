@@ -60,6 +60,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     /// Per shard, its `tailStamp` (`.max` when empty), packed together so that finding the oldest
     /// reads a few cache lines rather than one per shard, each contended by that shard's lock.
     @usableFromInline let tailStamps: UnsafeMutablePointer<Atomic<UInt64>>
+    /// Per shard, the cost of that least recently used entry: when two shards' oldest entries were
+    /// used between the same two inserts, which was used first is not known, and evicting the
+    /// costlier frees the most room for the fewest lost entries. Read only on such ties.
+    @usableFromInline let tailCosts: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline let shardMask: Int
     @usableFromInline let clock: CacheClock
     @usableFromInline let timeToLive: TimeInterval?
@@ -108,6 +112,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         recencyClock.initialize(to: Atomic(0))
         tailStamps = .allocateCacheAligned(capacity: shards)
         for i in 0..<shards { (tailStamps + i).initialize(to: Atomic(.max)) }
+        tailCosts = .allocateCacheAligned(capacity: shards)
+        for i in 0..<shards { (tailCosts + i).initialize(to: Atomic(0)) }
     }
 
     deinit {
@@ -119,6 +125,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         recencyClock.deallocate()
         tailStamps.deinitialize(count: shardMask + 1)
         tailStamps.deallocate()
+        tailCosts.deinitialize(count: shardMask + 1)
+        tailCosts.deallocate()
     }
 
     /// A power of two: many stripes for many cores, but not so many that a small count limit is
@@ -149,7 +157,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     func withShard<Result>(_ index: Int, _ body: (inout LRUShard<Key, Value>) -> Result) -> Result {
         // Copied out rather than read through `self` in the closure: capturing `self` retains the
         // cache object on every call, one reference count that every thread would write.
-        let totals = self.totals, tailStamp = tailStamps + index, countsEntries = self.countsEntries
+        let totals = self.totals, tailStamp = tailStamps + index, tailCost = tailCosts + index, countsEntries = self.countsEntries
         return stripes[index].shard.withLock { shard in
             let cost = shard.totalCost, count = shard.count
             let result = body(&shard)
@@ -158,6 +166,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
             let stamp = shard.tailStamp
             if stamp != shard.publishedTailStamp {
                 shard.publishedTailStamp = stamp
+                tailCost.pointee.store(shard.tailCost, ordering: .relaxed)
                 tailStamp.pointee.store(stamp, ordering: .relaxed)
             }
             return result
@@ -243,15 +252,24 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         }
     }
 
-    /// The shard whose least recently used entry has the lowest stamp; nil when all are empty.
+    /// The shard whose least recently used entry has the lowest stamp, the costliest of those on a
+    /// tie; nil when all are empty.
     @inlinable
     func shardWithOldestEntry() -> Int? {
-        var oldest = UInt64.max, index: Int?
+        var oldest = UInt64.max, oldestCost = -1, index: Int?
         for shard in 0...shardMask {
             let stamp = tailStamps[shard].load(ordering: .relaxed)
             if stamp < oldest {
                 oldest = stamp
+                oldestCost = -1
                 index = shard
+            } else if stamp == oldest, let current = index {
+                if oldestCost < 0 { oldestCost = tailCosts[current].load(ordering: .relaxed) }
+                let cost = tailCosts[shard].load(ordering: .relaxed)
+                if cost > oldestCost {
+                    oldestCost = cost
+                    index = shard
+                }
             }
         }
         return index

@@ -142,6 +142,25 @@ struct MemoryCacheTests {
         #expect((0..<(1_024 - read.count)).allSatisfy { cache.contains("new\($0)") })
     }
 
+    @Test("Uses between the same two inserts tie across shards; the costlier entry is evicted first", arguments: [false, true])
+    func tiesEvictTheCostlier(costlierInFirstShard: Bool) {
+        let cache = MemoryCache<String, Int>(costLimit: 100, countLimit: 128, entryCostLimitRatio: 1, shardCount: 2)
+        #expect(cache.shardCount == 2)
+        func key(inShard shard: Int) -> String {
+            (0...).lazy.map { "k\($0)" }.first { cache.stripe(forHash: CacheKeyHash.hash($0)) == shard }!
+        }
+        let a = key(inShard: 0), b = key(inShard: 1)
+        cache.set(1, forKey: a, cost: costlierInFirstShard ? 30 : 10)
+        cache.set(2, forKey: b, cost: costlierInFirstShard ? 10 : 30)
+        // Read in this order, so an exact LRU would evict `a`: the clock cannot tell these apart.
+        _ = cache.value(forKey: a)
+        _ = cache.value(forKey: b)
+        cache.set(3, forKey: "new", cost: 70)
+        #expect(cache.contains(a) == !costlierInFirstShard)
+        #expect(cache.contains(b) == costlierInFirstShard)
+        #expect(cache.totalCost == 80)
+    }
+
     @Test("Small count limits get one shard, so they are exact LRUs; the per-entry cap no longer limits stripes")
     func smallCachesAreExact() {
         #expect(MemoryCache<String, Int>(costLimit: 1000, countLimit: 10).shardCount == 1)
