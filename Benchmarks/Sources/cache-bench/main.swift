@@ -256,10 +256,16 @@ func format(_ value: Double) -> String {
 if arguments.contains("--profile-memorycache") {
     // Only MemoryCache (90/10, or `--set-share 0.5`), for `perf record` and quick A/B runs; `--threads 2` for contention,
     // `--shards N` for the stripe count, `--hit-ratio` to print its hit ratio and an exact LRU's over
-    // one pass of the stream.
+    // one pass of the stream, `--replay-only` for just that pass (a fixed amount of work).
     let threads = min(max(Int(option("--threads", 1)), 1), maxThreads)
     let shards = Int(option("--shards", 0))
     let workload = Workload(keyCount: keyCount, setShare: option("--set-share", 0.1))
+    if arguments.contains("--replay-only") {
+        // A fixed amount of work (one pass, one thread), for instruction counts under cachegrind.
+        let hits = replayHits(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload)
+        print("\(hits.hits) hits of \(hits.gets) gets")
+        exit(0)
+    }
     let result = run(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload, threads: threads)
     if arguments.contains("--hit-ratio") {
         let ours = replayHits(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload)

@@ -11,9 +11,12 @@
 /// backward-shift deletion closes holes, so there are no tombstones and no rebuilds, and the
 /// entries it moves have their neighbours' links repointed. The table is at most half full.
 ///
-/// The links live apart from the entries: moving an entry to the front rewrites its neighbours'
-/// links, and 8-byte links packed together stay in the CPU's cache where 48-byte entries would each
-/// cost a miss. (32 bits: a shard never holds 2^31 entries.)
+/// Each slot has three parts in three tables. The `Entry` (key, value, hash, cost, expiry) is what a
+/// lookup reads. The 8-byte `Link` (list neighbours) and the stamp of its last use are what a use
+/// rewrites, its own and its neighbours': packed apart from the entries, those tables are small
+/// enough to stay in the core's L2 cache, where links inside 48-byte entries (or 32-byte links
+/// carrying the stamp, cost and expiry: tried) would each be a miss further out. (Links are 32
+/// bits: a shard never holds 2^31 entries.)
 ///
 /// The storage is raw memory rather than arrays: every read relinks, and array subscripts check
 /// bounds and storage uniqueness on each assignment. Every slot is always initialised (an empty
@@ -43,20 +46,19 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         @inlinable static var empty: Entry { Entry(key: nil, value: nil, hash: 0, cost: 0, expiry: .infinity) }
     }
 
-    /// A slot's neighbours in recency order, by slot index (`none` at either end), and when it was
-    /// last used. The stamp sits here rather than in the entry because every use rewrites the links
-    /// anyway: a read then dirties one small line, not the entry other threads are reading too.
+    /// A slot's neighbours in recency order, by slot index (`none` at either end).
     @usableFromInline
     struct Link {
         @usableFromInline var previous: Int32
         @usableFromInline var next: Int32
-        @usableFromInline var stamp: UInt64
 
-        @inlinable init(previous: Int, next: Int, stamp: UInt64) {
+        @inlinable
+        init(previous: Int, next: Int) {
             self.previous = Int32(truncatingIfNeeded: previous)
             self.next = Int32(truncatingIfNeeded: next)
-            self.stamp = stamp
         }
+
+        @inlinable static var empty: Link { Link(previous: none, next: none) }
     }
 
     @inlinable static var none: Int { -1 }
@@ -64,36 +66,48 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
 
     @usableFromInline var entries: UnsafeMutablePointer<Entry>
     @usableFromInline var links: UnsafeMutablePointer<Link>
+    /// When each slot's entry was last used, on `MemoryCache`'s clock.
+    @usableFromInline var stamps: UnsafeMutablePointer<UInt64>
     /// A power of two.
     @usableFromInline var capacity: Int
     /// Most recently used.
     @usableFromInline var head = -1
     /// Least recently used: evicted first.
-    @usableFromInline var tail = -1
+    @usableFromInline var tail = -1 {
+        didSet { tailChanged = true }
+    }
     @usableFromInline var count = 0
     @usableFromInline var totalCost = 0
-    /// The `tailStamp` last told to `MemoryCache`, so it is published only when it changes.
-    @usableFromInline var publishedTailStamp = UInt64.max
+    /// Whether the tail moved or was used since `MemoryCache` last published it. Looking at the
+    /// tail's stamp and cost are loads from random lines, which most operations (a read in the middle of
+    /// the list) have no reason to pay.
+    @usableFromInline var tailChanged = false
+    /// The `tailStamp` and `tailCost` last told to `MemoryCache`, so they are published only when
+    /// they change.
+    @usableFromInline var publishedTail = (stamp: UInt64.max, cost: 0)
 
     @inlinable
     init() {
         capacity = Self.initialCapacity
-        (entries, links) = Self.allocateTable(capacity: capacity)
+        (entries, links, stamps) = Self.allocateTable(capacity: capacity)
     }
 
     deinit {
         entries.deinitialize(count: capacity)
         entries.deallocate()
         links.deallocate()
+        stamps.deallocate()
     }
 
     @inlinable
-    static func allocateTable(capacity: Int) -> (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<Link>) {
-        let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+    static func allocateTable(capacity: Int) -> (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<Link>, UnsafeMutablePointer<UInt64>) {
+        let entries = UnsafeMutablePointer<Entry>.allocateCacheAligned(capacity: capacity)
         entries.initialize(repeating: .empty, count: capacity)
-        let links = UnsafeMutablePointer<Link>.allocate(capacity: capacity)
-        links.initialize(repeating: Link(previous: none, next: none, stamp: 0), count: capacity)
-        return (entries, links)
+        let links = UnsafeMutablePointer<Link>.allocateCacheAligned(capacity: capacity)
+        links.initialize(repeating: .empty, count: capacity)
+        let stamps = UnsafeMutablePointer<UInt64>.allocateCacheAligned(capacity: capacity)
+        stamps.initialize(repeating: 0, count: capacity)
+        return (entries, links, stamps)
     }
 
     @inlinable var mask: Int { capacity &- 1 }
@@ -102,7 +116,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
 
     /// When the least recently used entry was last used; `.max` when the shard is empty.
     @inlinable
-    var tailStamp: UInt64 { tail == Self.none ? .max : links[tail].stamp }
+    var tailStamp: UInt64 { tail == Self.none ? .max : stamps[tail] }
 
     /// The least recently used entry's cost; 0 when the shard is empty.
     @inlinable
@@ -116,12 +130,17 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         guard let slot = find(key, hash: hash) else { return nil }
         let expiry = entries[slot].expiry
         if expiry != .infinity, expiry <= clock.seconds {
-            evicted = remove(slot: slot)
+            evicted = removeOutOfLine(slot: slot)
             return nil
         }
         moveToFront(slot, stamp: stamp)
         return entries[slot].value
     }
+
+    /// `remove(slot:)` as a call, for paths that rarely remove (a read finding its entry expired):
+    /// inlined there it would make the read too large to inline into its callers.
+    @inlinable @inline(never)
+    mutating func removeOutOfLine(slot: Int) -> Value? { remove(slot: slot) }
 
     /// Whether a live entry exists, without changing the order.
     @inlinable
@@ -149,9 +168,10 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
             if (count + 1) * 2 > capacity { grow() }
             let slot = emptySlot(forHash: hash)
             entries[slot] = Entry(key: key, value: value, hash: hash, cost: cost, expiry: expiry)
+            stamps[slot] = insertStamp()
             count += 1
             totalCost += cost
-            linkAtFront(slot, stamp: insertStamp())
+            linkAtFront(slot, link: Link(previous: Self.none, next: head))
         }
     }
 
@@ -196,9 +216,10 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
             if let value = entries[slot].value { values.append(value) }
             slot = Int(links[slot].next)
         }
-        let published = publishedTailStamp
+        let published = publishedTail
         self = LRUShard()
-        publishedTailStamp = published
+        publishedTail = published
+        tailChanged = true
         return values
     }
 
@@ -208,7 +229,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         var keys: [(key: Key, stamp: UInt64)] = []
         var slot = head
         while slot != Self.none {
-            if let key = entries[slot].key { keys.append((key, links[slot].stamp)) }
+            if let key = entries[slot].key { keys.append((key, stamps[slot])) }
             slot = Int(links[slot].next)
         }
         return keys
@@ -216,7 +237,8 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
 
     // MARK: Table
 
-    @inlinable
+    /// Always inlined: every operation starts here, and the optimizer otherwise left it a call.
+    @inlinable @inline(__always)
     func find(_ key: Key, hash: Int) -> Int? {
         let mask = self.mask
         var slot = hash & mask
@@ -240,9 +262,9 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     /// Doubles the table, moving the entries over in recency order.
     @inlinable
     mutating func grow() {
-        let old = (entries: entries, links: links, capacity: capacity)
+        let old = (entries: entries, links: links, stamps: stamps, capacity: capacity)
         capacity *= 2
-        (entries, links) = Self.allocateTable(capacity: capacity)
+        (entries, links, stamps) = Self.allocateTable(capacity: capacity)
         let entries = self.entries
         var slot = head, newPrevious = Self.none
         head = Self.none
@@ -251,7 +273,10 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
             let next = Int(old.links[slot].next)
             let newSlot = emptySlot(forHash: old.entries[slot].hash)
             swap(&entries[newSlot], &old.entries[slot])
-            links[newSlot] = Link(previous: newPrevious, next: Self.none, stamp: old.links[slot].stamp)
+            links[newSlot] = old.links[slot]
+            stamps[newSlot] = old.stamps[slot]
+            links[newSlot].previous = Int32(truncatingIfNeeded: newPrevious)
+            links[newSlot].next = Int32(truncatingIfNeeded: Self.none)
             if newPrevious != Self.none { links[newPrevious].next = Int32(truncatingIfNeeded: newSlot) } else { head = newSlot }
             newPrevious = newSlot
             slot = next
@@ -261,6 +286,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         old.entries.deinitialize(count: old.capacity)
         old.entries.deallocate()
         old.links.deallocate()
+        old.stamps.deallocate()
     }
 
     /// Closes the hole an emptied `slot` leaves, by linear probing's backward shift: later entries
@@ -283,11 +309,13 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         }
     }
 
-    /// The entry in `from` moved to `to`: its links move with it and its neighbours point at `to`.
+    /// The entry in `from` moved to `to`: its links and stamp move with it and its neighbours
+    /// point at `to`.
     @inlinable
     mutating func relocateLinks(from: Int, to: Int) {
         let link = links[from]
         links[to] = link
+        stamps[to] = stamps[from]
         let previous = Int(link.previous), next = Int(link.next)
         if previous != Self.none { links[previous].next = Int32(truncatingIfNeeded: to) } else { head = to }
         if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: to) } else { tail = to }
@@ -298,34 +326,38 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     /// Removes the entry in `slot`; its value is returned so the caller releases it after the lock.
     @inlinable
     mutating func remove(slot: Int) -> Value? {
+        totalCost -= entries[slot].cost
         unlink(slot)
         var removed = Entry.empty
         swap(&removed, &entries[slot])
         count -= 1
-        totalCost -= removed.cost
         closeHole(at: slot)
         return removed.value
     }
 
-    /// Every read calls this: the four link writes of relinking `slot` at the head.
-    @inlinable
+    /// Every read calls this: the stamp and the four link writes of relinking `slot` at the head.
+    /// Always inlined, as it is a few instructions that a call would double.
+    @inlinable @inline(__always)
     mutating func moveToFront(_ slot: Int, stamp: UInt64) {
+        stamps[slot] = stamp
         guard slot != head else {
-            links[slot].stamp = stamp
+            if slot == tail { tailChanged = true }
             return
         }
         // `slot` is not the head, so it has a previous entry.
         let previous = Int(links[slot].previous), next = Int(links[slot].next)
         links[previous].next = Int32(truncatingIfNeeded: next)
         if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) } else { tail = previous }
-        links[slot] = Link(previous: Self.none, next: head, stamp: stamp)
+        links[slot].previous = Int32(truncatingIfNeeded: Self.none)
+        links[slot].next = Int32(truncatingIfNeeded: head)
         links[head].previous = Int32(truncatingIfNeeded: slot)
         head = slot
     }
 
+    /// Puts `link` (whose `next` is the current head) in `slot` and makes it the head.
     @inlinable
-    mutating func linkAtFront(_ slot: Int, stamp: UInt64) {
-        links[slot] = Link(previous: Self.none, next: head, stamp: stamp)
+    mutating func linkAtFront(_ slot: Int, link: Link) {
+        links[slot] = link
         if head != Self.none { links[head].previous = Int32(truncatingIfNeeded: slot) }
         head = slot
         if tail == Self.none { tail = slot }
@@ -336,7 +368,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         let previous = Int(links[slot].previous), next = Int(links[slot].next)
         if previous != Self.none { links[previous].next = Int32(truncatingIfNeeded: next) } else { head = next }
         if next != Self.none { links[next].previous = Int32(truncatingIfNeeded: previous) } else { tail = previous }
-        links[slot] = Link(previous: Self.none, next: Self.none, stamp: 0)
+        links[slot] = .empty
     }
 }
 
