@@ -79,12 +79,11 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     @usableFromInline var count = 0
     @usableFromInline var totalCost = 0
     /// Whether the tail moved or was used since `MemoryCache` last published it. Looking at the
-    /// tail's stamp and cost are loads from random lines, which most operations (a read in the middle of
+    /// tail's stamp is a load from a random line, which most operations (a read in the middle of
     /// the list) have no reason to pay.
     @usableFromInline var tailChanged = false
-    /// The `tailStamp` and `tailCost` last told to `MemoryCache`, so they are published only when
-    /// they change.
-    @usableFromInline var publishedTail = (stamp: UInt64.max, cost: 0)
+    /// The `tailStamp` last told to `MemoryCache`, so it is published only when it changes.
+    @usableFromInline var publishedTailStamp = UInt64.max
 
     @inlinable
     init() {
@@ -118,10 +117,6 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     @inlinable
     var tailStamp: UInt64 { tail == Self.none ? .max : stamps[tail] }
 
-    /// The least recently used entry's cost; 0 when the shard is empty.
-    @inlinable
-    var tailCost: Int { tail == Self.none ? 0 : entries[tail].cost }
-
     /// The value, made most recently used at `stamp`; nil when absent or expired at the clock's
     /// time (an expired entry is removed and handed back in `evicted` so its value is released
     /// outside the lock).
@@ -149,14 +144,10 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
         return entries[slot].expiry == .infinity || entries[slot].expiry > clock.seconds
     }
 
-    /// Replaces, as most recently used at `stamp`, or inserts at the stamp `insertStamp` gives
-    /// (inserts advance `MemoryCache`'s clock, which other uses only read). A replaced value goes
-    /// to `evicted` so it is released outside the lock. Limits are `MemoryCache`'s to enforce.
+    /// Inserts or replaces, as most recently used at `stamp`. A replaced value goes to `evicted` so
+    /// it is released outside the lock. Limits are `MemoryCache`'s to enforce.
     @inlinable
-    mutating func set(
-        _ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, stamp: UInt64, evicted: inout Evictions<Value>,
-        insertStamp: () -> UInt64
-    ) {
+    mutating func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, stamp: UInt64, evicted: inout Evictions<Value>) {
         if let slot = find(key, hash: hash) {
             totalCost += cost - entries[slot].cost
             if let old = entries[slot].value { evicted.append(old) }
@@ -168,7 +159,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
             if (count + 1) * 2 > capacity { grow() }
             let slot = emptySlot(forHash: hash)
             entries[slot] = Entry(key: key, value: value, hash: hash, cost: cost, expiry: expiry)
-            stamps[slot] = insertStamp()
+            stamps[slot] = stamp
             count += 1
             totalCost += cost
             linkAtFront(slot, link: Link(previous: Self.none, next: head))
@@ -216,9 +207,9 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
             if let value = entries[slot].value { values.append(value) }
             slot = Int(links[slot].next)
         }
-        let published = publishedTail
+        let published = publishedTailStamp
         self = LRUShard()
-        publishedTail = published
+        publishedTailStamp = published
         tailChanged = true
         return values
     }

@@ -9,13 +9,14 @@ import Synchronization
 /// the entry to the front of its list, so even reads must lock; one global lock would serialise
 /// every thread).
 ///
-/// The limits are the whole cache's, not split between shards, and eviction stays close to one
-/// global LRU: a shared clock stamps every use, each shard publishes the stamp of its least
-/// recently used entry, and the cache evicts from the shard whose entry is oldest. Inserts advance
-/// the clock; reads and replacing sets only read it (an atomic increment on every use would make
-/// all threads write one cache line, the contention striping exists to avoid). So the order is
-/// exact except among uses made between the same two inserts, which may be evicted in either order
-/// when they are in different shards. Splitting the
+/// The limits are the whole cache's, not split between shards, and eviction follows one global LRU
+/// order: a shared clock stamps every use, each shard publishes the stamp of its least recently
+/// used entry, and the cache evicts from the shard whose entry is oldest. When calls do not overlap
+/// the order is exactly one LRU's; uses racing each other are ordered by when they took their
+/// stamp. The clock is one atomic increment per operation, on a cache line all threads write; next
+/// to the shard lock's own line it made no difference we could measure (see
+/// `Benchmarks/cache-bench-RESULTS.md`), and a clock that only inserts advanced left uses between
+/// two inserts unordered across shards, a few hits per million short of the exact LRU. Splitting the
 /// limits instead would let one shard evict an entry used a moment ago while another keeps one
 /// untouched for minutes; with a shared budget, shards need not each hold the largest entry
 /// either, so there can be many. Caches too small to split (count limit under 128) get one shard.
@@ -52,18 +53,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
 
     @usableFromInline let stripes: UnsafeMutablePointer<Stripe>
     @usableFromInline let totals: UnsafeMutablePointer<Totals>
-    /// Advanced by 2 on every insert, whose entry is stamped with the new (even) value; other uses
-    /// stamp their entry one higher than the clock reads, so they rank after the last insert and
-    /// before the next. On its own cache line: every operation reads it, and only inserts write it,
-    /// while the totals change with every eviction too.
+    /// Advanced by every use, which stamps its entry with the new value. On its own cache line,
+    /// apart from the totals, which only inserts, removals and evictions change.
     @usableFromInline let recencyClock: UnsafeMutablePointer<Atomic<UInt64>>
     /// Per shard, its `tailStamp` (`.max` when empty), packed together so that finding the oldest
     /// reads a few cache lines rather than one per shard, each contended by that shard's lock.
     @usableFromInline let tailStamps: UnsafeMutablePointer<Atomic<UInt64>>
-    /// Per shard, the cost of that least recently used entry: when two shards' oldest entries were
-    /// used between the same two inserts, which was used first is not known, and evicting the
-    /// costlier frees the most room for the fewest lost entries. Read only on such ties.
-    @usableFromInline let tailCosts: UnsafeMutablePointer<Atomic<Int>>
     @usableFromInline let shardMask: Int
     @usableFromInline let clock: CacheClock
     @usableFromInline let timeToLive: TimeInterval?
@@ -112,8 +107,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         recencyClock.initialize(to: Atomic(0))
         tailStamps = .allocateCacheAligned(capacity: shards)
         for i in 0..<shards { (tailStamps + i).initialize(to: Atomic(.max)) }
-        tailCosts = .allocateCacheAligned(capacity: shards)
-        for i in 0..<shards { (tailCosts + i).initialize(to: Atomic(0)) }
     }
 
     deinit {
@@ -125,8 +118,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         recencyClock.deallocate()
         tailStamps.deinitialize(count: shardMask + 1)
         tailStamps.deallocate()
-        tailCosts.deinitialize(count: shardMask + 1)
-        tailCosts.deallocate()
     }
 
     /// A power of two: many stripes for many cores, but not so many that a small count limit is
@@ -159,7 +150,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     func withShard<Result>(_ index: Int, _ body: (inout LRUShard<Key, Value>) -> Result) -> Result {
         // Copied out rather than read through `self` in the closure: capturing `self` retains the
         // cache object on every call, one reference count that every thread would write.
-        let publication = Publication(totals: totals, countsEntries: countsEntries, tailStamp: tailStamps + index, tailCost: tailCosts + index)
+        let publication = Publication(totals: totals, countsEntries: countsEntries, tailStamp: tailStamps + index)
         return stripes[index].shard.withLock { shard in
             let cost = shard.totalCost, count = shard.count
             let result = body(&shard)
@@ -177,14 +168,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         @usableFromInline let totals: UnsafeMutablePointer<Totals>
         @usableFromInline let countsEntries: Bool
         @usableFromInline let tailStamp: UnsafeMutablePointer<Atomic<UInt64>>
-        @usableFromInline let tailCost: UnsafeMutablePointer<Atomic<Int>>
 
         @inlinable
-        init(totals: UnsafeMutablePointer<Totals>, countsEntries: Bool, tailStamp: UnsafeMutablePointer<Atomic<UInt64>>, tailCost: UnsafeMutablePointer<Atomic<Int>>) {
+        init(totals: UnsafeMutablePointer<Totals>, countsEntries: Bool, tailStamp: UnsafeMutablePointer<Atomic<UInt64>>) {
             self.totals = totals
             self.countsEntries = countsEntries
             self.tailStamp = tailStamp
-            self.tailCost = tailCost
         }
     }
 
@@ -200,11 +189,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         }
         if shard.tailChanged {
             shard.tailChanged = false
-            let published = (stamp: shard.tailStamp, cost: shard.tailCost)
-            if published != shard.publishedTail {
-                shard.publishedTail = published
-                publication.tailCost.pointee.store(published.cost, ordering: .relaxed)
-                publication.tailStamp.pointee.store(published.stamp, ordering: .relaxed)
+            let stamp = shard.tailStamp
+            if stamp != shard.publishedTailStamp {
+                shard.publishedTailStamp = stamp
+                publication.tailStamp.pointee.store(stamp, ordering: .relaxed)
             }
         }
     }
@@ -212,7 +200,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let hash = CacheKeyHash.hash(key)
-        let stamp = recencyClock.pointee.load(ordering: .relaxed) | 1
+        let stamp = recencyClock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
         let clock = self.clock
@@ -232,16 +220,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { nowSeconds() + $0 } ?? .infinity
-        let recencyClock = self.recencyClock
-        let stamp = recencyClock.pointee.load(ordering: .relaxed) | 1
+        let stamp = recencyClock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
         // Evicted values are released when this function returns, outside the lock: freeing a large
         // image is not free.
         var evicted = Evictions<Value>()
-        withShard(stripe) { shard in
-            shard.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, stamp: stamp, evicted: &evicted) {
-                recencyClock.pointee.wrappingAdd(2, ordering: .relaxed).newValue
-            }
-        }
+        withShard(stripe) { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, stamp: stamp, evicted: &evicted) }
         if isOverLimits(cost: costLimit, count: countLimit) { evictLeastRecent(untilCost: costLimit, count: countLimit, into: &evicted) }
     }
 
@@ -290,24 +273,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         totals.pointee.cost.load(ordering: .relaxed) > cost || countsEntries && totals.pointee.count.load(ordering: .relaxed) > count
     }
 
-    /// The shard whose least recently used entry has the lowest stamp, the costliest of those on a
-    /// tie; nil when all are empty.
+    /// The shard whose least recently used entry has the lowest stamp; nil when all are empty.
     @inlinable
     func shardWithOldestEntry() -> Int? {
-        var oldest = UInt64.max, oldestCost = -1, index: Int?
+        var oldest = UInt64.max, index: Int?
         for shard in 0...shardMask {
             let stamp = tailStamps[shard].load(ordering: .relaxed)
             if stamp < oldest {
                 oldest = stamp
-                oldestCost = -1
                 index = shard
-            } else if stamp == oldest, let current = index {
-                if oldestCost < 0 { oldestCost = tailCosts[current].load(ordering: .relaxed) }
-                let cost = tailCosts[shard].load(ordering: .relaxed)
-                if cost > oldestCost {
-                    oldestCost = cost
-                    index = shard
-                }
             }
         }
         return index
@@ -341,7 +315,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     /// Keys from most to least recently used, by the stamps of their last use (for tests and
-    /// diagnostics; reads made after the same write tie, and keep their shards' order).
+    /// diagnostics).
     var keysByRecency: [Key] {
         let perShard = (0...shardMask).map { stripe in stripes[stripe].shard.withLock { $0.keysByRecency } }
         let all = perShard.enumerated().flatMap { shard, keys in keys.enumerated().map { (shard: shard, position: $0.offset, entry: $0.element) } }
