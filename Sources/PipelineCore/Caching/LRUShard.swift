@@ -14,8 +14,8 @@
 /// Each slot has three parts in three tables. The `Entry` (key, value, hash, cost, expiry) is what a
 /// lookup reads. The 8-byte `Link` (list neighbours) and the stamp of its last use are what a use
 /// rewrites, its own and its neighbours': packed apart from the entries, those tables are small
-/// enough to stay in the core's L2 cache, where links inside 48-byte entries (or 32-byte links
-/// carrying the stamp, cost and expiry: tried) would each be a miss further out. (Links are 32
+/// enough to stay in the core's L2 cache, where links inside 48-byte entries (or 32-byte records
+/// carrying links, stamp, cost and expiry: tried) would each be a miss further out. (Links are 32
 /// bits: a shard never holds 2^31 entries.)
 ///
 /// The storage is raw memory rather than arrays: every read relinks, and array subscripts check
@@ -133,7 +133,8 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     }
 
     /// `remove(slot:)` as a call, for paths that rarely remove (a read finding its entry expired):
-    /// inlined there it would make the read too large to inline into its callers.
+    /// unlinking and the backward shift are most of a shard's code, and a read almost never needs
+    /// them inline.
     @inlinable @inline(never)
     mutating func removeOutOfLine(slot: Int) -> Value? { remove(slot: slot) }
 
