@@ -178,8 +178,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     /// The part of `withShard` most reads skip: carrying a change in the shard's totals to the
-    /// shared ones, and publishing its oldest entry when that moved. Out of line, so the common
-    /// path stays small enough to inline into callers.
+    /// shared ones, and publishing its oldest entry when that moved. Out of line, to keep every
+    /// operation's inlined code to the common path.
     @inlinable @inline(never)
     static func publishChanges(of shard: inout LRUShard<Key, Value>, costBefore: Int, countBefore: Int, to publication: Publication) {
         let totals = publication.totals
@@ -314,15 +314,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         return (0...shardMask).reduce(0) { sum, stripe in sum + stripes[stripe].shard.withLock { $0.count } }
     }
 
-    /// Keys from most to least recently used, by the stamps of their last use (for tests and
-    /// diagnostics).
+    /// Keys from most to least recently used, by the stamps of their last use, which every use
+    /// takes anew, so no two are equal (for tests and diagnostics).
     var keysByRecency: [Key] {
-        let perShard = (0...shardMask).map { stripe in stripes[stripe].shard.withLock { $0.keysByRecency } }
-        let all = perShard.enumerated().flatMap { shard, keys in keys.enumerated().map { (shard: shard, position: $0.offset, entry: $0.element) } }
-        return all.sorted { a, b in
-            if a.entry.stamp != b.entry.stamp { return a.entry.stamp > b.entry.stamp }
-            return (a.shard, a.position) < (b.shard, b.position)
-        }.map(\.entry.key)
+        (0...shardMask).flatMap { stripe in stripes[stripe].shard.withLock { $0.keysByRecency } }
+            .sorted { $0.stamp > $1.stamp }
+            .map(\.key)
     }
 }
 
