@@ -32,14 +32,7 @@ import Synchronization
 /// through its `Mutex`, the rest are atomics. They are not objects because retaining a stripe object
 /// on every call would make all threads hammer the same reference counts.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
-    /// Padding keeps two shards' locks off one cache line, so a write to one shard doesn't stall a
-    /// thread working on its neighbour.
-    @usableFromInline
-    struct Stripe: ~Copyable {
-        @usableFromInline let shard = Mutex(LRUShard<Key, Value>())
-        private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-        @usableFromInline init() {}
-    }
+    @usableFromInline typealias Shard = Mutex<LRUShard<Key, Value>>
 
     /// The sums over all shards, written by inserts, removals and evictions.
     @usableFromInline
@@ -51,7 +44,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         @usableFromInline init() {}
     }
 
-    @usableFromInline let stripes: UnsafeMutablePointer<Stripe>
+    /// The shards, one every `stripeStride` bytes.
+    @usableFromInline let stripes: UnsafeMutableRawPointer
     @usableFromInline let totals: UnsafeMutablePointer<Totals>
     /// Advanced by every use, which stamps its entry with the new value. On its own cache line,
     /// apart from the totals, which only inserts, removals and evictions change.
@@ -61,6 +55,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @usableFromInline let tailStamps: UnsafeMutablePointer<Atomic<UInt64>>
     @usableFromInline let shardMask: Int
     @usableFromInline let clock: CacheClock
+    @usableFromInline let keyHash = CacheKeyHash()
     @usableFromInline let timeToLive: TimeInterval?
 
     /// The limit on the sum of entry costs (bytes, for images).
@@ -99,8 +94,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         self.clock = clock
         let shards = Self.shardCount(requested: shardCount, countLimit: self.countLimit)
         shardMask = shards - 1
-        stripes = .allocateCacheAligned(capacity: shards)
-        for i in 0..<shards { (stripes + i).initialize(to: Stripe()) }
+        stripes = .allocateCacheAligned(byteCount: Self.stripeStride * shards)
+        for i in 0..<shards { stripes.advanced(by: Self.stripeStride * i).initializeMemory(as: Shard.self, to: Mutex(LRUShard())) }
         totals = .allocateCacheAligned(capacity: 1)
         totals.initialize(to: Totals())
         recencyClock = .allocateCacheAligned(capacity: 1)
@@ -110,7 +105,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     deinit {
-        stripes.deinitialize(count: shardMask + 1)
+        for i in 0...shardMask { _ = shard(i).deinitialize(count: 1) }
         stripes.deallocate()
         totals.deinitialize(count: 1)
         totals.deallocate()
@@ -128,6 +123,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         var shards = 1
         while shards * 2 <= wanted { shards *= 2 }
         return shards
+    }
+
+    /// Each shard starts on its own pair of cache lines, so the lock and the fields every use
+    /// touches share one line (see `LRUShard`), and no two shards share a line: a write to one
+    /// does not stall a thread working on its neighbour.
+    @inlinable
+    static var stripeStride: Int { MemoryLayout<Shard>.stride.roundedUpToCacheAlignment }
+
+    @inlinable
+    func shard(_ index: Int) -> UnsafeMutablePointer<Shard> {
+        stripes.advanced(by: Self.stripeStride &* index).assumingMemoryBound(to: Shard.self)
     }
 
     /// The stripe for a key's hash. Fibonacci hashing takes the stripe from the hash's high bits,
@@ -151,12 +157,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         // Copied out rather than read through `self` in the closure: capturing `self` retains the
         // cache object on every call, one reference count that every thread would write.
         let publication = Publication(totals: totals, countsEntries: countsEntries, tailStamp: tailStamps + index)
-        return stripes[index].shard.withLock { shard in
-            let cost = shard.totalCost, count = shard.count
+        return shard(index).pointee.withLock { shard in
             let result = body(&shard)
-            if shard.totalCost != cost || shard.count != count || shard.tailChanged {
-                Self.publishChanges(of: &shard, costBefore: cost, countBefore: count, to: publication)
-            }
+            if !shard.unpublished.isEmpty { Self.publishChanges(of: &shard, to: publication) }
             return result
         }
     }
@@ -181,25 +184,31 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     /// shared ones, and publishing its oldest entry when that moved. Out of line, to keep every
     /// operation's inlined code to the common path.
     @inlinable @inline(never)
-    static func publishChanges(of shard: inout LRUShard<Key, Value>, costBefore: Int, countBefore: Int, to publication: Publication) {
+    static func publishChanges(of shard: inout LRUShard<Key, Value>, to publication: Publication) {
         let totals = publication.totals
-        if shard.totalCost != costBefore { totals.pointee.cost.wrappingAdd(shard.totalCost &- costBefore, ordering: .relaxed) }
-        if publication.countsEntries, shard.count != countBefore {
-            totals.pointee.count.wrappingAdd(shard.count &- countBefore, ordering: .relaxed)
+        if shard.unpublished.contains(.totals) {
+            if shard.totalCost != shard.publishedCost {
+                totals.pointee.cost.wrappingAdd(shard.totalCost &- shard.publishedCost, ordering: .relaxed)
+                shard.publishedCost = shard.totalCost
+            }
+            if publication.countsEntries, shard.count != shard.publishedCount {
+                totals.pointee.count.wrappingAdd(shard.count &- shard.publishedCount, ordering: .relaxed)
+                shard.publishedCount = shard.count
+            }
         }
-        if shard.tailChanged {
-            shard.tailChanged = false
+        if shard.unpublished.contains(.tail) {
             let stamp = shard.tailStamp
             if stamp != shard.publishedTailStamp {
                 shard.publishedTailStamp = stamp
                 publication.tailStamp.pointee.store(stamp, ordering: .relaxed)
             }
         }
+        shard.unpublished = []
     }
 
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        let hash = CacheKeyHash.hash(key)
+        let hash = keyHash.hash(key)
         let stamp = recencyClock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
@@ -213,7 +222,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable
     public func set(_ value: Value, forKey key: Key, cost: Int = 0, timeToLive: TimeInterval? = nil) {
         let cost = max(cost, 0)
-        let hash = CacheKeyHash.hash(key)
+        let hash = keyHash.hash(key)
         let stripe = stripe(forHash: hash)
         guard cost <= _entryCostLimit else {
             _ = withShard(stripe) { $0.removeValue(forKey: key, hash: hash) }
@@ -238,16 +247,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
 
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        let hash = CacheKeyHash.hash(key)
+        let hash = keyHash.hash(key)
         return withShard(stripe(forHash: hash)) { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        let hash = CacheKeyHash.hash(key)
+        let hash = keyHash.hash(key)
         let clock = self.clock
-        return stripes[stripe(forHash: hash)].shard.withLock { $0.contains(key, hash: hash, clock: clock) }
+        return shard(stripe(forHash: hash)).pointee.withLock { $0.contains(key, hash: hash, clock: clock) }
     }
 
     // MARK: Eviction
@@ -311,13 +320,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public var totalCost: Int { totals.pointee.cost.load(ordering: .relaxed) }
     public var totalCount: Int {
         if countsEntries { return totals.pointee.count.load(ordering: .relaxed) }
-        return (0...shardMask).reduce(0) { sum, stripe in sum + stripes[stripe].shard.withLock { $0.count } }
+        return (0...shardMask).reduce(0) { sum, stripe in sum + shard(stripe).pointee.withLock { $0.count } }
     }
 
     /// Keys from most to least recently used, by the stamps of their last use, which every use
     /// takes anew, so no two are equal (for tests and diagnostics).
     var keysByRecency: [Key] {
-        (0...shardMask).flatMap { stripe in stripes[stripe].shard.withLock { $0.keysByRecency } }
+        (0...shardMask).flatMap { stripe in shard(stripe).pointee.withLock { $0.keysByRecency } }
             .sorted { $0.stamp > $1.stamp }
             .map(\.key)
     }

@@ -4,6 +4,8 @@ import Testing
 
 @Suite("Cache key hash")
 struct CacheKeyHashTests {
+    let hasher = CacheKeyHash()
+
     @Test("Strings Swift calls equal hash alike: canonically equivalent forms, small and large, built in pieces")
     func equalStringsHashAlike() {
         let pairs: [(String, String)] = [
@@ -15,7 +17,7 @@ struct CacheKeyHashTests {
         ]
         for (a, b) in pairs {
             #expect(a == b)
-            #expect(CacheKeyHash.hash(a) == CacheKeyHash.hash(b), "\(a.debugDescription) vs \(b.debugDescription)")
+            #expect(hasher.hash(a) == hasher.hash(b), "\(a.debugDescription) vs \(b.debugDescription)")
         }
     }
 
@@ -34,26 +36,32 @@ struct CacheKeyHashTests {
     func everyByteCounts() {
         for length in 0...64 {
             let base = String(repeating: "a", count: length)
-            let h = CacheKeyHash.hash(base)
+            let h = hasher.hash(base)
             for i in 0..<length {
                 var bytes = Array(base.utf8)
                 bytes[i] = UInt8(ascii: "b")
-                #expect(CacheKeyHash.hash(String(decoding: bytes, as: UTF8.self)) != h, "length \(length), byte \(i)")
+                #expect(hasher.hash(String(decoding: bytes, as: UTF8.self)) != h, "length \(length), byte \(i)")
             }
             // A longer string of the same prefix differs too (the length is hashed).
-            #expect(CacheKeyHash.hash(base + "a") != h)
+            #expect(hasher.hash(base + "a") != h)
         }
     }
 
     @Test("10,000 URL keys: no two share a hash, and the low bits (bucket index) spread evenly")
     func spreads() {
         let keys = (0..<10_000).map { "https://cdn.example.com/images/\($0 % 97)/photo-\($0).jpg?w=\(100 + $0 % 7 * 100)&q=80" }
-        let hashes = keys.map { CacheKeyHash.hash($0) }
+        let hashes = keys.map { hasher.hash($0) }
         #expect(Set(hashes).count == keys.count)
         var buckets = [Int](repeating: 0, count: 64)
         for h in hashes { buckets[h & 63] += 1 }
         // 156 expected per bucket; a fair hash stays well within +-50 % at this sample size.
         #expect(buckets.allSatisfy { $0 > 78 && $0 < 234 }, "\(buckets)")
+    }
+
+    @Test("Each cache draws its own seed, so one cache's colliding keys tell nothing about another's")
+    func seedsDiffer() {
+        let key = "https://cdn.example.com/images/1/photo-1.jpg"
+        #expect(CacheKeyHash().hash(key) != CacheKeyHash().hash(key))
     }
 
     @Test("String keys with the fast hash match a reference LRU model exactly")

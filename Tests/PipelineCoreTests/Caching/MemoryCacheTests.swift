@@ -71,6 +71,21 @@ struct MemoryCacheTests {
         #expect(cache.totalCount == 0)
     }
 
+    @Test("Replacing an entry replaces its time to live, in both directions")
+    func replacingChangesTimeToLive() {
+        let clock = TestClock()
+        let cache = exact(clock: clock.cacheClock)
+        cache.set(1, forKey: "expiring then kept", timeToLive: 5)
+        cache.set(2, forKey: "expiring then kept")
+        cache.set(3, forKey: "kept then expiring")
+        cache.set(4, forKey: "kept then expiring", timeToLive: 5)
+        clock.advance(by: 10)
+        #expect(cache.value(forKey: "expiring then kept") == 2)
+        #expect(cache.value(forKey: "kept then expiring") == nil)
+        cache.removeExpired()
+        #expect(cache.keysByRecency == ["expiring then kept"])
+    }
+
     @Test("removeExpired among hundreds of entries keeps exactly the live ones, in recency order")
     func removeExpiredKeepsOrder() {
         // Enough entries that the table has grown several times, and removals in the middle of
