@@ -13,13 +13,14 @@ import Synchronization
 /// order: a shared clock stamps every use, each shard publishes the stamp of its least recently
 /// used entry, and the cache evicts from the shard whose entry is oldest. When calls do not overlap
 /// the order is exactly one LRU's; uses racing each other are ordered by when they took their
-/// stamp. The clock is one atomic increment per operation, on a cache line all threads write; next
-/// to the shard lock's own line it made no difference we could measure (see
-/// `Benchmarks/cache-bench-RESULTS.md`), and a clock that only inserts advanced left uses between
-/// two inserts unordered across shards, a few hits per million short of the exact LRU. Splitting the
-/// limits instead would let one shard evict an entry used a moment ago while another keeps one
-/// untouched for minutes; with a shared budget, shards need not each hold the largest entry
-/// either, so there can be many. Caches too small to split (count limit under 128) get one shard.
+/// stamp. The clock is one atomic increment per operation, on a cache line all threads write. At
+/// two threads that costs up to a tenth (not advancing it ran 8–12 % faster); a per-thread clock
+/// that publishes every 64 uses (tried) cost 29 more instructions per use, more than it saved. A
+/// clock that only inserts advanced left the uses between two inserts unordered across shards, a
+/// few hits per million short of the exact LRU (see `Benchmarks/cache-bench-RESULTS.md`). Splitting
+/// the limits instead would let one shard evict an entry used a moment ago while another keeps one
+/// untouched for minutes; with a shared budget, shards need not each hold the largest entry either,
+/// so there can be many. Caches too small to split (count limit under 128) get one shard.
 ///
 /// An entry whose cost is above `entryCostLimit` (by default 10 % of the cost limit, as Nuke does) is
 /// not kept: one huge image would otherwise flush everything else.
