@@ -14,7 +14,8 @@
 /// only a little shorter.
 ///
 /// Each slot has four parts in four tables, so that what an operation touches is packed together:
-/// - the 32-byte `Entry` (key, value, hash), which every lookup reads;
+/// - the `Entry` (key, value, hash: 32 bytes for a string key and an object value), which every
+///   lookup reads;
 /// - the 8-byte `Link` (list neighbours) and the stamp of its last use, which every use rewrites,
 ///   its own and its neighbours';
 /// - the `Details` (cost, expiry), which only inserts and removals need, and reads of entries that
@@ -249,6 +250,7 @@ struct LRUShard<Key: Hashable, Value>: ~Copyable {
     /// would go stale.
     @inlinable
     mutating func removeExpired(now: Double, evicted: inout Evictions<Value>) {
+        // The tagged hash serves as the hash: `find` ignores the tag bit.
         var expired: [(key: Key, hash: Int)] = []
         var slot = head
         while slot != Self.none {
