@@ -28,9 +28,9 @@ import Synchronization
 /// The hot paths are `@inlinable` so they are specialised for the caller's `Key` and `Value`: a
 /// generic cache called through witness tables from another module runs several times slower.
 ///
-/// `@unchecked Sendable` because the stripes, the totals and the published stamps live in memory
-/// this class allocates once in `init` and frees in `deinit`; a stripe's contents are reached only
-/// through its `Mutex`, the rest are atomics. They are not objects because retaining a stripe object
+/// `@unchecked Sendable` because the shards, the totals and the published stamps live in memory
+/// this class allocates once in `init` and frees in `deinit`; a shard's contents are reached only
+/// through its `Mutex`, the rest are atomics. They are not objects because retaining a shard object
 /// on every call would make all threads hammer the same reference counts.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     @usableFromInline typealias Shard = Mutex<LRUShard<Key, Value>>
@@ -45,8 +45,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         @usableFromInline init() {}
     }
 
-    /// The shards, one every `stripeStride` bytes.
-    @usableFromInline let stripes: UnsafeMutableRawPointer
+    /// The shards, one every `shardStride` bytes.
+    @usableFromInline let shardStorage: UnsafeMutableRawPointer
     @usableFromInline let totals: UnsafeMutablePointer<Totals>
     /// Advanced by every use, which stamps its entry with the new value. On its own cache line,
     /// apart from the totals, which only inserts, removals and evictions change.
@@ -95,8 +95,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         self.clock = clock
         let shards = Self.shardCount(requested: shardCount, countLimit: self.countLimit)
         shardMask = shards - 1
-        stripes = .allocateCacheAligned(byteCount: Self.stripeStride * shards)
-        for i in 0..<shards { stripes.advanced(by: Self.stripeStride * i).initializeMemory(as: Shard.self, to: Mutex(LRUShard())) }
+        shardStorage = .allocateCacheAligned(byteCount: Self.shardStride * shards)
+        for i in 0..<shards { shardStorage.advanced(by: Self.shardStride * i).initializeMemory(as: Shard.self, to: Mutex(LRUShard())) }
         totals = .allocateCacheAligned(capacity: 1)
         totals.initialize(to: Totals())
         recencyClock = .allocateCacheAligned(capacity: 1)
@@ -107,7 +107,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
 
     deinit {
         for i in 0...shardMask { _ = shard(i).deinitialize(count: 1) }
-        stripes.deallocate()
+        shardStorage.deallocate()
         totals.deinitialize(count: 1)
         totals.deallocate()
         recencyClock.deinitialize(count: 1)
@@ -116,7 +116,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         tailStamps.deallocate()
     }
 
-    /// A power of two: many stripes for many cores, but not so many that a small count limit is
+    /// A power of two: many shards for many cores, but not so many that a small count limit is
     /// split into uselessly tiny tables.
     private static func shardCount(requested: Int?, countLimit: Int) -> Int {
         var wanted = requested ?? ProcessInfo.processInfo.activeProcessorCount * 8
@@ -130,17 +130,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     /// touches share one line (see `LRUShard`), and no two shards share a line: a write to one
     /// does not stall a thread working on its neighbour.
     @inlinable
-    static var stripeStride: Int { MemoryLayout<Shard>.stride.roundedUpToCacheAlignment }
+    static var shardStride: Int { MemoryLayout<Shard>.stride.roundedUpToCacheAlignment }
 
     @inlinable
     func shard(_ index: Int) -> UnsafeMutablePointer<Shard> {
-        stripes.advanced(by: Self.stripeStride &* index).assumingMemoryBound(to: Shard.self)
+        shardStorage.advanced(by: Self.shardStride &* index).assumingMemoryBound(to: Shard.self)
     }
 
-    /// The stripe for a key's hash. Fibonacci hashing takes the stripe from the hash's high bits,
+    /// The shard for a key's hash. Fibonacci hashing takes the shard from the hash's high bits,
     /// independent of the low bits that pick an entry's home slot in the shard's table.
     @inlinable
-    func stripe(forHash hash: Int) -> Int {
+    func shardIndex(forHash hash: Int) -> Int {
         let mixed = UInt64(bitPattern: Int64(hash)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 32) & shardMask
     }
@@ -214,7 +214,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
         let clock = self.clock
-        return withShard(stripe(forHash: hash)) { $0.value(forKey: key, hash: hash, stamp: stamp, clock: clock, evicted: &expired) }
+        return withShard(shardIndex(forHash: hash)) { $0.value(forKey: key, hash: hash, stamp: stamp, clock: clock, evicted: &expired) }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
@@ -224,9 +224,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public func set(_ value: Value, forKey key: Key, cost: Int = 0, timeToLive: TimeInterval? = nil) {
         let cost = max(cost, 0)
         let hash = keyHash.hash(key)
-        let stripe = stripe(forHash: hash)
+        let index = shardIndex(forHash: hash)
         guard cost <= _entryCostLimit else {
-            _ = withShard(stripe) { $0.removeValue(forKey: key, hash: hash) }
+            _ = withShard(index) { $0.removeValue(forKey: key, hash: hash) }
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { nowSeconds() + $0 } ?? .infinity
@@ -234,7 +234,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         // Evicted values are released when this function returns, outside the lock: freeing a large
         // image is not free.
         var evicted = Evictions<Value>()
-        withShard(stripe) { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, stamp: stamp, evicted: &evicted) }
+        withShard(index) { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, stamp: stamp, evicted: &evicted) }
         if isOverLimits(cost: costLimit, count: countLimit) { evictLeastRecent(untilCost: costLimit, count: countLimit, into: &evicted) }
     }
 
@@ -249,7 +249,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let hash = keyHash.hash(key)
-        return withShard(stripe(forHash: hash)) { $0.removeValue(forKey: key, hash: hash) }
+        return withShard(shardIndex(forHash: hash)) { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
@@ -257,7 +257,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public func contains(_ key: Key) -> Bool {
         let hash = keyHash.hash(key)
         let clock = self.clock
-        return shard(stripe(forHash: hash)).pointee.withLock { $0.contains(key, hash: hash, clock: clock) }
+        return shard(shardIndex(forHash: hash)).pointee.withLock { $0.contains(key, hash: hash, clock: clock) }
     }
 
     // MARK: Eviction
@@ -298,17 +298,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     }
 
     public func removeAll() {
-        for stripe in 0...shardMask {
-            _ = withShard(stripe) { $0.removeAll() }
+        for index in 0...shardMask {
+            _ = withShard(index) { $0.removeAll() }
         }
     }
 
     /// Removes every expired entry now (they are otherwise removed when next read or evicted).
     public func removeExpired() {
         let now = nowSeconds()
-        for stripe in 0...shardMask {
+        for index in 0...shardMask {
             var evicted = Evictions<Value>()
-            withShard(stripe) { $0.removeExpired(now: now, evicted: &evicted) }
+            withShard(index) { $0.removeExpired(now: now, evicted: &evicted) }
         }
     }
 
@@ -321,13 +321,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
     public var totalCost: Int { totals.pointee.cost.load(ordering: .relaxed) }
     public var totalCount: Int {
         if countsEntries { return totals.pointee.count.load(ordering: .relaxed) }
-        return (0...shardMask).reduce(0) { sum, stripe in sum + shard(stripe).pointee.withLock { $0.count } }
+        return (0...shardMask).reduce(0) { sum, index in sum + shard(index).pointee.withLock { $0.count } }
     }
 
     /// Keys from most to least recently used, by the stamps of their last use, which every use
     /// takes anew, so no two are equal (for tests and diagnostics).
     var keysByRecency: [Key] {
-        (0...shardMask).flatMap { stripe in shard(stripe).pointee.withLock { $0.keysByRecency } }
+        (0...shardMask).flatMap { index in shard(index).pointee.withLock { $0.keysByRecency } }
             .sorted { $0.stamp > $1.stamp }
             .map(\.key)
     }
