@@ -207,10 +207,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
         shard.unpublished = []
     }
 
+    /// The stamp for a use happening now: one more than the last use's, from any thread.
+    @inlinable @inline(__always)
+    func nextStamp() -> UInt64 { recencyClock.pointee.wrappingAdd(1, ordering: .relaxed).newValue }
+
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let hash = keyHash.hash(key)
-        let stamp = recencyClock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
+        let stamp = nextStamp()
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
         let clock = self.clock
@@ -230,7 +234,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: @unch
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { nowSeconds() + $0 } ?? .infinity
-        let stamp = recencyClock.pointee.wrappingAdd(1, ordering: .relaxed).newValue
+        let stamp = nextStamp()
         // Evicted values are released when this function returns, outside the lock: freeing a large
         // image is not free.
         var evicted = Evictions<Value>()
