@@ -4,5 +4,12 @@
 # 2-thread figures need 2 free cores.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-swift build -c release --package-path "$root/Benchmarks" --product cache-bench 2>&1 | grep -E "error|warning|Build" || true
+# A failed build stops here: running the binary an earlier build left behind would report figures
+# for other code.
+if ! log=$(swift build -c release --package-path "$root/Benchmarks" --product cache-bench 2>&1); then
+    echo "$log" >&2
+    echo "run-cache-bench: the build failed; no figures" >&2
+    exit 1
+fi
+grep -E "warning:" <<<"$log" >&2 || true
 "$(swift build -c release --package-path "$root/Benchmarks" --show-bin-path)/cache-bench" "$@"
