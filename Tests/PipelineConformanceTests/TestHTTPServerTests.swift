@@ -47,16 +47,6 @@ struct TestHTTPServerTests {
         return fd
     }
 
-    /// Polls `condition` until it holds or `limit` passes.
-    static func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     @Test("bytes, slow bodies and statuses arrive whole; unrouted paths are 404; requests are counted")
     func routes() async throws {
         let server = try TestHTTPServer()
@@ -84,10 +74,10 @@ struct TestHTTPServerTests {
         let fd = try await runBlocking { try Self.connectClient(port) }
         let request = "GET /never HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-        #expect(await Self.eventually { server.requestCount("/never") == 1 })
+        #expect(await eventually { server.requestCount("/never") == 1 })
         #expect(server.openConnectionCount == 1)
         close(fd)
-        #expect(await Self.eventually { server.openConnectionCount == 0 })
+        #expect(await eventually { server.openConnectionCount == 0 })
     }
 
     @Test("stop ends the server: it says so, and connections are refused")

@@ -27,16 +27,6 @@ final class Gate: Sendable {
     var arrivals: [String] { order.withLock { $0 } }
 }
 
-/// Polls `condition` every 5 ms for up to `seconds`.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
-
 /// A value shared with concurrently running closures (a `Mutex` cannot be captured by `sending` ones).
 final class Locked<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>

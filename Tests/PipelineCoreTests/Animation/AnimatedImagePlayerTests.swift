@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// Solid gray frames (frame i has value i % 256) with chosen durations and loop count; frames listed
 /// in `blocked` wait, on a background thread, until `unblock()` is called.
@@ -172,14 +173,14 @@ struct AnimatedImagePlayerTests {
         log.attach(to: player, clock: clock)
         player.play()
         clock.advance(by: 0.01)
-        #expect(await eventually { player.frameBuffer.frame(at: 1) != nil })
+        try #require(await eventually { player.frameBuffer.frame(at: 1) != nil })
         clock.advance(by: 0.1)
         #expect(log.indices == [0, 1])
         clock.advance(by: 0.1, times: 5)
         #expect(log.indices == [0, 1], "frame 2 is missing: frame 1 stays")
         #expect(player.isPlaying)
         provider.unblock()
-        #expect(await eventually { player.frameBuffer.frame(at: 2) != nil })
+        try #require(await eventually { player.frameBuffer.frame(at: 2) != nil })
         for _ in 0..<40 where log.indices.count < 6 {
             clock.advance(by: 0.1)
             _ = await eventually { player.frameBuffer.frame(at: (player.currentFrameIndex + 1) % 6) != nil }
@@ -271,7 +272,7 @@ struct AnimatedImagePlayerTests {
         player.onFrame = { index, _ in shown.withLock { $0.append(index) } }
         player.onFinish = { finished.increment() }
         player.play()
-        #expect(await eventually(timeout: .seconds(30)) { finished.count == 1 })
+        try #require(await eventually { finished.count == 1 })
         #expect(shown.withLock { $0 } == [0, 1, 2, 0, 1, 2])
         #expect(!player.isPlaying)
     }
@@ -280,7 +281,7 @@ struct AnimatedImagePlayerTests {
     func systemClock() async throws {
         let ticks = Counter()
         let subscription = SystemAnimationClock(ticksPerSecond: 100).subscribe { ticks.increment() }
-        #expect(await eventually { ticks.count >= 3 })
+        try #require(await eventually { ticks.count >= 3 })
         subscription.cancel()
         let stopped = ticks.count
         let more = await eventually(timeout: .milliseconds(200)) { ticks.count > stopped + 1 }

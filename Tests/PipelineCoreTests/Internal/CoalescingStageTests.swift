@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Coalescing stage")
 struct CoalescingStageTests {
@@ -43,7 +44,7 @@ struct CoalescingStageTests {
         }
         let leaving = Task { try await stage.value(for: "k", work: work) }
         let staying = Task { try await stage.value(for: "k", work: work) }
-        #expect(await eventually { stage.inFlightCount == 1 })
+        try #require(await eventually { stage.inFlightCount == 1 })
         leaving.cancel()
         await #expect(throws: ImagePipeError.cancelled) { try await leaving.value }
         gate.open()
@@ -65,9 +66,9 @@ struct CoalescingStageTests {
             return 1
         }
         let low = Task(priority: .low) { try await stage.value(for: "k", work: work) }
-        #expect(await eventually { stage.inFlightCount == 1 })
+        try #require(await eventually { stage.inFlightCount == 1 })
         let high = Task(priority: .high) { try await stage.value(for: "k", work: work) }
-        #expect(await eventually { stage.subscriberCount(for: "k") == 2 })
+        try #require(await eventually { stage.subscriberCount(for: "k") == 2 })
         joined.open()
         #expect(try await low.value == 1)
         #expect(try await high.value == 1)
@@ -85,10 +86,10 @@ struct CoalescingStageTests {
                 return 1
             }
         }
-        #expect(await eventually { stage.inFlightCount == 1 })
+        try #require(await eventually { stage.inFlightCount == 1 })
         caller.cancel()
         _ = try? await caller.value
-        #expect(await eventually { workCancelled.withLock { $0 } })
+        try #require(await eventually { workCancelled.withLock { $0 } })
         #expect(stage.inFlightCount == 0)
         #expect(try await stage.value(for: "k") { _ in 2 } == 2)
         #expect(stage.startedCount == 2)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Image manager flow")
 struct ImageManagerTests {
@@ -17,7 +18,7 @@ struct ImageManagerTests {
         #expect(result.cacheType == .none)
         #expect(result.url == url)
         // The store runs in the background; then: one store of both levels under the URL key.
-        #expect(await eventually { f.cache.stores.count == 1 })
+        try #require(await eventually { f.cache.stores.count == 1 })
         #expect(f.cache.stores.map(\.key) == [url.absoluteString])
         #expect(f.cache.stores.first?.type == .all)
         // The second load is a memory hit and makes no request.
@@ -116,7 +117,7 @@ struct ImageManagerTests {
         let task = f.manager.loadImage(with: url) { result in completions.withLock { $0.append(result) } }
         task.cancel()
         _ = try? await task.result()
-        #expect(await eventually { !f.manager.isRunning })
+        try #require(await eventually { !f.manager.isRunning })
         let all = completions.withLock { $0 }
         #expect(all.count == 1)
         if case .failure(let error)? = all.first { #expect(error == .cancelled) } else { Issue.record("expected cancelled, got \(all)") }
@@ -128,7 +129,7 @@ struct ImageManagerTests {
         let f = ManagerFixture(delay: .seconds(30))
         f.serve(url.absoluteString)
         let load = Task { try await f.manager.loadImage(with: url) }
-        #expect(await eventually { f.manager.isRunning })
+        try #require(await eventually { f.manager.isRunning })
         load.cancel()
         await #expect(throws: ImagePipeError.cancelled) { try await load.value }
     }
@@ -139,7 +140,7 @@ struct ImageManagerTests {
         f.serve(url.absoluteString)
         let cancelled = f.manager.imageTask(with: url)
         let others = (0..<3).map { _ in f.manager.imageTask(with: url) }
-        #expect(await eventually { f.loader.requests(url.absoluteString) == 1 })
+        try #require(await eventually { f.loader.requests(url.absoluteString) == 1 })
         cancelled.cancel()
         await #expect(throws: ImagePipeError.cancelled) { try await cancelled.result() }
         for task in others { #expect(try await task.result().image != nil) }
@@ -248,7 +249,7 @@ struct ImageManagerTests {
             calls.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
         }
         _ = try await task.result()
-        #expect(await eventually { !calls.withLock { $0 }.isEmpty })
+        try #require(await eventually { !calls.withLock { $0 }.isEmpty })
         #expect(calls.withLock { $0 } == [7])
     }
 
@@ -331,6 +332,6 @@ struct ImageManagerTests {
         #expect(f.manager.runningCount == 5)
         f.manager.cancelAll()
         for task in tasks { await #expect(throws: ImagePipeError.cancelled) { try await task.result() } }
-        #expect(await eventually { !f.manager.isRunning })
+        try #require(await eventually { !f.manager.isRunning })
     }
 }

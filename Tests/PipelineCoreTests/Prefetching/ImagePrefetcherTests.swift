@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Prefetcher")
 struct ImagePrefetcherTests {
@@ -22,7 +23,7 @@ struct ImagePrefetcherTests {
         }
         #expect(result == (3, 0))
         #expect(progress.withLock { $0 } == [1, 2, 3])
-        #expect(await eventually { (try? await f.manager.loadImage(with: urls[0], options: [.fromCacheOnly]))?.image != nil })
+        try #require(await eventually { (try? await f.manager.loadImage(with: urls[0], options: [.fromCacheOnly]))?.image != nil })
     }
 
     @Test("An empty list completes at once with (0, 0) and no token")
@@ -78,11 +79,11 @@ struct ImagePrefetcherTests {
         let prefetcher = ImagePrefetcher(manager: f.manager)
         let completed = Mutex(false)
         let token = prefetcher.prefetch(urls, completed: { _, _ in completed.withLock { $0 = true } })
-        #expect(await eventually { f.manager.runningCount == 3 })
+        try #require(await eventually { f.manager.runningCount == 3 })
         #expect(prefetcher.runningBatchCount == 1)
         prefetcher.cancelPrefetching()
         // Well before the 30 s loads could finish on their own.
-        #expect(await eventually { prefetcher.runningBatchCount == 0 && !f.manager.isRunning })
+        try #require(await eventually { prefetcher.runningBatchCount == 0 && !f.manager.isRunning })
         #expect(!completed.withLock { $0 })
         #expect(token?.skippedCount ?? 0 <= 5)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Image targets under concurrency")
 struct ImageTargetConcurrencyTests {
@@ -31,7 +32,7 @@ struct ImageTargetConcurrencyTests {
                 }
             }
         }
-        #expect(await eventually(timeout: .seconds(60)) { log.count == setCalls.count })
+        try #require(await eventually { log.count == setCalls.count })
 
         // One last call per slot and target, after the storm, decides what each shows.
         let finalURL = URL(string: "test://stress/final.timg")!
@@ -42,11 +43,11 @@ struct ImageTargetConcurrencyTests {
                 target.setImage(with: finalURL, slot: slot, context: context, completed: finalLog.handler)
             }
         }
-        #expect(await eventually(timeout: .seconds(60)) { finalLog.count == targets.count * slots.count })
+        try #require(await eventually { finalLog.count == targets.count * slots.count })
         #expect(finalLog.all.allSatisfy { $0.width == 99 })
         for target in targets {
             for slot in slots {
-                #expect(await eventually { target.widths(in: slot).last == 99 })
+                try #require(await eventually { target.widths(in: slot).last == 99 })
             }
             #expect(target.overlaps.count == 0, "a target is never updated from two threads at once")
         }

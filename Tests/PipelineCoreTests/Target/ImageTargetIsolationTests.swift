@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// An actor executor on a dispatch queue the test can recognise.
 final class MarkedQueueExecutor: SerialExecutor {
@@ -53,7 +54,7 @@ struct ImageTargetIsolationTests {
         let screen = Screen()
         let task = await screen.show(url, in: target, context: context, seen: seen)
         _ = try await task?.result()
-        #expect(await eventually { seen.all.count == 1 })
+        try #require(await eventually { seen.all.count == 1 })
         #expect(seen.all == ["screen"])
         #expect(target.widths().last == 40)
         _ = screen
@@ -65,7 +66,7 @@ struct ImageTargetIsolationTests {
             plain.setImage(with: url, context: context) { _ in outside.recordCurrent() }
         }
         _ = try await done.value?.result()
-        #expect(await eventually { outside.all.count == 1 })
+        try #require(await eventually { outside.all.count == 1 })
         #expect(outside.all == [nil])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Image targets with progressive loads")
 struct ImageTargetProgressiveTests {
@@ -19,8 +20,8 @@ struct ImageTargetProgressiveTests {
         let target = RecordingTarget()
         let log = CompletionLog()
         target.setImage(with: url, placeholder: placeholderImage, options: [.progressiveLoad], context: ImageContext().with(.imageManager, manager), completed: log.handler)
-        #expect(await eventually { log.count == 1 })
-        #expect(await eventually { target.shown.last?.image?.pixelSize.height == 40 })
+        try #require(await eventually { log.count == 1 })
+        try #require(await eventually { target.shown.last?.image?.pixelSize.height == 40 })
         let heights = target.shown.map { $0.image?.pixelSize.height ?? 0 }
         #expect(heights.first == 1, "the placeholder first")
         #expect(heights.count > 2, "partial images in between: \(heights)")
@@ -36,7 +37,7 @@ struct ImageTargetProgressiveTests {
         let log = CompletionLog()
         target.setImage(with: url, placeholder: placeholderImage, options: [.progressiveLoad, .avoidAutoSetImage],
                         context: ImageContext().with(.imageManager, manager), completed: log.handler)
-        #expect(await eventually { log.all.contains { (try? $0.get().isFinished) == true } })
+        try #require(await eventually { log.all.contains { (try? $0.get().isFinished) == true } })
         let results = log.all.compactMap { try? $0.get() }
         #expect(results.count > 1)
         #expect(results.dropLast().allSatisfy { !$0.isFinished })

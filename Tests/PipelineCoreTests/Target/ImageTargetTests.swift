@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Image targets")
 struct ImageTargetTests {
@@ -18,11 +19,11 @@ struct ImageTargetTests {
         let firstLog = CompletionLog(), secondLog = CompletionLog()
         let firstTask = target.setImage(with: first, placeholder: placeholderImage, context: f.context, completed: firstLog.handler)
         target.setImage(with: second, placeholder: placeholderImage, context: f.context, completed: secondLog.handler)
-        #expect(await eventually { firstLog.count == 1 && secondLog.count == 1 })
+        try #require(await eventually { firstLog.count == 1 && secondLog.count == 1 })
         #expect(firstLog.all.first?.error == .cancelled)
         #expect(firstTask?.isFinished == true)
         #expect(secondLog.all.first?.width == 20)
-        #expect(await eventually { target.widths().last == 20 })
+        try #require(await eventually { target.widths().last == 20 })
         #expect(!target.widths().contains(10), "the cancelled load never shows")
         #expect(target.imageURL == second)
         #expect(target.latestOperationKey == "RecordingTarget")
@@ -38,7 +39,7 @@ struct ImageTargetTests {
         let log = CompletionLog()
         target.setImage(with: first, options: [.avoidAutoCancelImage], context: f.context, completed: log.handler)
         target.setImage(with: second, options: [.avoidAutoCancelImage], context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 2 })
+        try #require(await eventually { log.count == 2 })
         #expect(Set(log.all.compactMap(\.width)) == [10, 20])
     }
 
@@ -56,10 +57,10 @@ struct ImageTargetTests {
             target.setImage(with: url, slot: slot, context: f.context, completed: log.handler)
         }
         #expect(Set(slots.map { $0.defaultOperationKey(for: RecordingTarget.self) }).count == slots.count)
-        #expect(await eventually { log.count == slots.count })
+        try #require(await eventually { log.count == slots.count })
         #expect(log.all.allSatisfy { $0.error == nil })
         for (offset, slot) in slots.enumerated() {
-            #expect(await eventually { target.widths(in: slot) == [0, 10 + offset] }, "cleared by the nil placeholder, then its own image")
+            try #require(await eventually { target.widths(in: slot) == [0, 10 + offset] }, "cleared by the nil placeholder, then its own image")
         }
     }
 
@@ -75,11 +76,11 @@ struct ImageTargetTests {
         target.setImage(with: first, slot: .image, context: context, completed: log.handler)
         #expect(target.imageLoadOperation(forKey: "shared") != nil)
         target.setImage(with: second, slot: .highlightedImage, context: context, completed: log.handler)
-        #expect(await eventually { log.count == 2 })
+        try #require(await eventually { log.count == 2 })
         #expect(log.all.first?.error == .cancelled)
         #expect(target.latestOperationKey == "shared")
         #expect(target.imageURL(forKey: "shared") == second)
-        #expect(await eventually { target.imageLoadOperation(forKey: "shared") == nil }, "finished operations are not kept")
+        try #require(await eventually { target.imageLoadOperation(forKey: "shared") == nil }, "finished operations are not kept")
     }
 
     @Test("The request carries the operation key but not the custom manager")
@@ -90,7 +91,7 @@ struct ImageTargetTests {
         let target = RecordingTarget()
         let log = CompletionLog()
         target.setImage(with: URL(string: "ctx://one")!, slot: .highlightedImage, context: ImageContext().with(.imageManager, manager), completed: log.handler)
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(log.all.first?.width == 7)
         let seen = try #require(loader.seen.first)
         #expect(seen[.operationKey] == "RecordingTarget.highlightedImage")
@@ -103,7 +104,7 @@ struct ImageTargetTests {
         let target = RecordingTarget()
         let log = CompletionLog()
         target.setImage(with: first, placeholder: placeholderImage, context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(log.all.first?.error == .badStatusCode(404))
         #expect(target.widths() == [1])
     }
@@ -116,7 +117,7 @@ struct ImageTargetTests {
         let log = CompletionLog()
         target.setImage(with: first, placeholder: placeholderImage, options: [.delayPlaceholder], context: f.context, completed: log.handler)
         #expect(target.shown.isEmpty)
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(log.all.first?.error == .badStatusCode(500))
         #expect(target.widths() == [1], "the placeholder appears after the failure, and only then")
     }
@@ -128,7 +129,7 @@ struct ImageTargetTests {
         let target = RecordingTarget()
         let log = CompletionLog()
         target.setImage(with: first, placeholder: placeholderImage, options: [.delayPlaceholder], context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(target.widths() == [10])
     }
 
@@ -139,7 +140,7 @@ struct ImageTargetTests {
         let target = RecordingTarget()
         let log = CompletionLog()
         target.setImage(with: first, placeholder: placeholderImage, options: [.avoidAutoSetImage], context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(log.all.first?.width == 10)
         #expect(target.widths() == [1], "only the placeholder was set by the target binding")
     }
@@ -152,7 +153,7 @@ struct ImageTargetTests {
             let log = CompletionLog()
             let task = target.setImage(with: nil, placeholder: placeholderImage, options: options, context: f.context, completed: log.handler)
             #expect(task == nil)
-            #expect(await eventually { log.count == 1 })
+            try #require(await eventually { log.count == 1 })
             #expect(log.all.first?.error == .invalidURL(""))
             #expect(target.widths() == [1])
         }
@@ -168,20 +169,20 @@ struct ImageTargetTests {
         let log = CompletionLog()
         let reported = Mutex<[Int64]>([])
         target.setImage(with: first, context: f.context, completed: log.handler, progress: { value in reported.withLock { $0.append(value.receivedBytes) } })
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         let progress = target.imageProgress
         #expect(progress.totalUnitCount == Int64(data.count))
         #expect(progress.completedUnitCount == Int64(data.count))
         #expect(progress.fractionCompleted == 1 && progress.isFinished)
         let values = reported.withLock { $0 }
         #expect(values == values.sorted() && values.last == Int64(data.count))
-        #expect(await eventually { indicator.calls.last == "stop" })
+        try #require(await eventually { indicator.calls.last == "stop" })
         #expect(indicator.calls.first == "start" && indicator.calls.contains("progress"))
 
-        #expect(await eventually { f.cache.memoryKeys.contains(first.absoluteString) })
+        try #require(await eventually { f.cache.memoryKeys.contains(first.absoluteString) })
         // A memory hit reports no bytes: SDWebImage then marks the progress unknown/unknown, i.e. done.
         target.setImage(with: first, context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 2 })
+        try #require(await eventually { log.count == 2 })
         #expect(target.imageProgress.totalUnitCount == ImageLoadingProgress.unknownUnitCount)
         #expect(target.imageProgress.isFinished)
     }
@@ -194,20 +195,20 @@ struct ImageTargetTests {
         let target = RecordingTarget(transition: transition)
         let log = CompletionLog()
         target.setImage(with: first, context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(try log.all[0].get().cacheType == .none)
-        #expect(await eventually { transition.calls == ["prepare", "apply", "completed"] })
-        #expect(await eventually { f.cache.memoryKeys.contains(first.absoluteString) })
+        try #require(await eventually { transition.calls == ["prepare", "apply", "completed"] })
+        try #require(await eventually { f.cache.memoryKeys.contains(first.absoluteString) })
 
         target.setImage(with: first, context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 2 })
+        try #require(await eventually { log.count == 2 })
         #expect(try log.all[1].get().cacheType == .memory)
         #expect(transition.calls.count == 3, "a memory hit shows at once")
         #expect(target.widths() == [0, 10, 0, 10], "a nil placeholder clears the slot, as in SDWebImage")
 
         target.setImage(with: first, options: [.forceTransition], context: f.context, completed: log.handler)
-        #expect(await eventually { log.count == 3 })
-        #expect(await eventually { transition.calls.count == 6 })
+        try #require(await eventually { log.count == 3 })
+        try #require(await eventually { transition.calls.count == 6 })
     }
 
     @Test("waitTransition holds the completion until the transition has finished")
@@ -218,13 +219,13 @@ struct ImageTargetTests {
         let target = RecordingTarget(transition: transition)
         let log = CompletionLog()
         target.setImage(with: first, options: [.waitTransition], context: f.context, completed: log.handler)
-        #expect(await eventually { transition.calls == ["prepare", "apply"] })
+        try #require(await eventually { transition.calls == ["prepare", "apply"] })
         // Apply and the completion would run in one job on the target's serial executor; a job
         // queued after apply has run therefore runs after any completion that was not held.
         await drain(target)
         #expect(log.count == 0)
         transition.release()
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(transition.calls == ["prepare", "apply", "completed"])
     }
 
@@ -237,7 +238,7 @@ struct ImageTargetTests {
         let task = try #require(target.setImage(with: first, context: f.context, completed: log.handler))
         #expect(target.imageLoadOperation(forKey: "RecordingTarget") === task)
         target.cancelCurrentImageLoad()
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(log.all.first?.error == .cancelled)
         #expect(target.imageLoadOperation(forKey: "RecordingTarget") == nil)
 
@@ -247,7 +248,7 @@ struct ImageTargetTests {
             weakTask.set(detached)
             target.setImageLoadOperation(detached, forKey: "manual")
         }
-        #expect(await eventually { weakTask.object == nil }, "the manager lets go of a finished task, and so does the table")
+        try #require(await eventually { weakTask.object == nil }, "the manager lets go of a finished task, and so does the table")
         #expect(target.imageLoadOperation(forKey: "manual") == nil)
     }
 
@@ -264,9 +265,9 @@ struct ImageTargetTests {
             weakTarget.set(target)
             target.setImage(with: url, context: f.context, completed: log.handler)
         }
-        #expect(await eventually { weakTarget.object == nil })
+        try #require(await eventually { weakTarget.object == nil })
         gate.open()
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         #expect(log.all.first?.width == 10)
     }
 
