@@ -128,8 +128,8 @@ struct MemoryCacheTests {
         #expect(cache.value(forKey: "k9900") == 9900)
     }
 
-    @Test("Striped caches share one budget: the limits hold exactly and the newest entries are kept")
-    func stripedLimits() {
+    @Test("Sharded caches share one budget: the limits hold exactly and the newest entries are kept")
+    func shardedLimits() {
         let cache = MemoryCache<String, Int>(costLimit: 10_000, countLimit: 1_000, entryCostLimitRatio: 0.1, shardCount: 8)
         #expect(cache.shardCount == 8)
         for i in 0..<5_000 { cache.set(i, forKey: "https://example.com/\(i).jpg", cost: 7) }
@@ -163,7 +163,7 @@ struct MemoryCacheTests {
         }
     }
 
-    @Test("Small count limits get one shard, so they are exact LRUs; the per-entry cap no longer limits stripes")
+    @Test("Small count limits get one shard, so they are exact LRUs; the per-entry cap no longer limits shards")
     func smallCachesAreExact() {
         #expect(MemoryCache<String, Int>(costLimit: 1000, countLimit: 10).shardCount == 1)
         #expect(MemoryCache<String, Int>(costLimit: 1000, entryCostLimitRatio: 0.5, shardCount: 8).shardCount == 8)
