@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// How `FileLoader` reads. Defaults are safe for untrusted paths only when `allowedRoots` is set.
 public struct FileLoaderConfiguration: Sendable {
@@ -17,4 +18,9 @@ public struct FileLoaderConfiguration: Sendable {
         self.maxBytes = maxBytes
         self.chunkSize = max(4096, chunkSize)
     }
+}
+
+extension ImagePipeError.Limit {
+    /// Bytes of a file or `data:` payload: `FileLoaderConfiguration.maxBytes`.
+    public static let fileSize = Self(name: "fileSize", setting: "FileLoaderConfiguration.maxBytes")
 }

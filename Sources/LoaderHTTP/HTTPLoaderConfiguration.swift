@@ -54,7 +54,7 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// Redirects followed before failing with `limitExceeded(.redirects)`. Default 10. Only http and
     /// https are ever followed.
     public var maxRedirects: Int = 10
-    /// Response bodies larger than this fail with `limitExceeded(.bytes)`: checked against
+    /// Response bodies larger than this fail with `limitExceeded(.responseBytes)`: checked against
     /// `Content-Length` first, then while receiving (chunked or lying servers). Default 100 MiB.
     public var maxResponseBytes: Int64 = 100 << 20
     /// A transfer slower than `lowSpeedLimit` bytes/s for `lowSpeedTime` seconds fails with
@@ -86,4 +86,11 @@ public struct HTTPLoaderConfiguration: Sendable {
     public init() {}
 
     var effectiveTimeout: Double { timeout > 0 ? timeout : 15 }
+}
+
+extension ImagePipeError.Limit {
+    /// Bytes of a response body: `HTTPLoaderConfiguration.maxResponseBytes`.
+    public static let responseBytes = Self(name: "responseBytes", setting: "HTTPLoaderConfiguration.maxResponseBytes")
+    /// Redirects followed: `HTTPLoaderConfiguration.maxRedirects`.
+    public static let redirects = Self(name: "redirects", setting: "HTTPLoaderConfiguration.maxRedirects")
 }

@@ -65,12 +65,12 @@ struct HTTPLoaderFaultTests {
         #expect(result.data == FaultRoutes.image.prefix(10))
     }
 
-    @Test("an endless body stops at the byte limit with limitExceeded(.bytes)")
+    @Test("an endless body stops at the byte limit with limitExceeded(.responseBytes)")
     func endless() async throws {
         var config = FaultRoutes.testConfiguration()
         config.maxResponseBytes = 1 << 20
         let (error, blocked) = try await failure("/endless", config: config, within: 3)
-        guard case .limitExceeded(.bytes, _, let maximum) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(.responseBytes, _, let maximum) = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(maximum == 1 << 20)
         #expect(blocked)
     }
@@ -80,7 +80,7 @@ struct HTTPLoaderFaultTests {
         var config = FaultRoutes.testConfiguration()
         config.maxResponseBytes = 1 << 20
         let (error, _) = try await failure("/huge-length", config: config, within: 3)
-        guard case .limitExceeded(.bytes, _, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(.responseBytes, _, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
     }
 
     @Test("a 301 loop ends with limitExceeded(.redirects)")

@@ -31,7 +31,7 @@ enum CurlErrors {
             return .invalidURL(message)
         case CURLE_FILESIZE_EXCEEDED:
             let limit = Int(clamping: configuration.maxResponseBytes)
-            return .limitExceeded(.bytes, value: limit + 1, maximum: limit)
+            return .limitExceeded(.responseBytes, value: limit + 1, maximum: limit)
         case CURLE_BAD_CONTENT_ENCODING:
             return .badImageData(reason: "the response's content encoding is corrupt: \(message)")
         default:

@@ -130,7 +130,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let limit = settings.configuration.maxResponseBytes
         guard Int64(body.count) + Int64(bytes.count) <= limit else {
-            abortError = .limitExceeded(.bytes, value: Int(clamping: Int64(body.count) + Int64(bytes.count)), maximum: Int(clamping: limit))
+            abortError = .limitExceeded(.responseBytes, value: Int(clamping: Int64(body.count) + Int64(bytes.count)), maximum: Int(clamping: limit))
             return false
         }
         body.append(contentsOf: bytes)
@@ -172,7 +172,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let limit = settings.configuration.maxResponseBytes
         if let length = answer.expectedContentLength, length > limit {
-            return .limitExceeded(.bytes, value: Int(clamping: length), maximum: Int(clamping: limit))
+            return .limitExceeded(.responseBytes, value: Int(clamping: length), maximum: Int(clamping: limit))
         }
         // With Content-Encoding the announced length counts compressed bytes, not the ones we see.
         expectedBytes = answer.header("Content-Encoding") == nil ? answer.expectedContentLength : nil

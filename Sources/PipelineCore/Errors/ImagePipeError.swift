@@ -36,9 +36,29 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
     /// A path resolved outside the directories a loader was allowed to read.
     case accessDenied(path: String)
 
-    /// What a `limitExceeded` error ran into.
-    public enum Limit: String, Sendable, Hashable {
-        case pixels, frames, bytes, redirects, fileSize
+    /// What a `limitExceeded` error ran into, and the setting that raises it. Open like the formats:
+    /// a plugin declares its own limits in an extension (`FileLoaderConfiguration.maxBytes` is
+    /// LoaderFile's), so every limit error can say where to raise it.
+    public struct Limit: Sendable, Hashable, CustomStringConvertible {
+        /// A short name, as in "pixels limit exceeded".
+        public let name: String
+        /// The setting that raises the limit (`Type.property`), nil where nothing does (a size
+        /// that overflows the address space).
+        public let setting: String?
+
+        public init(name: String, setting: String?) {
+            self.name = name
+            self.setting = setting
+        }
+
+        public var description: String { name }
+
+        /// Pixels of one frame's canvas: `ImageDecodeOptions.maxPixels`.
+        public static let pixels = Limit(name: "pixels", setting: "ImageDecodeOptions.maxPixels")
+        /// Frames of an animation: `ImageDecodeOptions.maxFrames`.
+        public static let frames = Limit(name: "frames", setting: "ImageDecodeOptions.maxFrames")
+        /// Bytes of a pixel buffer whose size overflows; no setting raises it.
+        public static let bytes = Limit(name: "bytes", setting: nil)
     }
 
     /// Why a transfer failed.
@@ -98,9 +118,13 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         case .transport(let kind, let message):
             "transfer failed (\(kind.rawValue)): \(message)"
         case .limitExceeded(let limit, let value, let maximum):
-            value == .max
-                ? "\(limit.rawValue) limit exceeded: the size overflows; the file's header is corrupt or hostile"
-                : "\(limit.rawValue) limit exceeded: \(value) is more than the maximum of \(maximum); raise the limit in the decode options if this is expected"
+            if value == .max {
+                "\(limit.name) limit exceeded: the size overflows; the file's header is corrupt or hostile"
+            } else if let setting = limit.setting {
+                "\(limit.name) limit exceeded: \(value) is more than the maximum of \(maximum); raise \(setting) if this is expected"
+            } else {
+                "\(limit.name) limit exceeded: \(value) is more than the maximum of \(maximum)"
+            }
         case .unsupportedFormat(let format, let reason):
             reason.isEmpty ? "unsupported format '\(format.identifier)'" : "unsupported format '\(format.identifier)': \(reason)"
         case .encodingFailed(let reason):

@@ -22,7 +22,7 @@ struct ImagePipeErrorTests {
         (.badStatusCode(404), "the server answered HTTP 404"),
         (.badContentType("text/html"), "unacceptable content type 'text/html'"),
         (.limitExceeded(.pixels, value: 4_294_836_225, maximum: 100_000_000),
-         "pixels limit exceeded: 4294836225 is more than the maximum of 100000000; raise the limit in the decode options if this is expected"),
+         "pixels limit exceeded: 4294836225 is more than the maximum of 100000000; raise ImageDecodeOptions.maxPixels if this is expected"),
         (.limitExceeded(.pixels, value: .max, maximum: 100), "pixels limit exceeded: the size overflows; the file's header is corrupt or hostile"),
         (.unsupportedFormat(.jpeg, reason: "12-bit samples"), "unsupported format 'jpeg': 12-bit samples"),
         (.transport(kind: .timedOut, message: "no answer in 15 s"), "transfer failed (timedOut): no answer in 15 s"),
