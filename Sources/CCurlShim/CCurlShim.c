@@ -21,6 +21,10 @@ int ip_easy_setopt_prereq_callback(void *easy, ip_prereq_callback callback) {
     return (int)curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, callback);
 }
 
+int ip_easy_setopt_opensocket_callback(void *easy, ip_opensocket_callback callback) {
+    return (int)curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
 int ip_easy_getinfo_long(void *easy, int info, long *value) {
     return (int)curl_easy_getinfo(easy, (CURLINFO)info, value);
 }

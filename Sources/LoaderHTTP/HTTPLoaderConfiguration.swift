@@ -73,13 +73,28 @@ public struct HTTPLoaderConfiguration: Sendable {
     public var responseModifier: ImageResponseModifier?
     public var decryptor: ImageDecryptor?
     public var retry: HTTPRetryPolicy = .none
-    /// Refuse to talk to loopback, private, link-local, multicast and unspecified addresses,
-    /// checked on the address actually connected (after DNS, on every reused connection too), so
-    /// a hostname resolving to 127.0.0.1 is refused as well. Off by default: a library in an app
-    /// talks to local servers legitimately. Turn it on in servers that fetch user-supplied URLs.
+    /// The SSRF guard: refuse every address the public internet does not route to — loopback,
+    /// private, shared (CGNAT), link-local (cloud metadata services), unique-local, multicast,
+    /// documentation, benchmarking, reserved and the rest of IANA's special-purpose ranges; IPv6
+    /// forms embedding an IPv4 address (`::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`,
+    /// `::a.b.c.d`) are judged as that IPv4 address. The check runs on each resolved address before
+    /// libcurl opens a socket to it — every address tried, every redirect hop — so nothing, not
+    /// even a TCP SYN, reaches a refused address, and a host name resolving to one (DNS rebinding
+    /// included) is refused too. A refusal fails with `transport(.blockedAddress, …)`, which is
+    /// permanent. Off by default: a library in an app talks to local servers legitimately. Turn it
+    /// on in servers that fetch user-supplied URLs (the CLI: `--block-private-addresses`).
     /// Through a proxy (libcurl honours `http_proxy` / `https_proxy`) the address checked is the
-    /// proxy's, so the proxy's own policy has to do the rest.
+    /// proxy's, which then has to be allowed in `allowedAddresses`, and its own policy does the rest.
     public var blocksPrivateAddresses: Bool = false
+    /// Exceptions to `blocksPrivateAddresses`: addresses and CIDR ranges (`10.1.0.0/16`, `::1`)
+    /// connected to even though the guard would refuse them — an internal image host, a local
+    /// proxy. An IPv4 range also covers the IPv6 forms embedding its addresses. Default none.
+    public var allowedAddresses: [IPAddressRange] = []
+    /// With `blocksPrivateAddresses` on, also refuse this host's own interface addresses (read with
+    /// `getifaddrs` at each new connection), public ones included: through them a fetch reaches the
+    /// services the server binds to every interface, which a firewall only hides from other hosts.
+    /// Default on; turn it off only where images are legitimately served from this same host.
+    public var blocksOwnInterfaceAddresses: Bool = true
     /// Validators (`ETag`, `Last-Modified`) kept for `.refreshCached` revalidation, per URL.
     public var validatorCacheCount: Int = 1000
 

@@ -73,6 +73,7 @@ struct HTTPLoaderFaultTests {
         guard case .limitExceeded(.responseBytes, _, let maximum) = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(maximum == 1 << 20)
         #expect(blocked)
+        #expect(error?.description.hasSuffix("raise HTTPLoaderConfiguration.maxResponseBytes if this is expected") == true)
     }
 
     @Test("a Content-Length over the byte limit fails before the body is read")
@@ -81,6 +82,7 @@ struct HTTPLoaderFaultTests {
         config.maxResponseBytes = 1 << 20
         let (error, _) = try await failure("/huge-length", config: config, within: 3)
         guard case .limitExceeded(.responseBytes, _, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(error?.description == "responseBytes limit exceeded: 50000000 is more than the maximum of 1048576; raise HTTPLoaderConfiguration.maxResponseBytes if this is expected")
     }
 
     @Test("a 301 loop ends with limitExceeded(.redirects)")
@@ -90,6 +92,7 @@ struct HTTPLoaderFaultTests {
         let (error, blocked) = try await failure("/loop", config: config, within: 3)
         #expect(error == .limitExceeded(.redirects, value: 4, maximum: 3))
         #expect(blocked)
+        #expect(error?.description == "redirects limit exceeded: 4 is more than the maximum of 3; raise HTTPLoaderConfiguration.maxRedirects if this is expected")
     }
 
     @Test("a redirect to file:// is refused as an unsupported scheme and blocked")
@@ -97,6 +100,35 @@ struct HTTPLoaderFaultTests {
         let (error, blocked) = try await failure("/to-file", within: 3)
         expectTransport(error, .unsupportedScheme)
         #expect(blocked)
+    }
+
+    @Test("a header line over libcurl's 100 KiB cap is an invalid response naming the cap, not 'out of memory'")
+    func hugeHeaderLine() async throws {
+        let (error, blocked) = try await failure("/huge-header-line", within: 3)
+        guard case .invalidResponse(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(reason.contains("a response header line is longer than libcurl accepts (100 KiB, CURL_MAX_HTTP_HEADER"))
+        #expect(!reason.localizedCaseInsensitiveContains("out of memory"))
+        #expect(!blocked)
+    }
+
+    @Test("headers over libcurl's total cap are an invalid response, not a lost connection")
+    func hugeHeaders() async throws {
+        let (error, _) = try await failure("/huge-headers", within: 3)
+        guard case .invalidResponse(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(reason.contains("the response's headers are larger than libcurl accepts: Too large response headers"))
+    }
+
+    @Test("a server answering something that is not HTTP is an invalid response")
+    func notHTTP() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        server.route("/garbage") { _, c in
+            c.write("SSH-2.0-OpenSSH_9.2\r\n\r\n")
+            c.closeIfOpen()
+        }
+        let error = await loadError(HTTPLoader(configuration: FaultRoutes.testConfiguration()), server.url("/garbage"))
+        guard case .invalidResponse(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(reason.hasPrefix("the server's answer is not HTTP"))
     }
 
     @Test("404 is badStatusCode(404) and blocked; 500 and 429 are not blocked")
@@ -127,6 +159,8 @@ struct HTTPLoaderFaultTests {
         let url = URL(string: "http://127.0.0.1:\(port)/a.png")!
         let error = await loadError(loader, url)
         expectTransport(error, .cannotConnect)
+        // libcurl's own words, which name the address, rather than its generic "Couldn't connect to server".
+        #expect(error?.description.contains("127.0.0.1 port \(port)") == true, "\(String(describing: error))")
         #expect(!loader.shouldBlockFailedURL(url, error: error!, options: [], context: ImageContext()))
         #expect(!loader.shouldBlockFailedURL(url, error: .cancelled, options: [], context: ImageContext()))
     }

@@ -27,33 +27,98 @@ struct HTTPLoaderSecurityTests {
         #expect(try await HTTPLoader(configuration: config).loadTyped(server.url("image.png")).data == FaultRoutes.image)
     }
 
-    @Test("the SSRF guard refuses loopback by address and by a name resolving to it, before any request")
-    func ssrfGuard() async throws {
-        let server = try FaultRoutes.server()
-        defer { server.stop() }
+    /// A loader with the guard on; `allowed` are its exceptions.
+    private func guarded(allowing allowed: [String] = []) -> HTTPLoader {
         var config = FaultRoutes.testConfiguration()
         config.blocksPrivateAddresses = true
-        let guarded = HTTPLoader(configuration: config)
-        let open = HTTPLoader(configuration: FaultRoutes.testConfiguration())
-        #expect(try await open.loadTyped(server.url("/image.png")).data == FaultRoutes.image)
-        for url in [server.url("/image.png"), URL(string: "http://localhost:\(server.port)/image.png")!] {
-            guard case .invalidDownloadOperation(let reason) = await loadError(guarded, url) else {
-                Issue.record("\(url) was not refused")
-                continue
-            }
-            #expect(reason.contains("refused to connect"))
+        config.allowedAddresses = allowed.map { IPAddressRange($0)! }
+        return HTTPLoader(configuration: config)
+    }
+
+    /// The guard's refusal, or a recorded issue when the load ended any other way.
+    private func refusal(_ loader: HTTPLoader, _ url: URL, sourceLocation: SourceLocation = #_sourceLocation) async -> String? {
+        let error = await loadError(loader, url)
+        guard case .transport(.blockedAddress, let message) = error else {
+            Issue.record("\(url) was not refused by the guard: \(String(describing: error))", sourceLocation: sourceLocation)
+            return nil
         }
+        #expect(loader.shouldBlockFailedURL(url, error: error!, options: [], context: ImageContext()), sourceLocation: sourceLocation)
+        return message
+    }
+
+    @Test("with the guard on, loopback in every spelling gets no connection at all, https included", arguments: [
+        "http://127.0.0.1:PORT/a.png", "http://127.1:PORT/a.png", "http://2130706433:PORT/a.png",
+        "http://0x7f.0.0.1:PORT/a.png", "http://017700000001:PORT/a.png", "http://localhost:PORT/a.png",
+        "http://[::1]:PORT/a.png", "http://[::ffff:127.0.0.1]:PORT/a.png", "https://127.0.0.1:PORT/a.png",
+        "https://localhost:PORT/a.png",
+    ])
+    func loopbackSpellingsGetNoConnection(template: String) async throws {
+        let listener = try ConnectionCounter(hosts: ["127.0.0.1", "::1"])
+        let url = try #require(URL(string: template.replacingOccurrences(of: "PORT", with: "\(listener.port)")))
+        let message = try #require(await refusal(guarded(), url))
+        #expect(message.contains("the SSRF guard refused to connect to"))
+        #expect(message.contains("loopback address"))
+        #expect(listener.count() == 0)
+    }
+
+    @Test("the listener the guard tests rely on counts a connection the unguarded loader makes")
+    func connectionCounterCounts() async throws {
+        let listener = try ConnectionCounter(hosts: ["127.0.0.1", "::1"])
+        let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
+        async let load = loadError(loader, URL(string: "http://[::ffff:127.0.0.1]:\(listener.port)/a.png")!)
+        #expect(await eventually { listener.count() >= 1 })
+        #expect(await load != nil)  // The counter closes what it accepts: the load fails.
+    }
+
+    @Test("the refusal says the guard refused which address, and how to allow it")
+    func refusalMessage() async throws {
+        let listener = try ConnectionCounter()
+        let message = try #require(await refusal(guarded(), URL(string: "http://localhost:\(listener.port)/a.png")!))
+        #expect(message.contains("127.0.0.1, a loopback address (port \(listener.port))"))
+        #expect(message.contains("HTTPLoaderConfiguration.blocksPrivateAddresses is on"))
+        #expect(message.contains("HTTPLoaderConfiguration.allowedAddresses"))
+        #expect(message.contains("--allow-address 127.0.0.1"))
+        let mapped = try #require(await refusal(guarded(), URL(string: "http://[::ffff:127.0.0.1]:\(listener.port)/a.png")!))
+        #expect(mapped.contains("::ffff:127.0.0.1, which embeds 127.0.0.1, a loopback address"))
+        #expect(listener.count() == 0)
+    }
+
+    @Test("an allowed address loads; its redirect to an address not allowed gets no connection")
+    func redirectFromAllowedHost() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let internalHost = try ConnectionCounter(hosts: ["127.0.0.2"])
+        server.route("/to-internal") { _, c in
+            c.respond(status: 302, headers: ["Location": "http://127.0.0.2:\(internalHost.port)/secret.png"])
+        }
+        let loader = guarded(allowing: ["127.0.0.1"])
+        #expect(try await loader.loadTyped(server.url("/image.png")).data == FaultRoutes.image)
+        let message = try #require(await refusal(loader, server.url("/to-internal")))
+        #expect(message.contains("127.0.0.2"))
+        #expect(server.requestCount("/to-internal") == 1)
+        #expect(internalHost.count() == 0)
+        // A redirect between allowed addresses is followed.
+        #expect(try await loader.loadTyped(server.url("/redirect")).data == FaultRoutes.image)
+    }
+
+    @Test("a CIDR exception allows every address inside it and no other")
+    func cidrException() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        #expect(try await guarded(allowing: ["127.0.0.0/30"]).loadTyped(server.url("/image.png")).data == FaultRoutes.image)
+        _ = try #require(await refusal(guarded(allowing: ["127.0.0.2/32", "::1"]), server.url("/image.png")))
         #expect(server.requestCount("/image.png") == 1)
     }
 
-    @Test("address classification", arguments: [
-        ("127.0.0.1", true), ("10.1.2.3", true), ("172.16.0.1", true), ("172.32.0.1", false),
-        ("192.168.1.1", true), ("169.254.169.254", true), ("100.64.0.1", true), ("0.0.0.0", true),
-        ("224.0.0.1", true), ("255.255.255.255", true), ("8.8.8.8", false), ("93.184.216.34", false),
-        ("::1", true), ("::", true), ("fe80::1", true), ("fd00::1", true), ("ff02::1", true),
-        ("::ffff:127.0.0.1", true), ("::ffff:8.8.8.8", false), ("2606:4700::1111", false), ("nonsense", true),
-    ])
-    func addressClassification(address: String, refused: Bool) {
-        #expect(AddressGuard.isRefused(address) == refused)
+    @Test("a connection kept from a transfer without the guard is judged again when the guard is turned on")
+    func reusedConnectionIsJudgedAgain() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
+        #expect(try await loader.loadTyped(server.url("/image.png")).data == FaultRoutes.image)
+        loader.configuration.blocksPrivateAddresses = true
+        _ = try #require(await refusal(loader, server.url("/image.png?again")))
+        #expect(server.requestCount("/image.png") == 1)
+        #expect(server.acceptedConnectionCount == 1)
     }
 }

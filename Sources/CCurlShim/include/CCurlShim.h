@@ -17,6 +17,11 @@ int ip_easy_setopt_data_callback(void *easy, int option, ip_data_callback callba
 typedef int (*ip_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
 int ip_easy_setopt_prereq_callback(void *easy, ip_prereq_callback callback);
 
+// CURLOPT_OPENSOCKETFUNCTION: `purpose` is a curlsocktype, `address` a `struct curl_sockaddr *`;
+// returns a socket, or -1 (CURL_SOCKET_BAD) to refuse the address without connecting.
+typedef int (*ip_opensocket_callback)(void *context, int purpose, void *address);
+int ip_easy_setopt_opensocket_callback(void *easy, ip_opensocket_callback callback);
+
 int ip_easy_getinfo_long(void *easy, int info, long *value);
 int ip_easy_getinfo_off(void *easy, int info, int64_t *value);
 int ip_easy_getinfo_string(void *easy, int info, const char **value);

@@ -2,8 +2,11 @@ import CCurl
 import CCurlShim
 import Foundation
 import PipelineCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
-// Ownership of the context pointer given to libcurl callbacks (write, header, prereq): it is
+// Ownership of the context pointer given to libcurl callbacks (write, header, open-socket, prereq): it is
 // `Unmanaged.passUnretained(transfer)`. `CurlMulti.running` holds the transfer strongly from
 // `curl_multi_add_handle` until after `curl_multi_remove_handle`, and libcurl calls these callbacks
 // only while the easy handle is in the multi handle, on the loader thread — so the pointer is valid
@@ -26,15 +29,35 @@ private let headerCallback: ip_data_callback = { buffer, size, count, context in
     return length
 }
 
-/// Runs once the connection is up (new or reused) and before the request is sent, with the
-/// address actually connected: where the SSRF guard looks, so DNS rebinding cannot slip past it.
-private let prereqCallback: ip_prereq_callback = { context, primaryIP, _, _, _ in
+/// The SSRF guard's gate: libcurl calls it with each resolved address it is about to connect to
+/// (every address of a host it tries, every redirect hop), and a refused one gets no socket, so
+/// not a single packet goes to it. Otherwise it opens the socket as libcurl would, close-on-exec.
+private let openSocketCallback: ip_opensocket_callback = { context, _, address in
+    guard let context, let address else { return -1 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let request = address.load(as: curl_sockaddr.self)
+    // libcurl's `curl_sockaddr` ends in storage large enough for `addrlen` bytes of address.
+    let offset = MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
+    guard let addressGuard = transfer.addressGuard,
+          let target = IPAddress.socketAddress(UnsafeRawPointer(address) + offset, length: Int(request.addrlen))
+    else { return -1 }  // CURL_SOCKET_BAD: refuse what cannot be judged.
+    if let category = addressGuard.refusal(for: target.address) {
+        if transfer.addressRefusal == nil {
+            transfer.addressRefusal = AddressGuard.error(address: target.address, port: Int(target.port), category: category)
+        }
+        return -1
+    }
+    return socket(request.family, request.socktype | Int32(SOCK_CLOEXEC.rawValue), request.protocol)
+}
+
+/// Runs before each request is sent, on a new connection or a reused one: a connection kept from
+/// a transfer made under another configuration (the guard off, other exceptions) is judged again.
+private let prereqCallback: ip_prereq_callback = { context, primaryIP, _, primaryPort, _ in
     guard let context, let primaryIP else { return 1 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let address = String(cString: primaryIP)
-    guard AddressGuard.isRefused(address) else { return 0 }  // CURL_PREREQFUNC_OK
-    transfer.abortError = .invalidDownloadOperation(
-        reason: "refused to connect to \(address): loopback, private, link-local and multicast addresses are blocked")
+    guard let addressGuard = transfer.addressGuard, let address = IPAddress(String(cString: primaryIP)) else { return 1 }
+    guard let category = addressGuard.refusal(for: address) else { return 0 }  // CURL_PREREQFUNC_OK
+    transfer.abortError = AddressGuard.error(address: address, port: Int(primaryPort), category: category)
     return 1  // CURL_PREREQFUNC_ABORT
 }
 
@@ -76,7 +99,10 @@ enum CurlEasy {
         ip_easy_setopt_ptr(easy, Int32(CURLOPT_WRITEDATA.rawValue), context)
         ip_easy_setopt_data_callback(easy, Int32(CURLOPT_HEADERFUNCTION.rawValue), headerCallback)
         ip_easy_setopt_ptr(easy, Int32(CURLOPT_HEADERDATA.rawValue), context)
-        if config.blocksPrivateAddresses {
+        ip_easy_setopt_ptr(easy, Int32(CURLOPT_ERRORBUFFER.rawValue), transfer.errorBuffer)
+        if transfer.addressGuard != nil {
+            ip_easy_setopt_opensocket_callback(easy, openSocketCallback)
+            ip_easy_setopt_ptr(easy, Int32(CURLOPT_OPENSOCKETDATA.rawValue), context)
             ip_easy_setopt_prereq_callback(easy, prereqCallback)
             ip_easy_setopt_ptr(easy, Int32(CURLOPT_PREREQDATA.rawValue), context)
         }

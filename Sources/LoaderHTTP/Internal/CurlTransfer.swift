@@ -47,6 +47,17 @@ final class CurlTransfer: @unchecked Sendable {
     nonisolated(unsafe) private var expectedBytes: Int64?
     /// Why a callback stopped the transfer; replaces libcurl's generic write/abort error.
     nonisolated(unsafe) var abortError: ImagePipeError?
+    /// The SSRF guard's refusal of an address libcurl wanted to connect to; replaces libcurl's
+    /// "couldn't connect" (other addresses of the host may still have been tried).
+    nonisolated(unsafe) var addressRefusal: ImagePipeError?
+    /// Whether a status line has arrived for the response being read (its headers are coming).
+    nonisolated(unsafe) private var sawStatusLine = false
+
+    /// The SSRF guard, when the configuration turns it on.
+    let addressGuard: AddressGuard?
+    /// libcurl's message for the last failure (`CURLOPT_ERRORBUFFER`): more than its result code
+    /// says. Set on the easy handle for each attempt; `curl_easy_reset` unsets it before release.
+    let errorBuffer: UnsafeMutablePointer<CChar>
 
     init(settings: TransferSettings, validators: ValidatorStore, multi: CurlMulti,
          onFinished: @escaping @Sendable (CurlTransfer) -> Void) {
@@ -54,7 +65,15 @@ final class CurlTransfer: @unchecked Sendable {
         self.validators = validators
         self.multi = multi
         self.onFinished = onFinished
+        let config = settings.configuration
+        addressGuard = config.blocksPrivateAddresses
+            ? AddressGuard(allowed: config.allowedAddresses, blocksOwnInterfaceAddresses: config.blocksOwnInterfaceAddresses)
+            : nil
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
+
+    deinit { errorBuffer.deallocate() }
 
     // MARK: Callers
 
@@ -106,12 +125,16 @@ final class CurlTransfer: @unchecked Sendable {
         response = nil
         expectedBytes = nil
         abortError = nil
+        addressRefusal = nil
+        sawStatusLine = false
+        errorBuffer[0] = 0
     }
 
     func receiveHeader(_ line: String) {
         if line.hasPrefix("HTTP/") {
             // A new response in a redirect chain (or after a 100 Continue): its headers replace the last's.
             headerLines = []
+            sawStatusLine = true
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
@@ -186,7 +209,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// The outcome of a finished attempt, given libcurl's result code.
     func outcome(code: CURLcode, easy: UnsafeMutableRawPointer) -> TransferWaiter.Outcome {
         if code != CURLE_OK {
-            return .failure(abortError ?? CurlErrors.map(code, configuration: settings.configuration))
+            if let abortError { return .failure(abortError) }
+            if let addressRefusal, code == CURLE_COULDNT_CONNECT { return .failure(addressRefusal) }
+            // libcurl checks `Content-Length` against the limit once the headers are in, before its
+            // own length is set: read it from the headers delivered.
+            let length = headerLines.last { $0.0.lowercased() == "content-length" }.flatMap { Int64($0.1) }
+            let failure = CurlErrors.Failure(
+                code: code, detail: String(cString: errorBuffer), url: settings.request.url.absoluteString,
+                duringHeaders: sawStatusLine && response == nil, announcedLength: length)
+            return .failure(CurlErrors.map(failure, configuration: settings.configuration))
         }
         if response == nil, let error = validateResponse(easy: easy) { return .failure(error) }
         guard !body.isEmpty else { return .failure(.badImageData(reason: "the response body is empty")) }

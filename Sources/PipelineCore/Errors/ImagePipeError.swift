@@ -61,15 +61,17 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         public static let bytes = Limit(name: "bytes", setting: nil)
     }
 
-    /// Why a transfer failed.
+    /// Why a transfer failed. `blockedAddress`: a loader's policy refused the address before
+    /// connecting (an SSRF guard); the message says which address and how to allow it.
     public enum TransportErrorKind: String, Sendable, Hashable {
-        case timedOut, cannotFindHost, cannotConnect, connectionLost, tls, tooManyRedirects, unsupportedScheme, other
+        case timedOut, cannotFindHost, cannotConnect, connectionLost, tls, tooManyRedirects, unsupportedScheme
+        case blockedAddress, other
 
         /// Transient failures may succeed on retry and never put a URL on the failed list.
         public var isTransient: Bool {
             switch self {
             case .timedOut, .cannotFindHost, .cannotConnect, .connectionLost: true
-            case .tls, .tooManyRedirects, .unsupportedScheme, .other: false
+            case .tls, .tooManyRedirects, .unsupportedScheme, .blockedAddress, .other: false
             }
         }
     }

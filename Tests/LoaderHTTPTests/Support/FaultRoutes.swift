@@ -67,6 +67,16 @@ enum FaultRoutes {
             usleep(5_000_000)
             c.closeIfOpen()
         }
+        server.route("/huge-header-line") { _, c in
+            c.write("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nX-Padding: \(String(repeating: "a", count: 200_000))\r\n")
+            c.write("Content-Length: 10\r\n\r\n")
+            c.write(image.prefix(10))
+        }
+        server.route("/huge-headers") { _, c in
+            let lines = (0..<400).map { "X-Padding-\($0): \(String(repeating: "a", count: 1000))\r\n" }.joined()
+            c.write("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\(lines)Content-Length: 10\r\n\r\n")
+            c.write(image.prefix(10))
+        }
         server.route("/loop") { _, c in c.respond(status: 301, headers: ["Location": "/loop"]) }
         server.route("/to-file") { _, c in c.respond(status: 302, headers: ["Location": "file:///etc/passwd"]) }
         server.route("/redirect") { _, c in c.respond(status: 302, headers: ["Location": "/image.png"]) }
