@@ -34,6 +34,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Sources processed at once (default: one per core).")
     var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @OptionGroup var network: NetworkOptions
+
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -68,6 +70,7 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         outputOptions.bootstrapLogging()
         let logger = Logger(label: "imagepipe.fetch")
+        try network.apply()
         let manager = PipelineSetup.manager(cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory))
         let outputFolder = output.map { URL(fileURLWithPath: $0).standardizedFileURL }
         if let outputFolder {

@@ -12,6 +12,8 @@ struct InfoCommand: AsyncParsableCommand {
     @Argument(help: "http(s) URLs, file:// URLs or paths.")
     var sources: [String]
 
+    @OptionGroup var network: NetworkOptions
+
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -21,6 +23,7 @@ struct InfoCommand: AsyncParsableCommand {
     func run() async throws {
         outputOptions.bootstrapLogging()
         PipelineSetup.registerPlugins()
+        try network.apply()
         var failed = false
         for source in sources {
             do {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoaderHTTP
 import Logging
 import PipelineCore
 
@@ -49,6 +50,40 @@ struct ImageProcessingOptions: ParsableArguments {
         context[.imageTransformer] = try transformer()
         context[.encodeOptions] = encodeOptions()
         return context
+    }
+}
+
+/// `--block-private-addresses`, `--allow-address`, shared by `fetch` and `info`: the HTTP loader's
+/// SSRF guard, for URLs that come from someone else.
+struct NetworkOptions: ParsableArguments {
+    @Flag(name: .customLong("block-private-addresses"), help: "Refuse to connect to loopback, private, link-local and other non-public addresses, and this host's own (for untrusted URLs).")
+    var blocksPrivateAddresses = false
+
+    @Option(name: .customLong("allow-address"), help: ArgumentHelp("An address or CIDR range the guard lets through, e.g. 10.1.0.0/16; repeatable.", valueName: "cidr"))
+    var allowedAddresses: [String] = []
+
+    func validate() throws {
+        if !allowedAddresses.isEmpty && !blocksPrivateAddresses {
+            throw ValidationError("--allow-address only makes exceptions to --block-private-addresses; give both")
+        }
+        _ = try ranges()
+    }
+
+    func ranges() throws -> [IPAddressRange] {
+        try allowedAddresses.map { text in
+            guard let range = IPAddressRange(text) else {
+                throw ValidationError("--allow-address '\(text)' is not an IP address or CIDR range (e.g. 10.1.0.0/16, ::1)")
+            }
+            return range
+        }
+    }
+
+    /// Sets the guard on the HTTP loader the commands register.
+    func apply(to loader: HTTPLoader = .shared) throws {
+        var configuration = loader.configuration
+        configuration.blocksPrivateAddresses = blocksPrivateAddresses
+        configuration.allowedAddresses = try ranges()
+        loader.configuration = configuration
     }
 }
 

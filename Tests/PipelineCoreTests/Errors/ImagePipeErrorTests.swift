@@ -38,6 +38,7 @@ struct ImagePipeErrorTests {
         #expect(ImagePipeError.TransportErrorKind.timedOut.isTransient)
         #expect(ImagePipeError.TransportErrorKind.connectionLost.isTransient)
         #expect(!ImagePipeError.TransportErrorKind.tls.isTransient)
+        #expect(!ImagePipeError.TransportErrorKind.blockedAddress.isTransient)
         #expect(!ImagePipeError.cancelled.isPermanentByDefault)
         #expect(!ImagePipeError.transport(kind: .tls, message: "").isPermanentByDefault)
         #expect(ImagePipeError.badImageData(reason: "").isPermanentByDefault)
