@@ -33,6 +33,7 @@ struct HTTPLoaderFaultTests {
         let (error, blocked) = try await failure("/trickle", within: 4)
         expectTransport(error, .timedOut)
         #expect(!blocked)
+        #expect(error?.description.hasSuffix("HTTPLoaderConfiguration.lowSpeedLimit and lowSpeedTime set the slowest transfer accepted") == true)
     }
 
     @Test("a server that never answers hits the total timeout with timedOut")
@@ -42,6 +43,7 @@ struct HTTPLoaderFaultTests {
         let (error, blocked) = try await failure("/hang", config: config, within: 2.5)
         expectTransport(error, .timedOut)
         #expect(!blocked)
+        #expect(error?.description.hasSuffix("HTTPLoaderConfiguration.timeout and connectTimeout set the time allowed") == true)
     }
 
     @Test("a connection reset mid-body is connectionLost, not blocked")

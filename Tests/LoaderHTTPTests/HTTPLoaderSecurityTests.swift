@@ -73,7 +73,7 @@ struct HTTPLoaderSecurityTests {
     @Test("the refusal says the guard refused which address, and how to allow it")
     func refusalMessage() async throws {
         let listener = try ConnectionCounter()
-        let message = try #require(await refusal(guarded(), URL(string: "http://localhost:\(listener.port)/a.png")!))
+        let message = try #require(await refusal(guarded(), URL(string: "http://127.0.0.1:\(listener.port)/a.png")!))
         #expect(message.contains("127.0.0.1, a loopback address (port \(listener.port))"))
         #expect(message.contains("HTTPLoaderConfiguration.blocksPrivateAddresses is on"))
         #expect(message.contains("HTTPLoaderConfiguration.allowedAddresses"))

@@ -13,7 +13,7 @@ struct CLINetworkGuardTests {
     ])
     func refusesLoopback(command: [String]) async throws {
         let listener = try ConnectionCounter()
-        let url = "http://localhost:\(listener.port)/a.png"
+        let url = "http://127.1:\(listener.port)/a.png"
         let run = try await cli.run(command + ["--block-private-addresses", url])
         #expect(run.status == 1)
         #expect(run.stderr.contains("imagepipe: \(url): transfer failed (blockedAddress): the SSRF guard refused to connect to 127.0.0.1, a loopback address"), "\(run.stderr)")

@@ -29,7 +29,10 @@ enum CurlErrors {
         }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            return transport(.timedOut)
+            let settings = failure.detail.contains("too slow")
+                ? "HTTPLoaderConfiguration.lowSpeedLimit and lowSpeedTime set the slowest transfer accepted"
+                : "HTTPLoaderConfiguration.timeout and connectTimeout set the time allowed"
+            return .transport(kind: .timedOut, message: "\(message); \(settings)")
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return transport(.cannotFindHost)
         case CURLE_COULDNT_CONNECT:
