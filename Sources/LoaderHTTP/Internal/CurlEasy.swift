@@ -55,7 +55,12 @@ private let openSocketCallback: ip_opensocket_callback = { context, _, address i
 private let prereqCallback: ip_prereq_callback = { context, primaryIP, _, primaryPort, _ in
     guard let context, let primaryIP else { return 1 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    guard let addressGuard = transfer.addressGuard, let address = IPAddress(String(cString: primaryIP)) else { return 1 }
+    guard let addressGuard = transfer.addressGuard else { return 0 }
+    let text = String(cString: primaryIP)
+    guard let address = IPAddress(text) else {
+        transfer.abortError = .transport(kind: .blockedAddress, message: "the SSRF guard cannot judge the address '\(text)'")
+        return 1
+    }
     guard let category = addressGuard.refusal(for: address) else { return 0 }  // CURL_PREREQFUNC_OK
     transfer.abortError = AddressGuard.error(address: address, port: Int(primaryPort), category: category)
     return 1  // CURL_PREREQFUNC_ABORT
