@@ -81,6 +81,10 @@ struct HTTPLoaderSecurityTests {
         let mapped = try #require(await refusal(guarded(), URL(string: "http://[::ffff:127.0.0.1]:\(listener.port)/a.png")!))
         #expect(mapped.contains("::ffff:127.0.0.1, which embeds 127.0.0.1, a loopback address"))
         #expect(listener.count() == 0)
+        // A closed port answers exactly as an open one does: the guard is no port-scan oracle.
+        let closed = TestProcesses.freePort()
+        let closedMessage = try #require(await refusal(guarded(), URL(string: "http://127.0.0.1:\(closed)/a.png")!))
+        #expect(closedMessage == message.replacingOccurrences(of: "port \(listener.port)", with: "port \(closed)"))
     }
 
     @Test("an allowed address loads; its redirect to an address not allowed gets no connection")
