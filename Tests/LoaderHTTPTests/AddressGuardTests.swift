@@ -80,6 +80,19 @@ struct AddressGuardTests {
         #expect(InterfaceAddresses.current().contains(IPAddress("127.0.0.1")!))
     }
 
+    @Test("the refusal names the address, what it is, the setting and the exception to add", arguments: [
+        ("0.0.0.0", AddressGuard.Category.unspecified, "0.0.0.0, an unspecified address (port 80)"),
+        ("fd00::1", .uniqueLocal, "fd00::1, a unique local address (port 80)"),
+        ("2002:a9fe:a9fe::", .linkLocal, "2002:a9fe:a9fe::, which embeds 169.254.169.254, a link-local address (port 80)"),
+        ("8.8.4.4", .ownInterface, "8.8.4.4, one of this host's own addresses (port 80)"),
+    ])
+    func refusalMessage(address: String, category: AddressGuard.Category, expected: String) throws {
+        let error = AddressGuard.error(address: try #require(IPAddress(address)), port: 80, category: category)
+        guard case .transport(.blockedAddress, let message) = error else { Issue.record("got \(error)"); return }
+        #expect(message.hasPrefix("the SSRF guard refused to connect to \(expected) because HTTPLoaderConfiguration.blocksPrivateAddresses is on"))
+        #expect(message.hasSuffix("add it to HTTPLoaderConfiguration.allowedAddresses (imagepipe: --allow-address \(IPAddress(address)!.effective))"))
+    }
+
     @Test("ranges parse CIDR notation strictly and print canonically", arguments: [
         ("10.0.0.0/8", "10.0.0.0/8"), ("10.1.2.3/8", "10.0.0.0/8"), ("127.0.0.1", "127.0.0.1"), ("::1", "::1"),
         ("fd00::/8", "fd00::/8"), ("0.0.0.0/0", "0.0.0.0/0"), ("::ffff:127.0.0.1", "::ffff:127.0.0.1"),

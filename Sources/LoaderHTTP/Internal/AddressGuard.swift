@@ -13,7 +13,11 @@ struct AddressGuard: Sendable {
         case teredo = "Teredo", localTranslation = "local-use NAT64", ownInterface
 
         var phrase: String {
-            self == .ownInterface ? "one of this host's own addresses" : "a \(rawValue) address"
+            switch self {
+            case .ownInterface: "one of this host's own addresses"
+            case .unspecified, .protocolAssignment: "an \(rawValue) address"
+            default: "a \(rawValue) address"
+            }
         }
     }
 
