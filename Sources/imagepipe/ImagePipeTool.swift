@@ -37,7 +37,10 @@ enum ImagePipeTool {
                 if !message.isEmpty { print(message) }
                 exit(0)
             }
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            // The usage text's own line breaks stay; what the user typed, quoted in the error, is escaped.
+            let quoted = ImagePipeCommand.message(for: error)
+            let shown = quoted.isEmpty ? message : message.replacingOccurrences(of: quoted, with: TerminalEscaping.escape(quoted))
+            if !shown.isEmpty { FileHandle.standardError.write(Data((shown + "\n").utf8)) }
             // ArgumentParser reports usage errors as EX_USAGE (64); the contract says 2.
             exit(code == .validationFailure ? 2 : code.rawValue)
         }

@@ -58,9 +58,11 @@ enum Console {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
+    /// One line on standard error, control characters escaped: what it quotes (sources, paths,
+    /// reasons) can never break it into several lines or reach the terminal raw.
     static func err(_ line: String) {
         lock.lock(); defer { lock.unlock() }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalEscaping.escape(line) + "\n").utf8))
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }

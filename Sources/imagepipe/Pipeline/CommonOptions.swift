@@ -100,7 +100,7 @@ struct OutputOptions: ParsableArguments {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return EscapingLogHandler(base: handler)
         }
     }
 }
