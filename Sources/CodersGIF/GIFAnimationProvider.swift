@@ -36,7 +36,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
 
     func frame(at index: Int) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else {
-            throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: frameCount)
+            throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
         }
         let pixels = try compositor.withLock { try $0.render(frame: index) }
         var buffer = try PixelBuffer(width: screen.width, height: screen.height, format: pixelFormat, bytes: pixels)

@@ -63,7 +63,7 @@ final class WebPAnimationProvider: AnimatedImageProvider {
 
     func frame(at index: Int) throws -> PixelBuffer {
         guard frames.indices.contains(index) else {
-            throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: frameCount)
+            throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
         }
         if pixelFormat == .rgb8 {
             // Opaque full-canvas frames replace the canvas entirely (every frame is a key frame):

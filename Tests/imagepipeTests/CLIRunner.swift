@@ -29,11 +29,13 @@ struct CLIRunner {
         self.environment = environment
     }
 
-    func run(_ arguments: [String]) async throws -> Run {
+    /// Runs the tool with `arguments`, in `directory` when given (else the test's own).
+    func run(_ arguments: [String], in directory: URL? = nil) async throws -> Run {
         let environment = self.environment
         return try await runBlocking {
             let process = Process()
             process.executableURL = Self.binary
+            if let directory { process.currentDirectoryURL = directory }
             process.arguments = arguments
             process.environment = environment
             let out = Pipe(), err = Pipe()

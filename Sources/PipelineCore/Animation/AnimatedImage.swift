@@ -48,7 +48,7 @@ public final class AnimatedImage: Sendable {
 
     public func frame(at index: Int) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else {
-            throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: frameCount)
+            throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
         }
         if index == 0 { return posterFrame }
         if let held = cache.withLock({ $0.frame(at: index) }) { return held }

@@ -35,6 +35,8 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
     case fileSystem(path: String, reason: String)
     /// A path resolved outside the directories a loader was allowed to read.
     case accessDenied(path: String)
+    /// A frame was asked for that the image does not have: not a limit, the image is what it is.
+    case frameOutOfRange(index: Int, frameCount: Int)
 
     /// What a `limitExceeded` error ran into, and the setting that raises it. Open like the formats:
     /// a plugin declares its own limits in an extension (`FileLoaderConfiguration.maxBytes` is
@@ -94,6 +96,7 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         case .encodingFailed: 3003
         case .fileSystem: 3004
         case .accessDenied: 3005
+        case .frameOutOfRange: 3006
         }
     }
 
@@ -135,6 +138,12 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
             "file error at '\(path)': \(reason)"
         case .accessDenied(let path):
             "access denied: '\(path)' is outside the allowed directories"
+        case .frameOutOfRange(let index, let frameCount):
+            switch frameCount {
+            case ...0: "frame \(index) is out of range: the image has no frames"
+            case 1: "frame \(index) is out of range: the image has 1 frame (0)"
+            default: "frame \(index) is out of range: the image has \(frameCount) frames (0–\(frameCount - 1))"
+            }
         }
     }
 

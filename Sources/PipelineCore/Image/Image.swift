@@ -87,7 +87,7 @@ public struct Image: Sendable {
     public func frame(at index: Int) throws -> PixelBuffer {
         switch content {
         case .still(let buffer):
-            guard index == 0 else { throw ImagePipeError.limitExceeded(.frames, value: index + 1, maximum: 1) }
+            guard index == 0 else { throw ImagePipeError.frameOutOfRange(index: index, frameCount: 1) }
             return buffer
         case .animated(let animation):
             return try animation.frame(at: index)

@@ -21,6 +21,15 @@ public enum TransformerSpec {
         public var description: String { "invalid transform '\(spec)': \(reason)" }
     }
 
+    /// The largest width, height, offset or radius a spec may give (libvips's `VIPS_MAX_COORD`):
+    /// well above any real image, far enough below `Int.max` that no size or offset arithmetic
+    /// overflows. Outputs over the pixel limit are refused when the transformer runs.
+    public static let maxCoordinate = 10_000_000
+    /// Angles `rotate:DEG` accepts.
+    static let angles = -360.0...360.0
+    /// Radii `blur:R` accepts: beyond this every pixel is already the image's mean.
+    static let blurRadii = 0.0...1000.0
+
     /// Every spelling, for help texts.
     public static let usage = "resize:WxH[:fill|fit|cover], crop:X,Y,W,H, round:R, rotate:DEG, flip:h|v|hv, tint:#RRGGBB[AA], grayscale, blur:R"
 
@@ -29,10 +38,12 @@ public enum TransformerSpec {
         let name = parts[0].lowercased()
         let argument = parts.count > 1 ? parts[1] : nil
         func fail(_ reason: String) -> ParseError { ParseError(spec: spec, reason: reason) }
-        func number(_ text: String, _ what: String) throws -> Double {
+        func number(_ text: String, _ what: String, in range: ClosedRange<Double>) throws -> Double {
             guard let value = Double(text), value.isFinite else { throw fail("\(what) '\(text)' is not a number") }
+            guard range.contains(value) else { throw fail("\(what) must be from \(Self.shortNumber(range.lowerBound)) to \(Self.shortNumber(range.upperBound))") }
             return value
         }
+        let sides = 1...maxCoordinate, offsets = -maxCoordinate...maxCoordinate
         func required() throws -> String {
             guard let argument, !argument.isEmpty else { throw fail("'\(name)' needs an argument (\(usage))") }
             return argument
@@ -40,7 +51,9 @@ public enum TransformerSpec {
         switch name {
         case "resize":
             let fields = try required().split(separator: ":").map(String.init)
-            guard let size = ImageSize(parsing: fields[0]), !size.isEmpty else { throw fail("size must be WxH with W and H above 0") }
+            guard let size = ImageSize(parsing: fields[0]), sides.contains(size.width), sides.contains(size.height) else {
+                throw fail("size must be WxH with W and H from 1 to \(maxCoordinate)")
+            }
             var mode = ResizingTransformer.ScaleMode.fill
             if fields.count > 1 {
                 switch fields[1].lowercased() {
@@ -57,14 +70,13 @@ public enum TransformerSpec {
             guard fields.count == 4, let x = fields[0], let y = fields[1], let w = fields[2], let h = fields[3] else {
                 throw fail("expected crop:X,Y,W,H in whole pixels")
             }
-            guard w > 0, h > 0 else { throw fail("width and height must be above 0") }
+            guard offsets.contains(x), offsets.contains(y) else { throw fail("X and Y must be from -\(maxCoordinate) to \(maxCoordinate)") }
+            guard sides.contains(w), sides.contains(h) else { throw fail("width and height must be from 1 to \(maxCoordinate)") }
             return CroppingTransformer(rect: ImageRect(x: x, y: y, width: w, height: h))
         case "round":
-            let radius = try number(try required(), "radius")
-            guard radius >= 0 else { throw fail("radius must not be negative") }
-            return RoundCornerTransformer(radius: radius)
+            return RoundCornerTransformer(radius: try number(try required(), "radius", in: 0...Double(maxCoordinate)))
         case "rotate":
-            return RotationTransformer(degreesClockwise: try number(try required(), "angle"), fitSize: true)
+            return RotationTransformer(degreesClockwise: try number(try required(), "angle", in: angles), fitSize: true)
         case "flip":
             switch try required().lowercased() {
             case "h": return FlippingTransformer(horizontal: true, vertical: false)
@@ -79,12 +91,15 @@ public enum TransformerSpec {
             guard argument == nil else { throw fail("grayscale takes no argument") }
             return GrayscaleTransformer()
         case "blur":
-            let radius = try number(try required(), "radius")
-            guard radius >= 0, radius <= 1000 else { throw fail("radius must be between 0 and 1000") }
-            return BlurTransformer(radius: radius)
+            return BlurTransformer(radius: try number(try required(), "radius", in: blurRadii))
         default:
             throw fail("unknown transform '\(name)'; known: \(usage)")
         }
+    }
+
+    /// `360` rather than `360.0` in messages.
+    private static func shortNumber(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// Several specs chained in order; one spec gives its transformer, none gives nil.

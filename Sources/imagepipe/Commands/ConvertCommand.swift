@@ -18,7 +18,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     @OptionGroup var processing: ImageProcessingOptions
 
-    @Option(name: .long, help: "Write only this frame of an animation (0-based).")
+    @Option(name: .long, help: "Write only this frame of an animation (0-based, at most \(WholeNumberOption.frame.upperBound)).", transform: WholeNumberOption.parser(WholeNumberOption.frame))
     var frame: Int?
 
     @OptionGroup var outputOptions: OutputOptions
@@ -27,7 +27,6 @@ struct ConvertCommand: AsyncParsableCommand {
         guard ImageOutput.format(forPath: output) != nil else {
             throw ValidationError("OUT must end in .png, .jpg, .jpeg, .webp or .gif")
         }
-        if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
     }
 
     func run() async throws {
@@ -41,7 +40,7 @@ struct ConvertCommand: AsyncParsableCommand {
             let result = try await manager.loadImage(with: url, options: [.transformAnimatedImage], context: context)
             guard let image = result.image else { throw ImagePipeError.badImageData(reason: "no image") }
             if let frame, frame >= image.frameCount {
-                throw ImagePipeError.limitExceeded(.frames, value: frame + 1, maximum: image.frameCount)
+                throw ImagePipeError.frameOutOfRange(index: frame, frameCount: image.frameCount)
             }
             let upright = try ImageOutput.upright(image, thumbnail: try processing.thumbnailSize())
             let data = try ImageOutput.encode(upright, originalData: result.data, as: format, frame: frame, options: processing.encodeOptions())

@@ -31,7 +31,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("option"), help: ArgumentHelp("An ImageOptions name (retryFailed, refreshCached, fromCacheOnly, fromLoaderOnly, decodeFirstFrameOnly, …); repeatable.", valueName: "name"))
     var optionNames: [String] = []
 
-    @Option(name: .long, help: "Sources processed at once (default: one per core).")
+    @Option(name: .long, help: "Sources processed at once, 1–256 (default: one per core; never more than the sources).", transform: WholeNumberOption.parser(WholeNumberOption.concurrency))
     var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @OptionGroup var network: NetworkOptions
@@ -41,7 +41,6 @@ struct FetchCommand: AsyncParsableCommand {
     func validate() throws {
         if sources.isEmpty { throw ValidationError("give at least one SOURCE") }
         if cacheDirectory != nil && noCache { throw ValidationError("--cache-dir and --no-cache cannot be used together") }
-        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         _ = try outputFormat()
         _ = try imageOptions()
     }
@@ -103,7 +102,7 @@ struct FetchCommand: AsyncParsableCommand {
                     return line.error != nil
                 }
             }
-            for _ in 0..<concurrency { startNext() }
+            for _ in 0..<min(concurrency, sources.count) { startNext() }
             var failures = 0
             for await failed in group {
                 if failed { failures += 1 }

@@ -12,19 +12,19 @@ struct ImageProcessingOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Transform the image; repeat to chain in order.", valueName: "spec"))
     var transform: [String] = []
 
-    @Option(name: .long, help: "Encode quality for lossy formats, 0–100 (default 90).")
+    @Option(name: .long, help: "Encode quality for lossy formats, 0–100 (default 90).", transform: WholeNumberOption.parser(WholeNumberOption.quality))
     var quality: Int?
 
     func validate() throws {
         _ = try thumbnailSize()
         _ = try transformer()
-        if let quality, !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
     }
 
     func thumbnailSize() throws -> ImageSize? {
         guard let thumbnail else { return nil }
-        guard let size = ImageSize(parsing: thumbnail), !size.isEmpty else {
-            throw ValidationError("--thumbnail must be WxH with W and H above 0, e.g. 256x256")
+        let sides = 1...TransformerSpec.maxCoordinate
+        guard let size = ImageSize(parsing: thumbnail), sides.contains(size.width), sides.contains(size.height) else {
+            throw ValidationError("--thumbnail must be WxH with W and H from 1 to \(sides.upperBound), e.g. 256x256")
         }
         return size
     }

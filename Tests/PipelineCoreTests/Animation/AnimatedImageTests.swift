@@ -64,9 +64,10 @@ struct AnimatedImageTests {
     @Test("Frames outside the animation fail with a typed error")
     func outOfRange() throws {
         let image = Image(animation: try AnimatedImage(provider: GrayRampProvider(frames: 3)))
-        #expect(throws: ImagePipeError.limitExceeded(.frames, value: 4, maximum: 3)) { try image.frame(at: 3) }
-        #expect(throws: ImagePipeError.self) { try image.frame(at: -1) }
-        #expect(throws: ImagePipeError.self) { try Image(image.firstFrame).frame(at: 1) }
+        #expect(throws: ImagePipeError.frameOutOfRange(index: 3, frameCount: 3)) { try image.frame(at: 3) }
+        #expect(throws: ImagePipeError.frameOutOfRange(index: -1, frameCount: 3)) { try image.frame(at: -1) }
+        #expect(throws: ImagePipeError.frameOutOfRange(index: .max, frameCount: 3)) { try image.frame(at: .max) }
+        #expect(throws: ImagePipeError.frameOutOfRange(index: 1, frameCount: 1)) { try Image(image.firstFrame).frame(at: 1) }
     }
 
     @Test("Many tasks asking for random frames at once all get the right pixels")

@@ -14,6 +14,7 @@ struct ImagePipeErrorTests {
         #expect(ImagePipeError.cancelled.code == 2002)
         #expect(ImagePipeError.invalidResponse(reason: "").code == 2003)
         #expect(ImagePipeError.badContentType("text/html").code == 2004)
+        #expect(ImagePipeError.frameOutOfRange(index: 99, frameCount: 12).code == 3006)
     }
 
     @Test("Messages name what went wrong and what to do", arguments: [
@@ -27,6 +28,9 @@ struct ImagePipeErrorTests {
         (.unsupportedFormat(.jpeg, reason: "12-bit samples"), "unsupported format 'jpeg': 12-bit samples"),
         (.transport(kind: .timedOut, message: "no answer in 15 s"), "transfer failed (timedOut): no answer in 15 s"),
         (.cancelled, "cancelled"),
+        (.frameOutOfRange(index: 99, frameCount: 12), "frame 99 is out of range: the image has 12 frames (0–11)"),
+        (.frameOutOfRange(index: 1, frameCount: 1), "frame 1 is out of range: the image has 1 frame (0)"),
+        (.frameOutOfRange(index: .max, frameCount: 12), "frame 9223372036854775807 is out of range: the image has 12 frames (0–11)"),
     ])
     func messages(error: ImagePipeError, message: String) {
         #expect(error.description == message)

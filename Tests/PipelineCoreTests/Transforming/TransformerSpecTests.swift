@@ -28,6 +28,29 @@ struct TransformerSpecTests {
         #expect(throws: TransformerSpec.ParseError.self) { try TransformerSpec.parse(spec) }
     }
 
+    @Test("Numbers outside their range are refused naming the range, overflowing ones included", arguments: [
+        ("resize:9223372036854775807x1", "size must be WxH with W and H from 1 to 10000000"),
+        ("resize:10000001x5", "size must be WxH with W and H from 1 to 10000000"),
+        ("crop:9223372036854775807,0,10,10", "X and Y must be from -10000000 to 10000000"),
+        ("crop:0,-10000001,10,10", "X and Y must be from -10000000 to 10000000"),
+        ("crop:0,0,10000001,10", "width and height must be from 1 to 10000000"),
+        ("round:1e300", "radius must be from 0 to 10000000"),
+        ("round:-1", "radius must be from 0 to 10000000"),
+        ("rotate:1e300", "angle must be from -360 to 360"),
+        ("rotate:-361", "angle must be from -360 to 360"),
+        ("blur:1001", "radius must be from 0 to 1000"),
+    ])
+    func outOfRange(spec: String, reason: String) {
+        #expect(throws: TransformerSpec.ParseError(spec: spec, reason: reason)) { try TransformerSpec.parse(spec) }
+    }
+
+    @Test("The ends of every range are accepted", arguments: [
+        "resize:10000000x1", "crop:-10000000,10000000,10000000,1", "round:10000000", "rotate:-360", "rotate:360", "blur:1000",
+    ])
+    func rangeEnds(spec: String) throws {
+        _ = try TransformerSpec.parse(spec)
+    }
+
     @Test("Several specs chain in order")
     func chain() throws {
         #expect(try TransformerSpec.parse([]) == nil)
