@@ -33,7 +33,9 @@ struct ConvertCommand: AsyncParsableCommand {
         outputOptions.bootstrapLogging()
         let manager = PipelineSetup.manager(cacheDirectory: nil)
         guard let format = ImageOutput.format(forPath: output) else { throw ExitCode(2) }
+        let outputURL = URL(fileURLWithPath: output)
         do {
+            try ImageOutput.requireFolder(of: outputURL)
             guard let url = SourceParser.url(for: input) else { throw ImagePipeError.invalidURL(input) }
             var context = try processing.context()
             context[.storeCacheType] = ImageCacheType.none
@@ -44,7 +46,7 @@ struct ConvertCommand: AsyncParsableCommand {
             }
             let upright = try ImageOutput.upright(image, thumbnail: try processing.thumbnailSize())
             let data = try ImageOutput.encode(upright, originalData: result.data, as: format, frame: frame, options: processing.encodeOptions())
-            try ImageOutput.write(data, to: URL(fileURLWithPath: output))
+            try ImageOutput.write(data, to: outputURL)
             if outputOptions.json {
                 var line = JSONLine()
                 line.add("source", input)

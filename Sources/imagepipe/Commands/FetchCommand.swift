@@ -71,12 +71,13 @@ struct FetchCommand: AsyncParsableCommand {
         let logger = Logger(label: "imagepipe.fetch")
         try network.apply()
         let manager = PipelineSetup.manager(cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory))
-        let outputFolder = output.map { URL(fileURLWithPath: $0).standardizedFileURL }
-        if let outputFolder {
+        let names = OutputNames.assign(sources)
+        var outputFolder: OutputFolder?
+        if let output {
             do {
-                try FileManager.default.createDirectory(at: outputFolder, withIntermediateDirectories: true)
+                outputFolder = try OutputFolder(path: output, assignedStems: names)
             } catch {
-                Console.err("imagepipe: cannot create output folder '\(outputFolder.path)': \(error.localizedDescription)")
+                Console.err("imagepipe: \(error)")
                 throw ExitCode(1)
             }
         }
@@ -86,7 +87,7 @@ struct FetchCommand: AsyncParsableCommand {
         let job = FetchJob(
             manager: manager, options: try imageOptions(), context: context, thumbnail: try processing.thumbnailSize(),
             format: try outputFormat(), encodeOptions: processing.encodeOptions(), outputFolder: outputFolder,
-            names: OutputNames.assign(sources), logger: logger
+            names: names, logger: logger
         )
         let progress = ProgressBar(total: sources.count, enabled: !outputOptions.json)
         let json = outputOptions.json
@@ -112,19 +113,5 @@ struct FetchCommand: AsyncParsableCommand {
         }
         progress.close()
         if failures > 0 { throw ExitCode(1) }
-    }
-}
-
-/// The file names outputs get: the source's file name stem, made safe, made unique.
-enum OutputNames {
-    static func assign(_ sources: [String]) -> [String] {
-        var used: [String: Int] = [:]
-        return sources.map { source in
-            let last = SourceParser.url(for: source)?.deletingPathExtension().lastPathComponent ?? ""
-            var stem = String(last.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
-            if stem.isEmpty || stem == "." || stem == ".." || stem == "/" { stem = "image" }
-            used[stem, default: 0] += 1
-            return used[stem]! == 1 ? stem : "\(stem)-\(used[stem]!)"
-        }
     }
 }

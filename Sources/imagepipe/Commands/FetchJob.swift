@@ -10,7 +10,7 @@ struct FetchJob: Sendable {
     let thumbnail: ImageSize?
     let format: ImageFormat?
     let encodeOptions: ImageEncodeOptions
-    let outputFolder: URL?
+    let outputFolder: OutputFolder?
     let names: [String]
     let logger: Logger
 
@@ -40,8 +40,7 @@ struct FetchJob: Sendable {
             if let outputFolder {
                 let target = self.format ?? (ImageOutput.writableFormats.contains(image.format) ? image.format : .png)
                 let data = try ImageOutput.encode(upright, originalData: result.data, as: target, options: encodeOptions)
-                let file = outputFolder.appendingPathComponent(names[index] + "." + (target.preferredFileExtension ?? target.identifier))
-                try ImageOutput.write(data, to: file)
+                let file = try outputFolder.write(data, stem: names[index], fileExtension: target.preferredFileExtension ?? target.identifier)
                 written = file.path
                 bytes = data.count
                 format = target

@@ -67,7 +67,7 @@ struct InfoCommand: AsyncParsableCommand {
         result.json.add("orientation", image.orientation.rawValue)
         result.json.add("hasAlpha", image.hasAlpha)
         result.json.add("pixelFormat", image.pixelFormat.rawValue)
-        var text = "\(source): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
+        var text = "\(TerminalEscaping.escape(source)): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
         if image.isAnimated {
             let loops = image.loopCount == 0 ? "forever" : "\(image.loopCount)x"
             text += ", \(image.frameCount) frames, loops \(loops), \(durations.reduce(0, +)) ms"

@@ -41,8 +41,10 @@ enum ImageOutput {
 
     /// Writes `data` to `url` atomically: a temporary file in the same directory, renamed over the
     /// target, so a reader never sees half a file and a failure leaves no partial output.
+    /// Throws `OutputError.folderMissing` when the folder is not there: nothing makes it here.
     static func write(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent()
+        try requireFolder(of: url)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
             try data.write(to: temporary)
@@ -53,6 +55,16 @@ enum ImageOutput {
             try? FileManager.default.removeItem(at: temporary)
             if let error = error as? ImagePipeError { throw error }
             throw ImagePipeError.fileSystem(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Throws `OutputError.folderMissing`, naming the folder as `url` spells it, unless the folder
+    /// `url` goes into exists.
+    static func requireFolder(of url: URL) throws(OutputError) {
+        let directory = url.deletingLastPathComponent()
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .folderMissing(directory.relativePath)
         }
     }
 
