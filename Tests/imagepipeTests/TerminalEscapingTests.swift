@@ -10,13 +10,14 @@ struct TerminalEscapingTests {
     let forged = "x\nimagepipe: all good\u{1B}[31m\u{202E}.png"
     let escaped = "x\\nimagepipe: all good\\u{1B}[31m\\u{202E}.png"
 
-    @Test("A failing source's name is one escaped line on stderr; --json keeps the name exact")
+    @Test("A failing source's name is one escaped line on stderr; --json keeps the name exact, its controls as \\u escapes")
     func failingSource() async throws {
         let run = try await cli.run(["fetch", "--no-cache", "--json", forged], in: temp.url)
         #expect(run.status == 1)
         let path = temp.url.standardizedFileURL.path + "/" + escaped
         #expect(run.stderr == "imagepipe: \(escaped): file error at '\(path)': no such file or directory\n")
         #expect(run.jsonLines.first?["source"] as? String == forged)
+        #expect(run.stdout.contains("\\u001b[31m\\u202e.png") && !run.stdout.contains("\u{1B}") && !run.stdout.contains("\u{202E}"))
         let info = try await cli.run(["info", forged], in: temp.url)
         #expect(info.stderr == "imagepipe: \(escaped): file error at '\(path)': no such file or directory\n")
         let convert = try await cli.run(["convert", forged, "out.png"], in: temp.url)

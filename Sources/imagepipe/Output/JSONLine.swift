@@ -41,7 +41,9 @@ struct JSONLine {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            // Beyond what JSON requires: DEL, C1 and direction overrides too, so a line shown on a
+            // terminal never drives it.
+            case _ where TerminalEscaping.isControl(scalar): out += String(format: "\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }

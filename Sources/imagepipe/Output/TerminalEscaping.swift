@@ -4,7 +4,7 @@
 /// `\n`, `\r`, `\t`, `\\` for a backslash, `\u{1B}` for any other control or direction character.
 enum TerminalEscaping {
     static func escape(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        guard text.unicodeScalars.contains(where: { $0 == "\\" || isControl($0) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -12,16 +12,16 @@ enum TerminalEscaping {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where needsEscape(scalar): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            case _ where isControl(scalar): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out
     }
 
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    /// Characters a terminal acts on instead of showing.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x5C: true                                  // backslash, so escapes stay unambiguous
         case 0x00...0x1F, 0x7F...0x9F: true              // C0, DEL, C1 (0x9B is a one-byte CSI)
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // direction marks and overrides
         case 0x2028, 0x2029: true                        // line and paragraph separators
