@@ -211,4 +211,19 @@ struct CLITests {
         let clean = try await cli.run(["convert", Samples.jpeg, temp.path("clean.png"), "--fail-on-warning"])
         #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
     }
+
+    @Test("A truncated file's thumbnail served from the disk cache still warns, and still fails with --fail-on-warning")
+    func warningsComeBackFromTheCache() async throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Samples.jpeg))
+        let cut = temp.path("cut.jpg")
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let arguments = ["fetch", cut, "--thumbnail", "64x64", "--cache-dir", temp.path("cache"), "--json"]
+        let first = try await cli.run(arguments)
+        #expect(first.status == 0 && first.jsonLines.first?["cacheType"] as? String == "none", "\(first.stderr)")
+        let second = try await cli.run(arguments)
+        #expect(second.jsonLines.first?["cacheType"] as? String == "disk", "\(second.stdout)")
+        #expect((second.jsonLines.first?["warnings"] as? [String])?.contains("JPEG: Premature end of JPEG file") == true)
+        let strict = try await cli.run(arguments + ["--fail-on-warning"])
+        #expect(strict.status == 1 && strict.jsonLines.first?["cacheType"] as? String == "none")
+    }
 }
