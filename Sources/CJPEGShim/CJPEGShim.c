@@ -6,12 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct ijpeg_warning {
+    int code;
+    int repeats;
+    char text[JMSG_LENGTH_MAX];
+} ijpeg_warning;
+
 typedef struct ijpeg_error {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
-    char first_warning[JMSG_LENGTH_MAX];
-    int warnings;
+    ijpeg_warning kept[IJPEG_MAX_WARNINGS];
+    int kept_count;
     int unsupported;
 } ijpeg_error;
 
@@ -25,13 +31,24 @@ static void ijpeg_on_error_exit(j_common_ptr cinfo) {
 }
 
 // libjpeg's default prints the first warning to stderr. Warnings (corrupt entropy data, a missing
-// EOI) are diagnostics for the caller: counted, the first kept, never printed. Traces are dropped.
+// EOI) are diagnostics for the caller: counted, the first of each message kept, never printed.
+// Traces are dropped.
 static void ijpeg_on_emit_message(j_common_ptr cinfo, int level) {
     ijpeg_error *error = (ijpeg_error *)cinfo->err;
     if (level >= 0) return;
-    if (error->warnings == 0) (*cinfo->err->format_message)(cinfo, error->first_warning);
-    error->warnings += 1;
     cinfo->err->num_warnings += 1;
+    int code = cinfo->err->msg_code;
+    for (int index = 0; index < error->kept_count; index++) {
+        if (error->kept[index].code == code) {
+            error->kept[index].repeats += 1;
+            return;
+        }
+    }
+    if (error->kept_count == IJPEG_MAX_WARNINGS) return;
+    ijpeg_warning *warning = &error->kept[error->kept_count++];
+    warning->code = code;
+    warning->repeats = 1;
+    (*cinfo->err->format_message)(cinfo, warning->text);
 }
 
 static void ijpeg_on_output_message(j_common_ptr cinfo) { (void)cinfo; }
@@ -224,8 +241,15 @@ int ijpeg_finish_output(ijpeg_decoder *decoder) {
 
 const char *ijpeg_decoder_message(const ijpeg_decoder *decoder) { return decoder->error.message; }
 int ijpeg_decoder_error_is_unsupported(const ijpeg_decoder *decoder) { return decoder->error.unsupported; }
-int ijpeg_decoder_warning_count(const ijpeg_decoder *decoder) { return decoder->error.warnings; }
-const char *ijpeg_decoder_first_warning(const ijpeg_decoder *decoder) { return decoder->error.first_warning; }
+int ijpeg_decoder_warning_count(const ijpeg_decoder *decoder) { return decoder->error.kept_count; }
+
+const char *ijpeg_decoder_warning(const ijpeg_decoder *decoder, int index, int *repeats, int *is_truncation) {
+    if (index < 0 || index >= decoder->error.kept_count) return NULL;
+    const ijpeg_warning *warning = &decoder->error.kept[index];
+    *repeats = warning->repeats;
+    *is_truncation = warning->code == JWRN_JPEG_EOF;
+    return warning->text;
+}
 
 // MARK: encoder
 

@@ -11,9 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct ipng_warning {
+    int repeats;
+    char text[128];
+} ipng_warning;
+
 typedef struct ipng_status {
     char message[256];
-    int warnings;
+    ipng_warning warnings[IPNG_MAX_WARNINGS];
+    int warning_count;
+    /// Set when the bytes ran out: the error is a truncation, and the rows read before it stand.
+    int truncated;
 } ipng_status;
 
 static void ipng_on_error(png_structp png, png_const_charp text) {
@@ -25,11 +33,29 @@ static void ipng_on_error(png_structp png, png_const_charp text) {
     png_longjmp(png, 1);
 }
 
-// libpng prints warnings to stderr by default; a library must not, so they are only counted.
+// libpng prints warnings (and benign errors, which it reports as warnings when reading) to stderr
+// by default; a library must not, so the first of each text is kept for the decoded image.
 static void ipng_on_warning(png_structp png, png_const_charp text) {
-    (void)text;
     ipng_status *status = (ipng_status *)png_get_error_ptr(png);
-    if (status != NULL) status->warnings += 1;
+    if (status == NULL) return;
+    if (text == NULL) text = "unknown libpng warning";
+    for (int index = 0; index < status->warning_count; index++) {
+        if (strncmp(status->warnings[index].text, text, sizeof status->warnings[index].text - 1) == 0) {
+            status->warnings[index].repeats += 1;
+            return;
+        }
+    }
+    if (status->warning_count == IPNG_MAX_WARNINGS) return;
+    ipng_warning *warning = &status->warnings[status->warning_count++];
+    warning->repeats = 1;
+    strncpy(warning->text, text, sizeof warning->text - 1);
+    warning->text[sizeof warning->text - 1] = '\0';
+}
+
+static const char *ipng_status_warning(const ipng_status *status, int index, int *repeats) {
+    if (index < 0 || index >= status->warning_count) return NULL;
+    *repeats = status->warnings[index].repeats;
+    return status->warnings[index].text;
 }
 
 // The transforms that keep the narrowest 8-bit format: gray stays gray, alpha appears only when the
@@ -67,7 +93,10 @@ struct ipng_reader {
 
 static void ipng_read_memory(png_structp png, png_bytep out, size_t length) {
     ipng_reader *reader = (ipng_reader *)png_get_io_ptr(png);
-    if (length > reader->size - reader->offset) png_error(png, "file is truncated");
+    if (length > reader->size - reader->offset) {
+        reader->status.truncated = 1;
+        png_error(png, "file is truncated");
+    }
     memcpy(out, reader->data + reader->offset, length);
     reader->offset += length;
 }
@@ -88,6 +117,11 @@ ipng_reader *ipng_reader_create(const uint8_t *data, size_t size) {
     // 1,000,000 a side would refuse legal files that the caller's limit allows.
     png_set_user_limits(reader->png, 0x7fffffffU, 0x7fffffffU);
     return reader;
+}
+
+void ipng_reader_set_read_size(ipng_reader *reader, size_t size) {
+    // For a read struct this only sets the IDAT piece size; it cannot fail for 0 < size < 2^31.
+    if (size > 0 && size < 0x7fffffffU) png_set_compression_buffer_size(reader->png, size);
 }
 
 void ipng_reader_destroy(ipng_reader *reader) {
@@ -131,7 +165,12 @@ int ipng_reader_finish(ipng_reader *reader) {
 }
 
 const char *ipng_reader_message(const ipng_reader *reader) { return reader->status.message; }
-int ipng_reader_warning_count(const ipng_reader *reader) { return reader->status.warnings; }
+int ipng_reader_truncated(const ipng_reader *reader) { return reader->status.truncated; }
+uint32_t ipng_reader_rows_read(const ipng_reader *reader) { return png_get_current_row_number(reader->png); }
+int ipng_reader_warning_count(const ipng_reader *reader) { return reader->status.warning_count; }
+const char *ipng_reader_warning(const ipng_reader *reader, int index, int *repeats) {
+    return ipng_status_warning(&reader->status, index, repeats);
+}
 
 // MARK: progressive reader
 

@@ -12,6 +12,8 @@ final class GIFAnimationProvider: AnimatedImageProvider {
     let pixelFormat: PixelFormat
     let frameCount: Int
     let loopCount: Int
+    /// What the index scan recovered from (a truncated file), for the decoded image.
+    let warnings: [ImageDecodeWarning]
     private let durations: [Double]
     private let screen: ImageSize
     private let compositor: Mutex<GIFCompositor>
@@ -22,6 +24,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
         screen = index.screen
         frameCount = index.frames.count
         loopCount = index.loopCount
+        warnings = index.warnings
         durations = index.frames.map(\.duration)
         // RGB when nothing can ever be transparent: a third less memory per frame.
         pixelFormat = index.hasTransparency ? .rgba8 : .rgb8

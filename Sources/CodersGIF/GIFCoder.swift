@@ -11,7 +11,9 @@ import PipelineCore
 /// image, or with zero-sized blocks giflib cannot read, shows its empty (transparent) screen as
 /// the pygif suite expects; `max-codes` (an LZW stream giflib refuses) fails with `badImageData`;
 /// `invalid-colors` and `plain-text` decode as giflib reads them (out-of-table indices draw black,
-/// plain-text extensions are not rendered).
+/// plain-text extensions are not rendered). A file that ends inside a record after its first image
+/// keeps what was read (the cut image drawn as far as its data goes) with a `.truncated` warning in
+/// `metadata.warnings`.
 public struct GIFCoder: AnimatedImageCoder {
     public init() {}
 
@@ -23,7 +25,7 @@ public struct GIFCoder: AnimatedImageCoder {
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "GIFCoder", format: .gif) }
         let provider = try GIFAnimationProvider(data: data, options: options)
-        let metadata = ImageMetadata(decodeOptions: options)
+        let metadata = ImageMetadata(decodeOptions: options, warnings: provider.warnings)
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), scale: options.scaleFactor, metadata: metadata)
         }

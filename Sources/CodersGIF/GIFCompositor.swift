@@ -94,7 +94,11 @@ struct GIFCompositor: Sendable {
             try line.withUnsafeMutableBufferPointer { line in
                 try canvas.withUnsafeMutableBufferPointer { pixels in
                     for stored in 0..<block.height {
-                        guard DGifGetLine(handle, line.baseAddress, Int32(block.width)) == GIF_OK else { throw file.lastError }
+                        guard DGifGetLine(handle, line.baseAddress, Int32(block.width)) == GIF_OK else {
+                            // The rows of the block the file ends inside stand as far as they came.
+                            if number == index.truncatedBlock { break }
+                            throw file.lastError
+                        }
                         let y = block.top + (interlaced ? Self.interlacedRow(stored, height: block.height) : stored)
                         guard y < screen.height, visibleWidth > 0 else { continue }
                         if bytesPerPixel == 3 {

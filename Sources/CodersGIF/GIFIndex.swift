@@ -18,6 +18,11 @@ struct GIFIndex: Sendable {
     /// with the same result as after replaying everything before it.
     let keyBlocks: [Int]
     let hasTransparency: Bool
+    /// The block the file ends inside, if it does: drawn as far as its data goes.
+    let truncatedBlock: Int?
+    /// A `.truncated` warning when the file ends inside a record (a file that merely lacks the
+    /// trailer byte, as many in the wild do, gets none).
+    let warnings: [ImageDecodeWarning]
 
     init(_ data: Data, options: ImageDecodeOptions) throws {
         let file = try GIFFile(GIFByteReader(data))
@@ -30,6 +35,16 @@ struct GIFIndex: Sendable {
         var blocks: [GIFBlock] = []
         var loop: Int?
         var pending: (disposal: Int, transparent: Int?, delay: Int)?
+        var truncatedBlock: Int?
+        var warnings: [ImageDecodeWarning] = []
+        // A file that ends inside a record after at least one image keeps what was read, with a
+        // warning, as browsers and libvips show a cut-off GIF; with no image yet it is refused.
+        let reader = file.reader
+        func endsEarly(_ what: String) -> Bool {
+            guard reader.position >= data.count, !blocks.isEmpty else { return false }
+            warnings.append(ImageDecodeWarning(.truncated, message: "GIF: file is truncated \(what)"))
+            return true
+        }
         scan: while true {
             var type = UNDEFINED_RECORD_TYPE
             guard DGifGetRecordType(handle, &type) == GIF_OK else {
@@ -50,7 +65,10 @@ struct GIFIndex: Sendable {
                     if end >= data.count { break scan }
                     continue scan
                 }
-                guard DGifGetImageDesc(handle) == GIF_OK else { throw file.lastError }
+                guard DGifGetImageDesc(handle) == GIF_OK else {
+                    if endsEarly("after image \(blocks.count)") { break scan }
+                    throw file.lastError
+                }
                 let image = handle.pointee.Image
                 var block = GIFBlock(descriptorOffset: offset, left: Int(image.Left), top: Int(image.Top),
                                      width: Int(image.Width), height: Int(image.Height),
@@ -62,12 +80,23 @@ struct GIFIndex: Sendable {
                 }
                 pending = nil
                 if !block.isEmpty { try options.checkPixelLimit(ImageSize(width: block.width, height: block.height)) }
-                try Self.skipCode(handle, file: file)
+                do {
+                    try Self.skipCode(handle, file: file)
+                } catch {
+                    guard file.reader.position >= data.count else { throw error }
+                    blocks.append(block)
+                    truncatedBlock = blocks.count - 1
+                    _ = endsEarly("inside image \(blocks.count); its missing rows are not drawn")
+                    break scan
+                }
                 blocks.append(block)
             case EXTENSION_RECORD_TYPE:
                 var code: Int32 = 0
                 var bytes: UnsafeMutablePointer<GifByteType>?
-                guard DGifGetExtension(handle, &code, &bytes) == GIF_OK else { throw file.lastError }
+                guard DGifGetExtension(handle, &code, &bytes) == GIF_OK else {
+                    if endsEarly("after image \(blocks.count)") { break scan }
+                    throw file.lastError
+                }
                 var isLoopExtension = false
                 if let bytes, code == GRAPHICS_EXT_FUNC_CODE, bytes[0] >= 4 {
                     let packed = Int(bytes[1])
@@ -80,7 +109,10 @@ struct GIFIndex: Sendable {
                 }
                 while true {
                     var next: UnsafeMutablePointer<GifByteType>?
-                    guard DGifGetExtensionNext(handle, &next) == GIF_OK else { throw file.lastError }
+                    guard DGifGetExtensionNext(handle, &next) == GIF_OK else {
+                        if endsEarly("after image \(blocks.count)") { break scan }
+                        throw file.lastError
+                    }
                     guard let next else { break }
                     if isLoopExtension, next[0] >= 3, next[1] & 7 == 1 {
                         loop = Int(next[2]) | Int(next[3]) << 8
@@ -100,6 +132,8 @@ struct GIFIndex: Sendable {
         }
         let isGIF87a = data.count >= 6 && data[data.startIndex + 3..<data.startIndex + 6].elementsEqual("87a".utf8)
         self.blocks = blocks
+        self.truncatedBlock = truncatedBlock
+        self.warnings = warnings
         self.loopCount = loop ?? 1
         // Without delays, a run of three or more full-screen pictures is an animation written
         // without graphic control extensions (pygif's "force-animation" case); two overlapping

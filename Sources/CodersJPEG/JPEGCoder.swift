@@ -9,7 +9,8 @@ import PipelineCore
 ///   and YCCK (Adobe's inverted CMYK is recognised from APP14), with restart markers. 12-bit and
 ///   lossless JPEGs fail with `ImagePipeError.unsupportedFormat`.
 /// - Files that libjpeg decodes with warnings (corrupt entropy data, missing scans, truncation)
-///   decode; the warnings are never printed and `decodeReportingDiagnostics` returns them.
+///   decode; the warnings are never printed but kept in the image's `metadata.warnings` (a
+///   truncated file's missing rows are libjpeg's grey).
 /// - The EXIF orientation (APP1) is recorded on the image, not applied.
 /// - Thumbnails are decoded at 1/2, 1/4 or 1/8 scale by libjpeg where that still leaves 2x for the
 ///   resampler (libvips' rule), then resampled to the exact size.
@@ -25,14 +26,8 @@ public struct JPEGCoder: ProgressiveImageCoder {
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(in: data) == .jpeg }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        try decodeReportingDiagnostics(data, options: options).image
-    }
-
-    /// Decodes like `decode`, also returning libjpeg's warnings.
-    public func decodeReportingDiagnostics(_ data: Data, options: ImageDecodeOptions) throws -> (image: Image, diagnostics: JPEGDiagnostics) {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "JPEGCoder", format: .jpeg) }
-        let (image, diagnostics) = try JPEGDecoder.decode(data, options: limited(options))
-        return (image, diagnostics)
+        return try JPEGDecoder.decode(data, options: limited(options))
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { format == .jpeg }

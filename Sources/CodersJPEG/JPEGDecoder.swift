@@ -17,10 +17,11 @@ enum JPEGDecoder {
         if !frame.size.isEmpty { try options.checkPixelLimit(frame.size) }
     }
 
-    static func decode(_ data: Data, options: ImageDecodeOptions) throws -> (Image, JPEGDiagnostics) {
+    /// The image, with libjpeg's warnings in `metadata.warnings`.
+    static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         let scan = JPEGHeaderScan(data)
         try preflight(scan, options: options)
-        let (pixels, diagnostics) = try data.withUnsafeBytes { bytes -> (PixelBuffer, JPEGDiagnostics) in
+        let (pixels, warnings) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning]) in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()
             decompressor.use(bytes)
@@ -32,12 +33,11 @@ enum JPEGDecoder {
             // The image is complete; what follows it (junk before EOI, a missing EOI) only adds
             // warnings, and a failure there must not throw the decoded pixels away.
             _ = try? decompressor.finishDecompress()
-            return (pixels, decompressor.diagnostics)
+            return (pixels, decompressor.warnings)
         }
         let orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
-        let image = Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
-                          metadata: ImageMetadata(decodeOptions: options))
-        return (image, diagnostics)
+        return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings))
     }
 
     private static func readAllRows(_ decompressor: JPEGDecompressor, plan: JPEGDecodePlan) throws -> PixelBuffer {

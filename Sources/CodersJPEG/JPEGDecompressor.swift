@@ -56,9 +56,14 @@ final class JPEGDecompressor {
         return event
     }
 
-    var diagnostics: JPEGDiagnostics {
-        let count = Int(ijpeg_decoder_warning_count(handle))
-        return JPEGDiagnostics(warningCount: count, firstWarning: count > 0 ? String(cString: ijpeg_decoder_first_warning(handle)) : nil)
+    /// libjpeg's warnings so far: the first of each kind, saying how often it came.
+    var warnings: [ImageDecodeWarning] {
+        (0..<ijpeg_decoder_warning_count(handle)).compactMap { index in
+            var repeats: Int32 = 0, isTruncation: Int32 = 0
+            guard let text = ijpeg_decoder_warning(handle, index, &repeats, &isTruncation) else { return nil }
+            let message = "JPEG: " + String(cString: text) + (repeats > 1 ? " (\(repeats) times)" : "")
+            return ImageDecodeWarning(isTruncation != 0 ? .truncated : .corruptData, message: message)
+        }
     }
 
     private func check(_ status: Int32) throws -> Bool {

@@ -38,7 +38,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     func update(_ data: Data, isComplete: Bool) {
         let options = self.options
         state.withLock { state in
-            state.update(data, isComplete: isComplete, decodeComplete: { try JPEGDecoder.decode($0, options: options).0 }) { progress, data, fed in
+            state.update(data, isComplete: isComplete, decodeComplete: { try JPEGDecoder.decode($0, options: options) }) { progress, data, fed in
                 if progress == nil { progress = Progress(decompressor: try JPEGDecompressor()) }
                 try Self.feed(&progress!, data: data, fed: fed, options: options)
                 return true

@@ -10,8 +10,11 @@ import PipelineCore
 ///   that holds the file (gray stays gray, alpha only when the file has alpha or tRNS; 16-bit is
 ///   rounded to 8). Gamma and colour profiles are left as stored.
 /// - Refuses damaged files with `ImagePipeError.badImageData`: bad CRCs in critical chunks, bad
-///   zlib data, truncation, unknown critical chunks. libpng warnings (damaged ancillary chunks,
-///   which are dropped) are never printed.
+///   zlib data, unknown critical chunks, a file cut short before its first row or inside an
+///   interlaced image. A non-interlaced file cut short later shows the rows it has (the rest
+///   zero: black, or transparent with alpha) with a `.truncated` warning in `metadata.warnings`.
+///   libpng warnings (damaged ancillary chunks, which are dropped) are never printed; they are
+///   kept there too.
 /// - Records the EXIF orientation of an eXIf chunk that precedes the image data (not applied).
 /// - Checks the IHDR size against the pixel limit before libpng or any pixel memory exists.
 /// - Thumbnails (`thumbnailPixelSize`, `scaleDownLimitBytes`) of non-interlaced files are

@@ -6,49 +6,93 @@ enum PNGDecoder {
     /// Rows read per libpng call when shrinking: enough to amortise the call, few enough to stay small.
     static let stripRows = 16
 
+    /// libpng reads image data in 8 KiB pieces and loses a piece the file cannot fill whole; a
+    /// file cut short is read again in pieces this small, so the rows before the cut are shown.
+    static let cutFileReadSize = 256
+
+    /// Thrown by a first read that found the file cut short: read again in small pieces.
+    private struct CutShort: Error {}
+
     static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        do {
+            return try decode(data, options: options, readSize: nil)
+        } catch is CutShort {
+            return try decode(data, options: options, readSize: cutFileReadSize)
+        }
+    }
+
+    private static func decode(_ data: Data, options: ImageDecodeOptions, readSize: Int?) throws -> Image {
         if let header = PNGHeader(data) {
             try options.checkPixelLimit(header.size)
         }
         var orientation = ImageOrientation.up
+        var warnings: [ImageDecodeWarning] = []
         let buffer = try data.withUnsafeBytes { bytes -> PixelBuffer in
-            let reader = try PNGReader(bytes)
+            let reader = try PNGReader(bytes, readSize: readSize)
             let layout = try reader.readHeader()
             orientation = reader.exifOrientation ?? .up
             try options.checkPixelLimit(layout.size)
             let target = options.targetSize(for: layout.size)
             let factors = PNGRowShrinker.factors(from: layout.size, to: target)
             var pixels: PixelBuffer
+            var rowsRead: Int?
             // Adam7 spreads every row over seven passes, so rows cannot be shrunk as they arrive;
             // interlaced thumbnails decode in full first.
             if target != layout.size, !layout.isInterlaced, factors.x > 1 || factors.y > 1 {
-                pixels = try readShrinking(reader, layout: layout, factorX: factors.x, factorY: factors.y)
+                (pixels, rowsRead) = try readShrinking(reader, layout: layout, factorX: factors.x, factorY: factors.y)
             } else {
-                pixels = try readFull(reader, layout: layout)
+                (pixels, rowsRead) = try readFull(reader, layout: layout)
             }
-            try reader.finish()
+            if rowsRead == nil, try !reader.finish() { rowsRead = layout.size.height }
+            if let rowsRead, rowsRead < layout.size.height, readSize == nil, !layout.isInterlaced { throw CutShort() }
+            warnings = reader.warnings
+            if let rowsRead { warnings.append(try truncation(rowsRead: rowsRead, layout: layout)) }
             if pixels.size != target { pixels = pixels.resampled(to: target) }
             return pixels
         }
         return Image(buffer, format: .png, orientation: orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options))
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings))
     }
 
-    private static func readFull(_ reader: PNGReader, layout: PNGLayout) throws -> PixelBuffer {
+    /// A truncated file shows the rows that arrived, as browsers and libvips do, with a warning;
+    /// rows of a non-interlaced image are whole or absent, so the rest are left zero (black, or
+    /// transparent with alpha). An interlaced file's rows are all unfinished, so it is refused.
+    static func truncation(rowsRead: Int, layout: PNGLayout) throws -> ImageDecodeWarning {
+        guard !layout.isInterlaced || rowsRead >= layout.size.height else {
+            throw ImagePipeError.badImageData(reason: "PNG: interlaced file is truncated")
+        }
+        guard rowsRead > 0 else { throw ImagePipeError.badImageData(reason: "PNG: file is truncated before its first row") }
+        if rowsRead >= layout.size.height {
+            return ImageDecodeWarning(.truncated, message: "PNG: file is truncated after the last row")
+        }
+        return ImageDecodeWarning(.truncated, message: "PNG: file is truncated: \(rowsRead) of \(layout.size.height) rows decoded, the rest left blank")
+    }
+
+    /// The full image, and the rows read when the file ended early (nil when it did not).
+    private static func readFull(_ reader: PNGReader, layout: PNGLayout) throws -> (PixelBuffer, Int?) {
         let byteCount = try PixelBuffer.byteCount(width: layout.size.width, height: layout.size.height, format: layout.format)
+        var rowsRead: Int?
         let bytes = try [UInt8](unsafeUninitializedCapacity: byteCount) { storage, initialized in
             guard let base = storage.baseAddress else { return }
             var rows = (0..<layout.size.height).map { Optional(base + $0 * layout.bytesPerRow) }
-            try rows.withUnsafeMutableBufferPointer { rows in
-                // libpng writes every byte of every row or fails; on failure the bytes are dropped.
+            // libpng writes every byte of every row or fails; on failure the bytes are dropped,
+            // unless the file was cut short: then the missing rows are zeroed.
+            let complete = try rows.withUnsafeMutableBufferPointer { rows in
                 try reader.readImage(into: rows.baseAddress!)
+            }
+            if !complete {
+                let read = min(reader.rowsRead, layout.size.height)
+                let whole = read * layout.bytesPerRow
+                (base + whole).initialize(repeating: 0, count: byteCount - whole)
+                rowsRead = read
             }
             initialized = byteCount
         }
-        return try PixelBuffer(width: layout.size.width, height: layout.size.height, format: layout.format, bytes: bytes)
+        return (try PixelBuffer(width: layout.size.width, height: layout.size.height, format: layout.format, bytes: bytes), rowsRead)
     }
 
-    private static func readShrinking(_ reader: PNGReader, layout: PNGLayout, factorX: Int, factorY: Int) throws -> PixelBuffer {
+    /// The image shrunk row by row, and the rows read when the file ended early (nil when it did not).
+    private static func readShrinking(_ reader: PNGReader, layout: PNGLayout, factorX: Int, factorY: Int) throws -> (PixelBuffer, Int?) {
         var shrinker = try PNGRowShrinker(source: layout.size, format: layout.format, factorX: factorX, factorY: factorY)
         let strip = UnsafeMutablePointer<UInt8>.allocate(capacity: layout.bytesPerRow * stripRows)
         defer { strip.deallocate() }
@@ -56,10 +100,17 @@ enum PNGDecoder {
         var remaining = layout.size.height
         while remaining > 0 {
             let count = min(remaining, stripRows)
-            try rows.withUnsafeMutableBufferPointer { try reader.readRows(into: $0.baseAddress!, count: count) }
-            for row in 0..<count { shrinker.add(row: strip + row * layout.bytesPerRow) }
-            remaining -= count
+            let complete = try rows.withUnsafeMutableBufferPointer { try reader.readRows(into: $0.baseAddress!, count: count) }
+            let done = complete ? count : min(max(reader.rowsRead - (layout.size.height - remaining), 0), count)
+            for row in 0..<done { shrinker.add(row: strip + row * layout.bytesPerRow) }
+            remaining -= done
+            if !complete {
+                let read = layout.size.height - remaining
+                strip.initialize(repeating: 0, count: layout.bytesPerRow)
+                for _ in 0..<remaining { shrinker.add(row: strip) }
+                return (try shrinker.finish(), read)
+            }
         }
-        return try shrinker.finish()
+        return (try shrinker.finish(), nil)
     }
 }

@@ -7,7 +7,8 @@ import PipelineCore
 final class PNGReader {
     private let handle: OpaquePointer
 
-    init(_ bytes: UnsafeRawBufferPointer) throws {
+    /// `readSize`: the pieces libpng reads image data in (nil: its default of 8 KiB).
+    init(_ bytes: UnsafeRawBufferPointer, readSize: Int? = nil) throws {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             throw ImagePipeError.badImageData(reason: "PNG: no bytes")
         }
@@ -15,6 +16,7 @@ final class PNGReader {
             throw ImagePipeError.badImageData(reason: "PNG: libpng could not start (out of memory)")
         }
         self.handle = handle
+        if let readSize { ipng_reader_set_read_size(handle, readSize) }
     }
 
     deinit { ipng_reader_destroy(handle) }
@@ -35,25 +37,43 @@ final class PNGReader {
     }
 
     /// Reads every row into `rows` (one pointer per row; Adam7 passes are combined by libpng).
-    func readImage(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) throws {
-        try check(ipng_reader_read_image(handle, rows))
+    /// False when the file ended first: then `rowsRead` rows of a non-interlaced image stand.
+    func readImage(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) throws -> Bool {
+        try checkUnlessTruncated(ipng_reader_read_image(handle, rows))
     }
 
-    /// Reads the next `count` rows of a non-interlaced image.
-    func readRows(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws {
-        try check(ipng_reader_read_rows(handle, rows, UInt32(count)))
+    /// Reads the next `count` rows of a non-interlaced image. False when the file ended first.
+    func readRows(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws -> Bool {
+        try checkUnlessTruncated(ipng_reader_read_rows(handle, rows, UInt32(count)))
     }
 
-    /// Reads the chunks after the image up to IEND, so a bad CRC or a truncated tail is refused too.
-    func finish() throws {
-        try check(ipng_reader_finish(handle))
+    /// Rows of a non-interlaced image read in full so far.
+    var rowsRead: Int { Int(ipng_reader_rows_read(handle)) }
+
+    /// Reads the chunks after the image up to IEND, so a bad CRC is refused too. False when the
+    /// file ended first (the image is whole; only the tail is missing).
+    func finish() throws -> Bool {
+        try checkUnlessTruncated(ipng_reader_finish(handle))
     }
 
-    var warningCount: Int { Int(ipng_reader_warning_count(handle)) }
+    /// libpng's warnings so far (damaged ancillary chunks it dropped, benign errors it let pass).
+    var warnings: [ImageDecodeWarning] {
+        (0..<ipng_reader_warning_count(handle)).compactMap { index in
+            var repeats: Int32 = 0
+            guard let text = ipng_reader_warning(handle, index, &repeats) else { return nil }
+            return ImageDecodeWarning(.corruptData, message: "PNG: " + String(cString: text) + (repeats > 1 ? " (\(repeats) times)" : ""))
+        }
+    }
 
     private func check(_ status: Int32) throws {
         guard status == 0 else { return }
         throw ImagePipeError.badImageData(reason: "PNG: " + String(cString: ipng_reader_message(handle)))
+    }
+
+    private func checkUnlessTruncated(_ status: Int32) throws -> Bool {
+        if status == 0, ipng_reader_truncated(handle) != 0 { return false }
+        try check(status)
+        return true
     }
 }
 

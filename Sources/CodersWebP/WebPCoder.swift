@@ -3,6 +3,9 @@ import PipelineCore
 
 /// WebP through libwebp: still (lossy, lossless, alpha), animated with lazily decoded frames,
 /// incremental, and encoding of both. Register once: `ImageCodersManager.shared.add(WebPCoder())`.
+///
+/// A still file cut short shows the rows libwebp could decode (the rest zero) with a `.truncated`
+/// warning in `metadata.warnings`; a cut-off animation is refused, as libwebp's demuxer refuses it.
 public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
     public init() {}
 
@@ -18,8 +21,9 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
         // The header says whether the file is animated; stills skip the demuxer (and its copy).
         let isAnimated = try data.withUnsafeBytes { try WebPPixelDecoder.features($0).has_animation != 0 }
         if isAnimated, let animated = try decodeAnimation(data, options: options) { return animated }
-        return Image(try WebPStillDecoder.decode(data, options: options), format: .webp, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options))
+        let (pixels, warnings) = try WebPStillDecoder.decode(data, options: options)
+        return Image(pixels, format: .webp, scale: options.scaleFactor,
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings))
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {

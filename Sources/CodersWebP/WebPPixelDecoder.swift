@@ -40,6 +40,32 @@ enum WebPPixelDecoder {
         return try PixelBuffer(width: target.width, height: target.height, format: format, bytes: pixels)
     }
 
+    /// What libwebp's incremental decoder makes of a file cut short, full size: the rows it
+    /// finished (and how many), the rest zero (black, or transparent with alpha); nil when it
+    /// finished none.
+    static func decodeRowsPresent(_ bytes: UnsafeRawBufferPointer, as format: PixelFormat) throws -> (PixelBuffer, Int)? {
+        let features = try self.features(bytes)
+        let size = ImageSize(width: Int(features.width), height: Int(features.height))
+        let count = try PixelBuffer.byteCount(width: size.width, height: size.height, format: format)
+        var rows: Int32 = 0
+        var pixels = [UInt8](repeating: 0, count: count)
+        try pixels.withUnsafeMutableBufferPointer { out in
+            // libwebp writes into our buffer (external memory) and keeps no pointer past WebPIDelete.
+            guard let decoder = WebPINewRGB(format == .rgba8 ? MODE_RGBA : MODE_RGB, out.baseAddress, count,
+                                            Int32(clamping: size.width * format.bytesPerPixel))
+            else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
+            defer { WebPIDelete(decoder) }
+            let status = WebPIUpdate(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+            guard status == VP8_STATUS_SUSPENDED || status == VP8_STATUS_OK else { throw error(status) }
+            var width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0
+            guard WebPIDecGetRGB(decoder, &rows, &width, &height, &stride) != nil,
+                  Int(width) == size.width, Int(height) == size.height
+            else { rows = 0; return }
+        }
+        guard rows > 0 else { return nil }
+        return (try PixelBuffer(width: size.width, height: size.height, format: format, bytes: pixels), min(Int(rows), size.height))
+    }
+
     /// Decodes RGBA straight into a region of a larger buffer (a canvas row stride), for frames
     /// that replace what is under them: no intermediate buffer and no copy.
     static func decodeRGBA(_ bytes: UnsafeRawBufferPointer, into region: UnsafeMutablePointer<UInt8>, stride: Int,

@@ -5,20 +5,29 @@ import PipelineCore
 /// A still WebP (VP8, VP8L, or VP8X with ALPH), or the first composited frame of an animation when
 /// only one is wanted.
 enum WebPStillDecoder {
-    static func decode(_ data: Data, options: ImageDecodeOptions) throws -> PixelBuffer {
+    /// The pixels, and a `.truncated` warning when the file was cut short but libwebp could still
+    /// decode some of its rows.
+    static func decode(_ data: Data, options: ImageDecodeOptions) throws -> (PixelBuffer, [ImageDecodeWarning]) {
         try data.withUnsafeBytes { bytes in
             let features = try WebPPixelDecoder.features(bytes)
             if features.has_animation != 0 {
                 guard let provider = try WebPAnimationProvider(data: data, options: options) else {
                     throw ImagePipeError.badImageData(reason: "WebP says it is animated but has no ANIM chunk")
                 }
-                return try provider.frame(at: 0)
+                return (try provider.frame(at: 0), [])
             }
             let size = ImageSize(width: Int(features.width), height: Int(features.height))
             try options.checkPixelLimit(size)
             // RGB stays RGB: a third less memory than widening every opaque photo to RGBA.
             let format: PixelFormat = features.has_alpha != 0 ? .rgba8 : .rgb8
-            return try WebPPixelDecoder.decode(bytes, as: format, scaledTo: options.targetSize(for: size))
+            let target = options.targetSize(for: size)
+            do {
+                return (try WebPPixelDecoder.decode(bytes, as: format, scaledTo: target), [])
+            } catch let error as ImagePipeError where error == WebPPixelDecoder.error(VP8_STATUS_NOT_ENOUGH_DATA) {
+                guard let (pixels, rows) = try WebPPixelDecoder.decodeRowsPresent(bytes, as: format) else { throw error }
+                let warning = ImageDecodeWarning(.truncated, message: "WebP: file is truncated: \(rows) of \(size.height) rows decoded, the rest left blank")
+                return (pixels.size == target ? pixels : pixels.resampled(to: target), [warning])
+            }
         }
     }
 

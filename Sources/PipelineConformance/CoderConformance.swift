@@ -103,7 +103,8 @@ public enum CoderConformance {
         }
     }
 
-    /// Truncated and damaged copies must decode or fail with an `ImagePipeError`, within the time limit.
+    /// Truncated and damaged copies must decode (with at most `ImageDecodeWarning.maxPerImage`
+    /// warnings) or fail with an `ImagePipeError`, within the time limit.
     static func checkDamage(_ coder: some ImageCoder, _ sample: CoderSample, _ options: Options, _ log: inout FailureLog) async {
         var random = SplitMix64(seed: options.seed ^ UInt64(truncatingIfNeeded: sample.data.count))
         var cases: [(String, Data)] = []
@@ -122,14 +123,18 @@ public enum CoderConformance {
             cases.append(("decode.corrupt", Data(bytes)))
         }
         for (contract, data) in cases {
-            let outcome = await TimeBound.run(options.timeLimit) { () -> Int in
+            let outcome = await TimeBound.run(options.timeLimit) { () -> [ImageDecodeWarning] in
                 let image = try coder.decode(data, options: ImageDecodeOptions())
                 // Touch every frame: lazy animations must fail cleanly too.
                 for index in 0..<image.frameCount { _ = try image.frame(at: index) }
-                return image.frameCount
+                return image.metadata.warnings
             }
             switch outcome {
-            case .returned: break
+            case .returned(let warnings):
+                // Warnings live as long as the cached image: a few lines, not one per damaged row.
+                log.expect(warnings.count <= ImageDecodeWarning.maxPerImage && warnings.allSatisfy { !$0.message.isEmpty },
+                           "decode.warnings", "\(sample.name) (\(data.count) bytes)",
+                           "\(warnings.count) warnings (at most \(ImageDecodeWarning.maxPerImage), each with a message): \(warnings)")
             case .threw(let error) where error is ImagePipeError: break
             case .threw(let error):
                 log.fail(contract, "\(sample.name) (\(data.count) bytes)", "threw \(type(of: error)), not an ImagePipeError: \(error)")

@@ -124,4 +124,24 @@ struct GIFCorpusTests {
             }
         }
     }
+
+    @Test("A GIF cut inside a frame keeps the frames before it and the cut one's rows, with a truncation warning")
+    func truncatedFileWarns() throws {
+        let whole = try Corpus.data("gif", "peterdn-gif-test-suite/animated_loop.gif")
+        let complete = try coder.decode(whole, options: ImageDecodeOptions())
+        #expect(complete.frameCount == 4 && complete.metadata.warnings.isEmpty)
+        for cut in [whole.count / 3, whole.count * 2 / 3] {
+            let (image, frames) = try decodeAll(whole.prefix(cut))
+            #expect(image.pixelSize == ImageSize(width: 100, height: 100))
+            #expect((1...4).contains(image.frameCount), "cut at \(cut)")
+            let warning = try #require(image.metadata.warnings.first, "cut at \(cut)")
+            #expect(warning.kind == .truncated)
+            #expect(warning.message.hasPrefix("GIF: file is truncated inside image "), "\(warning.message)")
+            // Frames before the cut are exactly the complete file's.
+            for index in 0..<(frames.count - 1) { #expect(frames[index] == (try complete.frame(at: index)), "frame \(index)") }
+        }
+        // Only the trailer byte missing: common in the wild, every frame whole, nothing to say.
+        let untrailed = try coder.decode(whole.dropLast(), options: ImageDecodeOptions())
+        #expect(untrailed.frameCount == 4 && untrailed.metadata.warnings.isEmpty)
+    }
 }

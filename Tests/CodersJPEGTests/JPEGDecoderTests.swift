@@ -15,14 +15,14 @@ struct JPEGDecoderTests {
 
     @Test("Every JPEG that must decode shows at its listed size as one frame, warnings or not", arguments: decodeRows)
     func decodesCorpusRow(row: Corpus.Row) throws {
-        let (image, diagnostics) = try coder.decodeReportingDiagnostics(try Data(contentsOf: row.url), options: ImageDecodeOptions())
+        let image = try coder.decode(try Data(contentsOf: row.url), options: ImageDecodeOptions())
         #expect(image.pixelSize == ImageSize(width: row.width, height: row.height))
         #expect(image.frameCount == row.frames)
         #expect(image.format == .jpeg)
-        // The manifest lists the warnings libjpeg gave; they must have reached us, not stderr.
+        // The manifest lists the warnings libjpeg gave; they must have reached the image, not stderr.
         if row.notes.contains("decodes only if JPEG warnings are tolerated") {
-            #expect(diagnostics.warningCount > 0)
-            #expect(diagnostics.firstWarning?.isEmpty == false)
+            #expect(!image.metadata.warnings.isEmpty)
+            #expect(image.metadata.warnings.allSatisfy { $0.message.hasPrefix("JPEG: ") && $0.message.count > 6 })
         }
     }
 
@@ -105,20 +105,32 @@ struct JPEGDecoderTests {
         #expect(try JPEGTestImages.coders.decode(try Corpus.data("jpeg", "libjpeg-turbo/testorig.jpg"), options: ImageDecodeOptions()).format == .jpeg)
     }
 
-    @Test("libjpeg warnings are reported as diagnostics and never written to stderr")
+    @Test("libjpeg warnings are reported on the image and never written to stderr")
     func warningsStayOffStderr() throws {
         let files = ["jpeg-decoder/reftest/extraneous-data.jpg", "jpeg-decoder/crashtest/dc-predictor-overflow.jpg",
                      "jpeg-decoder/reftest/progressive-missing-dc.jpg"]
         let captured = try StandardErrorCapture.capturing {
             for file in files {
-                let (_, diagnostics) = try coder.decodeReportingDiagnostics(try Corpus.data("jpeg", file), options: ImageDecodeOptions())
-                #expect(diagnostics.warningCount >= 1, "\(file)")
+                let image = try coder.decode(try Corpus.data("jpeg", file), options: ImageDecodeOptions())
+                #expect(!image.metadata.warnings.isEmpty, "\(file)")
+                #expect(image.metadata.warnings.allSatisfy { $0.kind == .corruptData }, "\(file)")
             }
-            // A truncated file ends with libjpeg's "premature end" warning and shows what it has.
-            let whole = try Corpus.data("jpeg", "libjpeg-turbo/testorig.jpg")
-            let (image, diagnostics) = try coder.decodeReportingDiagnostics(whole.prefix(whole.count * 2 / 3), options: ImageDecodeOptions())
+        }
+        #expect(!captured.contains("Corrupt JPEG data"), "stderr got: \(captured)")
+    }
+
+    @Test("A truncated JPEG shows the rows it has, grey below, with a 'premature end' truncation warning")
+    func truncatedFileWarns() throws {
+        let whole = try Corpus.data("jpeg", "libjpeg-turbo/testorig.jpg")
+        let captured = try StandardErrorCapture.capturing {
+            let image = try coder.decode(whole.prefix(whole.count * 2 / 3), options: ImageDecodeOptions())
             #expect(image.pixelSize == ImageSize(width: 227, height: 149))
-            #expect(diagnostics.firstWarning?.contains("Premature end") == true)
+            let truncation = try #require(image.metadata.warnings.first { $0.kind == .truncated })
+            #expect(truncation.message == "JPEG: Premature end of JPEG file")
+            let buffer = image.firstFrame
+            #expect(buffer.bytes.suffix(buffer.bytesPerRow).allSatisfy { $0 == 128 })
+            // The complete file decodes without a word.
+            #expect(try coder.decode(whole, options: ImageDecodeOptions()).metadata.warnings.isEmpty)
         }
         #expect(!captured.contains("Corrupt JPEG data"), "stderr got: \(captured)")
         #expect(!captured.contains("Premature end"), "stderr got: \(captured)")

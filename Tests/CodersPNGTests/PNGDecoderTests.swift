@@ -136,12 +136,13 @@ struct PNGDecoderTests {
         #expect(try coder.decode(data, options: ImageDecodeOptions(maxPixels: 1024)).pixelSize.width == 32)
     }
 
-    @Test("Truncated files and unknown critical chunks are refused as bad data")
+    @Test("Files cut before their first row, and unknown critical chunks, are refused as bad data")
     func truncationAndUnknownCriticalChunk() throws {
         let data = try Corpus.data("pngsuite", "basn2c08.png")
-        for length in [10, 33, data.count / 2, data.count - 12] {
+        let interlaced = try Corpus.data("pngsuite", "basi2c08.png")
+        for (file, length) in [(data, 10), (data, 33), (data, 60), (interlaced, interlaced.count / 2)] {
             #expect(throws: ImagePipeError.self, "cut at \(length)") {
-                try coder.decode(data.prefix(length), options: ImageDecodeOptions())
+                try coder.decode(file.prefix(length), options: ImageDecodeOptions())
             }
         }
         let chunks = PNGTestImages.chunks(of: data)
@@ -153,6 +154,41 @@ struct PNGDecoderTests {
         crafted = PNGTestImages.signature + chunks[0].bytes + PNGTestImages.chunk("aBCD", [1, 2, 3])
         for chunk in chunks.dropFirst() { crafted += chunk.bytes }
         #expect(try coder.decode(Data(crafted), options: ImageDecodeOptions()).pixelSize == ImageSize(width: 32, height: 32))
+    }
+
+    @Test("A PNG cut short shows the rows that arrived, blank below, with a truncation warning", arguments: [false, true])
+    func truncatedFileWarns(thumbnail: Bool) throws {
+        // Large enough (3 KB) for its image data to span several of libpng's reads.
+        let data = try Corpus.data("pngsuite", "basn6a16.png")
+        let whole = try coder.decode(data, options: ImageDecodeOptions())
+        #expect(whole.metadata.warnings.isEmpty)
+        // A thumbnail shrinks rows as they stream past: the cut must reach it the same way.
+        let options = thumbnail ? ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 16, height: 16)) : ImageDecodeOptions()
+        let image = try coder.decode(data.prefix(data.count / 2), options: options)
+        #expect(image.pixelSize == (thumbnail ? ImageSize(width: 16, height: 16) : ImageSize(width: 32, height: 32)))
+        let warning = try #require(image.metadata.warnings.first)
+        #expect(warning.kind == .truncated)
+        #expect(warning.message.hasPrefix("PNG: file is truncated: "), "\(warning.message)")
+        #expect(warning.message.hasSuffix(" of 32 rows decoded, the rest left blank"), "\(warning.message)")
+        if !thumbnail {
+            let rows = try #require(Int(warning.message.split(separator: " ")[4]))
+            #expect(rows > 0 && rows < 32)
+            let cut = image.firstFrame.bytesPerRow * rows
+            #expect(image.firstFrame.bytes.prefix(cut) == whole.firstFrame.bytes.prefix(cut))
+            #expect(image.firstFrame.bytes.dropFirst(cut).allSatisfy { $0 == 0 })
+        }
+        // Cut inside IEND: every row is there, only the end is missing.
+        let tail = try coder.decode(data.prefix(data.count - 6), options: options)
+        #expect(tail.metadata.warnings == [ImageDecodeWarning(.truncated, message: "PNG: file is truncated after the last row")])
+        if !thumbnail { #expect(tail.firstFrame == whole.firstFrame) }
+    }
+
+    @Test("libpng warnings about damaged ancillary chunks are kept on the image")
+    func libpngWarningsAreKept() throws {
+        let image = try coder.decode(try Corpus.data("pngsuite", "libpng-crashers/empty_ancillary_chunks.png"), options: ImageDecodeOptions())
+        #expect(!image.metadata.warnings.isEmpty)
+        #expect(image.metadata.warnings.allSatisfy { $0.kind == .corruptData && $0.message.hasPrefix("PNG: ") })
+        #expect(image.metadata.warnings.count <= ImageDecodeWarning.maxPerImage)
     }
 
     @Test("Only PNG bytes are accepted; other formats get an unsupported-format error")

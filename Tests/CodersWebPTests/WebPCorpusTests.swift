@@ -138,4 +138,22 @@ struct WebPCorpusTests {
         }
         #expect(throws: ImagePipeError.badImageData(reason: "no bytes")) { try coder.decode(Data(), options: ImageDecodeOptions()) }
     }
+
+    @Test("A still WebP cut short shows the rows libwebp decoded, blank below, with a truncation warning",
+          arguments: ["image-rs/images/webp/lossy_images/simple-rgb.webp", "image-webp/regression/lossless_indexed_4bit_palette.webp"])
+    func truncatedStillWarns(file: String) throws {
+        let whole = try Corpus.data("webp", file)
+        let complete = try coder.decode(whole, options: ImageDecodeOptions())
+        #expect(complete.metadata.warnings.isEmpty)
+        let image = try coder.decode(whole.prefix(whole.count * 3 / 4), options: ImageDecodeOptions())
+        #expect(image.pixelSize == complete.pixelSize)
+        let warning = try #require(image.metadata.warnings.first)
+        #expect(warning.kind == .truncated)
+        #expect(warning.message.hasPrefix("WebP: file is truncated: "), "\(warning.message)")
+        #expect(warning.message.hasSuffix(" of \(complete.pixelSize.height) rows decoded, the rest left blank"), "\(warning.message)")
+        let rows = try #require(Int(warning.message.split(separator: " ")[4]))
+        let cut = image.firstFrame.bytesPerRow * rows
+        #expect(image.firstFrame.bytes.prefix(cut) == complete.firstFrame.bytes.prefix(cut))
+        #expect(image.firstFrame.bytes.dropFirst(cut).allSatisfy { $0 == 0 })
+    }
 }

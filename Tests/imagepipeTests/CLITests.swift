@@ -14,8 +14,9 @@ struct CLITests {
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.jsonLines
         #expect(lines.count == 3)
-        let keys: Set = ["source", "format", "width", "height", "frames", "loopCount", "durationsMs", "orientation", "hasAlpha", "pixelFormat"]
+        let keys: Set = ["source", "format", "width", "height", "frames", "loopCount", "durationsMs", "orientation", "hasAlpha", "pixelFormat", "warnings"]
         for line in lines { #expect(Set(line.keys) == keys) }
+        #expect(lines.allSatisfy { ($0["warnings"] as? [String])?.isEmpty == true })
         #expect(lines[0]["format"] as? String == "png" && lines[0]["hasAlpha"] as? Bool == true && lines[0]["pixelFormat"] as? String == "rgba8")
         // The JPEG is stored 320x480 sideways with orientation 6: info reports what is stored.
         #expect(lines[1]["width"] as? Int == 320 && lines[1]["height"] as? Int == 480 && lines[1]["orientation"] as? Int == 6)
@@ -32,8 +33,9 @@ struct CLITests {
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.jsonLines.sorted { ($0["source"] as! String) < ($1["source"] as! String) }
         #expect(lines.count == 2)
-        let keys: Set = ["source", "output", "cacheType", "format", "width", "height", "frames", "bytes", "ms"]
+        let keys: Set = ["source", "output", "cacheType", "format", "width", "height", "frames", "bytes", "warnings", "ms"]
         for line in lines { #expect(Set(line.keys) == keys) }
+        #expect(lines.allSatisfy { ($0["warnings"] as? [String])?.isEmpty == true })
         let photo = try #require(lines.first { ($0["source"] as! String).hasSuffix("photo.jpg") })
         // Shown upright the photo is landscape: 100x67, not the stored portrait.
         #expect(photo["width"] as? Int == 100 && photo["height"] as? Int == 67 && photo["cacheType"] as? String == "none")
@@ -151,5 +153,77 @@ struct CLITests {
         run = try await cli.run(["convert", temp.path("missing.gif"), temp.path("never.png")])
         #expect(run.status == 1)
         #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") }, "no partial output")
+    }
+
+    @Test("A truncated JPEG converts with one escaped warning line on stderr and a JSON warnings array")
+    func truncatedJPEGWarns() async throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Samples.jpeg))
+        // A newline in the name must not forge a second line on stderr.
+        let cut = temp.path("cut\nshort.jpg")
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let expected = "imagepipe: \(temp.path("cut\\nshort.jpg")): warning: JPEG: Premature end of JPEG file"
+
+        let converted = try await cli.run(["convert", cut, temp.path("out.png"), "--json"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        #expect(converted.stderr.split(separator: "\n").contains { $0 == expected }, "\(converted.stderr)")
+        #expect(converted.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("imagepipe: ") }, "\(converted.stderr)")
+        let warnings = try #require(converted.jsonLines.first?["warnings"] as? [String])
+        #expect(warnings.contains("JPEG: Premature end of JPEG file"))
+        #expect(temp.files.contains("out.png"))
+
+        let out = temp.path("fetched")
+        let fetched = try await cli.run(["fetch", cut, "-o", out, "--no-cache", "--json"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(fetched.stderr.split(separator: "\n").contains { $0 == expected }, "\(fetched.stderr)")
+        #expect((fetched.jsonLines.first?["warnings"] as? [String])?.contains("JPEG: Premature end of JPEG file") == true)
+
+        let described = try await cli.run(["info", cut, "--json"])
+        #expect(described.status == 0, "\(described.stderr)")
+        #expect((described.jsonLines.first?["warnings"] as? [String])?.contains("JPEG: Premature end of JPEG file") == true)
+    }
+
+    @Test("--fail-on-warning turns a truncated JPEG into a failure: exit 1, no output file, the warning still reported")
+    func failOnWarning() async throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Samples.jpeg))
+        let cut = temp.path("cut.jpg")
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+
+        let converted = try await cli.run(["convert", cut, temp.path("never.png"), "--fail-on-warning"])
+        #expect(converted.status == 1)
+        #expect(converted.stderr.contains("imagepipe: \(cut): warning: JPEG: Premature end of JPEG file"), "\(converted.stderr)")
+        #expect(converted.stderr.contains("--fail-on-warning"), "\(converted.stderr)")
+        #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") }, "no output, not even a partial one")
+
+        let out = temp.path("out")
+        let fetched = try await cli.run(["fetch", cut, Samples.png, "-o", out, "--no-cache", "--json", "--fail-on-warning"])
+        #expect(fetched.status == 1)
+        let failed = try #require(fetched.jsonLines.first { ($0["source"] as? String) == cut })
+        #expect(failed["output"] is NSNull && (failed["error"] as? String)?.contains("--fail-on-warning") == true)
+        #expect((failed["warnings"] as? [String])?.contains("JPEG: Premature end of JPEG file") == true)
+        // The clean source beside it is written as usual; the refused one leaves nothing.
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out)) == ["badge.png"])
+
+        let described = try await cli.run(["info", cut, Samples.png, "--json", "--fail-on-warning"])
+        #expect(described.status == 1)
+        #expect(described.jsonLines.count == 2)
+        #expect(described.jsonLines.first?["error"] != nil && described.jsonLines.last?["error"] == nil)
+
+        let clean = try await cli.run(["convert", Samples.jpeg, temp.path("clean.png"), "--fail-on-warning"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+    }
+
+    @Test("A truncated file's thumbnail served from the disk cache still warns, and still fails with --fail-on-warning")
+    func warningsComeBackFromTheCache() async throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Samples.jpeg))
+        let cut = temp.path("cut.jpg")
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let arguments = ["fetch", cut, "--thumbnail", "64x64", "--cache-dir", temp.path("cache"), "--json"]
+        let first = try await cli.run(arguments)
+        #expect(first.status == 0 && first.jsonLines.first?["cacheType"] as? String == "none", "\(first.stderr)")
+        let second = try await cli.run(arguments)
+        #expect(second.jsonLines.first?["cacheType"] as? String == "disk", "\(second.stdout)")
+        #expect((second.jsonLines.first?["warnings"] as? [String])?.contains("JPEG: Premature end of JPEG file") == true)
+        let strict = try await cli.run(arguments + ["--fail-on-warning"])
+        #expect(strict.status == 1 && strict.jsonLines.first?["cacheType"] as? String == "none")
     }
 }

@@ -1,7 +1,7 @@
 // The part of CodersJPEG that must be C: libjpeg reports errors through error_exit, which must not
 // return, so the shim longjmps back to a setjmp point in the same C function that called libjpeg.
 // No longjmp ever crosses a Swift frame. libjpeg's messages (warnings, traces) never reach stderr:
-// warnings are counted and the first one kept as a diagnostic.
+// the first warning of each kind is kept, with how often it came, for the decoded image.
 #ifndef CJPEGSHIM_H
 #define CJPEGSHIM_H
 
@@ -50,9 +50,13 @@ int ijpeg_finish_output(ijpeg_decoder *decoder);
 const char *ijpeg_decoder_message(const ijpeg_decoder *decoder);
 /// 1 when the error was a JPEG process libjpeg's 8-bit API does not implement (12-bit, lossless).
 int ijpeg_decoder_error_is_unsupported(const ijpeg_decoder *decoder);
+/// The most distinct warnings (libjpeg message codes) a decoder keeps; later kinds are dropped.
+#define IJPEG_MAX_WARNINGS 4
+/// Distinct warnings kept so far (0 ... IJPEG_MAX_WARNINGS).
 int ijpeg_decoder_warning_count(const ijpeg_decoder *decoder);
-/// The first warning's text, or "" when there was none.
-const char *ijpeg_decoder_first_warning(const ijpeg_decoder *decoder);
+/// Kept warning `index`: its text (the first time it came), `*repeats` how often it came, and
+/// `*is_truncation` 1 when it is libjpeg's "Premature end of JPEG file". NULL past the end.
+const char *ijpeg_decoder_warning(const ijpeg_decoder *decoder, int index, int *repeats, int *is_truncation);
 
 /// Encodes `height` rows of `width` pixels with `components` (1 gray or 3 RGB) 8-bit channels.
 /// On success `*out` is a malloc'd JPEG of `*out_size` bytes (release with `ijpeg_free`).

@@ -29,6 +29,10 @@ typedef struct ipng_header {
 typedef struct ipng_reader ipng_reader;
 
 ipng_reader *ipng_reader_create(const uint8_t *data, size_t size);
+/// Reads image data in pieces of `size` bytes (libpng's default is 8 KiB). A piece the file cannot
+/// fill is lost whole, so a file cut short is read again in small pieces to keep the rows before
+/// the cut. Call before reading.
+void ipng_reader_set_read_size(ipng_reader *reader, size_t size);
 void ipng_reader_destroy(ipng_reader *reader);
 /// Reads the chunks up to the first IDAT and sets up the transforms. 1 on success.
 int ipng_reader_read_header(ipng_reader *reader, ipng_header *header);
@@ -42,7 +46,17 @@ int ipng_reader_read_rows(ipng_reader *reader, uint8_t **rows, uint32_t count);
 /// Reads the chunks after the image data up to IEND, checking their CRCs. 1 on success.
 int ipng_reader_finish(ipng_reader *reader);
 const char *ipng_reader_message(const ipng_reader *reader);
+/// 1 when the last failure was the bytes running out (a truncated file) rather than bad data.
+int ipng_reader_truncated(const ipng_reader *reader);
+/// Rows of a non-interlaced image read in full so far (after a truncation: the rows that stand).
+uint32_t ipng_reader_rows_read(const ipng_reader *reader);
+
+/// The most distinct warning texts a reader keeps; later ones are dropped.
+#define IPNG_MAX_WARNINGS 4
+/// Distinct libpng warnings kept so far (0 ... IPNG_MAX_WARNINGS).
 int ipng_reader_warning_count(const ipng_reader *reader);
+/// Kept warning `index`: its text, and in `*repeats` how often it came. NULL past the end.
+const char *ipng_reader_warning(const ipng_reader *reader, int index, int *repeats);
 
 /// A progressive (push) reader: bytes arrive in pieces and rows are written into a canvas the shim
 /// allocates once the header is known and its pixel count is within `max_pixels`.

@@ -20,4 +20,12 @@ public protocol AnimatedImageProvider: Sendable {
     func duration(at index: Int) -> Double
     /// Frame `index`, composited.
     func frame(at index: Int) throws -> PixelBuffer
+    /// What reading the file's structure recovered from (a file cut short after some frames);
+    /// `decodeAnimation` puts them on the image. Default: none. Frames are decoded lazily, so a
+    /// problem found only while decoding a frame cannot become a warning: it throws from `frame(at:)`.
+    var warnings: [ImageDecodeWarning] { get }
+}
+
+extension AnimatedImageProvider {
+    public var warnings: [ImageDecodeWarning] { [] }
 }

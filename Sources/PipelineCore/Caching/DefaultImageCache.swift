@@ -108,8 +108,9 @@ public final class DefaultImageCache: ImageCache {
     /// (bytes of a format no registered coder handles are kept: a coder may be added later).
     private func decode(_ data: Data, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
         do {
-            return try await BlockingIO.run(on: queue) { [coders] in
-                try ImageDecoding.decode(data, options: options, context: context, coders: coders)
+            return try await BlockingIO.run(on: queue) { [coders, diskCache] in
+                let image = try ImageDecoding.decode(data, options: options, context: context, coders: coders)
+                return Self.addingStoredWarnings(diskCache.extendedData(forKey: key), to: image)
             }
         } catch let error as ImagePipeError {
             switch error {
@@ -156,7 +157,7 @@ public final class DefaultImageCache: ImageCache {
                 try? Self.encode($0, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())
             }
             guard let bytes else { return }
-            try? diskCache.setData(bytes, forKey: key)
+            try? diskCache.setData(bytes, forKey: key, extendedData: Self.extendedData(forWarningsOf: image))
         }
     }
 

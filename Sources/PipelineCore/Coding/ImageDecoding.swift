@@ -22,7 +22,8 @@ public enum ImageDecoding {
 
 extension AnimatedImageCoder {
     /// For an animated coder's `decode`: a lazy animation when the data holds more than one frame
-    /// (and the options allow it), else nil so the coder decodes a still image.
+    /// (and the options allow it), else nil so the coder decodes a still image. The provider's
+    /// `warnings` go on the image.
     public func decodeAnimation(_ data: Data, options: ImageDecodeOptions, orientation: ImageOrientation = .up) throws -> Image? {
         guard !options.firstFrameOnly,
               let provider = try animatedImageProvider(for: data, options: options),
@@ -30,6 +31,6 @@ extension AnimatedImageCoder {
         else { return nil }
         try options.checkFrameLimit(provider.frameCount)
         let animation = try AnimatedImage(provider: provider)
-        return Image(animation: animation, orientation: orientation, scale: options.scaleFactor, metadata: ImageMetadata(decodeOptions: options))
+        return Image(animation: animation, orientation: orientation, scale: options.scaleFactor, metadata: ImageMetadata(decodeOptions: options, warnings: provider.warnings))
     }
 }

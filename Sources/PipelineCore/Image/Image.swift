@@ -148,11 +148,18 @@ public struct ImageMetadata: Hashable, Sendable {
     public var isIncremental: Bool
     /// The options it was decoded with; `isThumbnail` is derived from them.
     public var decodeOptions: ImageDecodeOptions?
+    /// What the decoder recovered from (at most `ImageDecodeWarning.maxPerImage`); empty for a
+    /// clean decode. Kept by every transform, since the pixels still come from that decode.
+    public var warnings: [ImageDecodeWarning]
 
-    public init(isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil) {
+    public init(
+        isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil,
+        warnings: [ImageDecodeWarning] = []
+    ) {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
         self.decodeOptions = decodeOptions
+        self.warnings = Array(warnings.prefix(ImageDecodeWarning.maxPerImage))
     }
 }
 

@@ -21,6 +21,10 @@ public struct ImageResult: Sendable {
         self.url = url
         self.isFinished = isFinished
     }
+
+    /// What the decoder recovered from while making `image` (its `metadata.warnings`): also on
+    /// memory-cache hits, and again when cached bytes are decoded anew.
+    public var warnings: [ImageDecodeWarning] { image?.metadata.warnings ?? [] }
 }
 
 /// What an `ImageTask` reports, in order: progress and partial images while it runs, then one

@@ -17,7 +17,8 @@ extension ImageTransformer {
 
     /// Transforms as the pipeline does: the output is marked transformed and, when
     /// `preservesImageMetadata`, keeps the input's format, scale and decode options (SDWebImage's
-    /// `SDImageCopyAssociatedObject` step).
+    /// `SDImageCopyAssociatedObject` step). Decode warnings are always kept: the output's pixels
+    /// come from the same damaged decode.
     public func apply(to image: Image) throws -> Image {
         var output = try transform(image)
         if preservesImageMetadata {
@@ -26,6 +27,7 @@ extension ImageTransformer {
             output.metadata.decodeOptions = image.metadata.decodeOptions
         }
         output.metadata.isTransformed = true
+        output.metadata.warnings = image.metadata.warnings
         return output
     }
 }

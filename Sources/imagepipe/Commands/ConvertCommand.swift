@@ -21,6 +21,8 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write only this frame of an animation (0-based, at most \(WholeNumberOption.frame.upperBound)).", transform: WholeNumberOption.parser(WholeNumberOption.frame))
     var frame: Int?
 
+    @OptionGroup var warningOptions: WarningOptions
+
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -41,6 +43,9 @@ struct ConvertCommand: AsyncParsableCommand {
             context[.storeCacheType] = ImageCacheType.none
             let result = try await manager.loadImage(with: url, options: [.transformAnimatedImage], context: context)
             guard let image = result.image else { throw ImagePipeError.badImageData(reason: "no image") }
+            // Checked before anything is encoded or written: a refused source leaves no OUT at all.
+            DecodeWarnings.report(result.warnings, source: input)
+            try warningOptions.check(result.warnings)
             if let frame, frame >= image.frameCount {
                 throw ImagePipeError.frameOutOfRange(index: frame, frameCount: image.frameCount)
             }
@@ -56,6 +61,7 @@ struct ConvertCommand: AsyncParsableCommand {
                 line.add("height", upright.pixelSize.height)
                 line.add("frames", frame == nil && ImageOutput.animatedFormats.contains(format) ? upright.frameCount : 1)
                 line.add("bytes", data.count)
+                line.add("warnings", DecodeWarnings.json(result.warnings))
                 Console.out(line.text)
             }
         } catch {

@@ -36,6 +36,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
+    @OptionGroup var warningOptions: WarningOptions
+
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -87,7 +89,7 @@ struct FetchCommand: AsyncParsableCommand {
         let job = FetchJob(
             manager: manager, options: try imageOptions(), context: context, thumbnail: try processing.thumbnailSize(),
             format: try outputFormat(), encodeOptions: processing.encodeOptions(), outputFolder: outputFolder,
-            names: names, logger: logger
+            names: names, warningOptions: warningOptions, logger: logger
         )
         let progress = ProgressBar(total: sources.count, enabled: !outputOptions.json)
         let json = outputOptions.json
@@ -99,6 +101,7 @@ struct FetchCommand: AsyncParsableCommand {
                     let line = await job.process(source, index: index, progress: progress)
                     progress.finishedOne()
                     if json { Console.out(line.json.text) }
+                    DecodeWarnings.report(line.warnings, source: source)
                     if let error = line.error { Console.err("imagepipe: \(source): \(error)") }
                     return line.error != nil
                 }

@@ -12,10 +12,12 @@ struct FetchJob: Sendable {
     let encodeOptions: ImageEncodeOptions
     let outputFolder: OutputFolder?
     let names: [String]
+    let warningOptions: WarningOptions
     let logger: Logger
 
     struct Outcome {
         var json = JSONLine()
+        var warnings: [ImageDecodeWarning] = []
         var error: String?
     }
 
@@ -31,6 +33,9 @@ struct FetchJob: Sendable {
             guard let image = result.image else {
                 throw FetchError.notCached
             }
+            // Before anything is encoded or written: a refused source leaves no output file.
+            outcome.warnings = result.warnings
+            try warningOptions.check(outcome.warnings)
             progress.received(Int64(result.data?.count ?? 0))
             logger.debug("\(url.absoluteString): \(image.pixelSize) from \(result.cacheType.rawValue)")
             let upright = try ImageOutput.upright(image, thumbnail: thumbnail)
@@ -58,6 +63,7 @@ struct FetchJob: Sendable {
             outcome.json.add("output", nil as String?)
             outcome.json.add("cacheType", ImageCacheType.none.rawValue)
         }
+        outcome.json.add("warnings", DecodeWarnings.json(outcome.warnings))
         let elapsed = ContinuousClock.now - start
         outcome.json.add("ms", Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
         if let error = outcome.error { outcome.json.add("error", error) }

@@ -14,6 +14,8 @@ struct InfoCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
+    @OptionGroup var warningOptions: WarningOptions
+
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -26,8 +28,9 @@ struct InfoCommand: AsyncParsableCommand {
         try network.apply()
         var failed = false
         for source in sources {
+            var warnings: [ImageDecodeWarning] = []
             do {
-                let line = try await describe(source)
+                let line = try await describe(source, warnings: &warnings)
                 Console.out(outputOptions.json ? line.json.text : line.text)
             } catch {
                 failed = true
@@ -35,6 +38,7 @@ struct InfoCommand: AsyncParsableCommand {
                 if outputOptions.json {
                     var line = JSONLine()
                     line.add("source", source)
+                    line.add("warnings", DecodeWarnings.json(warnings))
                     line.add("error", message)
                     Console.out(line.text)
                 }
@@ -49,10 +53,15 @@ struct InfoCommand: AsyncParsableCommand {
         var text = ""
     }
 
-    func describe(_ source: String) async throws -> Description {
+    /// The description of one source; `warnings` gets the decoder's warnings (printed here) even
+    /// when `--fail-on-warning` then refuses the source.
+    func describe(_ source: String, warnings: inout [ImageDecodeWarning]) async throws -> Description {
         guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
         let loaded = try await ImageLoadersManager.shared.load(url, options: [], context: ImageContext(), progress: nil)
         let image = try ImageCodersManager.shared.decode(loaded.data, options: ImageDecodeOptions())
+        warnings = image.metadata.warnings
+        DecodeWarnings.report(warnings, source: source)
+        try warningOptions.check(warnings)
         let format = image.format == .undefined ? ImageFormat.detect(in: loaded.data) : image.format
         // Durations as players show them: the coder has already applied its format's clamping rule.
         let durations = (0..<image.frameCount).map { Int((image.duration(at: $0) * 1000).rounded()) }
@@ -67,6 +76,7 @@ struct InfoCommand: AsyncParsableCommand {
         result.json.add("orientation", image.orientation.rawValue)
         result.json.add("hasAlpha", image.hasAlpha)
         result.json.add("pixelFormat", image.pixelFormat.rawValue)
+        result.json.add("warnings", DecodeWarnings.json(warnings))
         var text = "\(TerminalEscaping.escape(source)): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
         if image.isAnimated {
             let loops = image.loopCount == 0 ? "forever" : "\(image.loopCount)x"

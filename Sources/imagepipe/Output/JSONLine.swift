@@ -8,6 +8,7 @@ struct JSONLine {
         case int(Int)
         case bool(Bool)
         case ints([Int])
+        case strings([String])
         case null
     }
 
@@ -28,6 +29,7 @@ struct JSONLine {
         case .int(let number): String(number)
         case .bool(let flag): flag ? "true" : "false"
         case .ints(let numbers): "[" + numbers.map(String.init).joined(separator: ",") + "]"
+        case .strings(let texts): "[" + texts.map(quote).joined(separator: ",") + "]"
         case .null: "null"
         }
     }

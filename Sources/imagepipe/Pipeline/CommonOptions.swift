@@ -105,6 +105,17 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
+/// `--fail-on-warning`, shared by `fetch`, `convert` and `info`.
+struct WarningOptions: ParsableArguments {
+    @Flag(name: .customLong("fail-on-warning"), help: "Fail a source whose image decoded with warnings (a truncated or damaged file): exit 1, write nothing for it.")
+    var failOnWarning = false
+
+    /// Throws `FailedOnWarning` when the flag is set and there are warnings.
+    func check(_ warnings: [ImageDecodeWarning]) throws {
+        if failOnWarning && !warnings.isEmpty { throw FailedOnWarning(count: warnings.count) }
+    }
+}
+
 enum TransformSpecHelp {
     static let text = TransformerSpec.usage
 }

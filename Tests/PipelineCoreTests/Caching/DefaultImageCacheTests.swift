@@ -37,6 +37,20 @@ struct DefaultImageCacheTests {
         #expect(disk.image?.firstFrame == image.firstFrame)
     }
 
+    @Test("Decode warnings survive both levels, even for re-encoded images; a new write without them drops them")
+    func warningsSurviveTheCache() async throws {
+        let cache = makeCache()
+        let warning = ImageDecodeWarning(.truncated, message: "TEST: file is truncated")
+        let damaged = TestImages.still().with { $0.warnings = [warning] }
+        await cache.store(damaged, data: nil, key: "k", options: [], context: ImageContext(), cacheType: .all)
+        #expect(try #require(await query(cache, "k", type: .memory)).image?.metadata.warnings == [warning])
+        // The disk holds the image re-encoded, which decodes clean: the warning comes from beside it.
+        let disk = try #require(await query(cache, "k", type: .disk))
+        #expect(disk.image?.metadata.warnings == [warning])
+        await cache.store(TestImages.still(), data: nil, key: "k", options: [], context: ImageContext(), cacheType: .disk)
+        #expect(try #require(await query(cache, "k", type: .disk)).image?.metadata.warnings == [])
+    }
+
     @Test("Store memory only never touches disk; store disk only never fills memory")
     func storePerLevel() async {
         let cache = makeCache()
