@@ -324,6 +324,23 @@ struct ImageManagerTests {
         #expect(!f.cache.memoryKeys.contains { $0.contains("Invert") }, "an untransformed image is not stored under the transformed key")
     }
 
+    @Test("A transform over the pixel limit fails the request with the limit's error and never blocks the URL")
+    func transformOverPixelLimit() async throws {
+        let f = ManagerFixture(delay: .milliseconds(1))
+        f.serve(url.absoluteString)
+        // Even a policy that blocks every failure leaves the URL alone: the request was at fault.
+        f.manager.settings.shouldBlockFailedURL = { _, _ in true }
+        var context = ImageContext()
+        context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 100_000, height: 100_000))
+        await #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 10_000_000_000, maximum: ImageDecodeOptions.defaultMaxPixels)) {
+            try await f.manager.loadImage(with: url, context: context)
+        }
+        #expect(!f.manager.failedURLs.contains(url))
+        context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 10, height: 10))
+        let small = try await f.manager.loadImage(with: url, context: context)
+        #expect(small.image?.pixelSize == ImageSize(width: 10, height: 10))
+    }
+
     @Test("cancelAll cancels every running load")
     func cancelAll() async throws {
         let f = ManagerFixture(delay: .seconds(30))
