@@ -108,8 +108,8 @@ public final class DefaultImageCache: ImageCache {
     /// (bytes of a format no registered coder handles are kept: a coder may be added later).
     private func decode(_ data: Data, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
         do {
-            return try await BlockingIO.run(on: queue) { [coders] in
-                try ImageDecoding.decode(data, options: options, context: context, coders: coders)
+            return try await ImageDecoding.decode(data, options: options, context: context, coders: coders) { [queue] work in
+                try await BlockingIO.run(on: queue, work)
             }
         } catch let error as ImagePipeError {
             switch error {

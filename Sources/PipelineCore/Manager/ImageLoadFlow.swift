@@ -168,8 +168,8 @@ struct ImageLoadFlow: Sendable {
                 let loaded = try await manager.downloads.value(for: downloadKey, priority: priority, onEvent: emitDecode) { emitDownload in
                     try await loader.load(url, options: options, context: context, progress: emitDownload)
                 }
-                let image = try await manager.cpu.run {
-                    try ImageDecoding.decode(loaded.data, options: decodeOptions, context: context, coders: manager.coders)
+                let image = try await ImageDecoding.decode(loaded.data, options: decodeOptions, context: context, coders: manager.coders) { work in
+                    try await manager.cpu.run(work)
                 }
                 return DecodedSource(image: image, data: loaded.data)
             }
