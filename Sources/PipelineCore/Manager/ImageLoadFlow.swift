@@ -209,8 +209,16 @@ struct ImageLoadFlow: Sendable {
 
     private static func transform(_ image: Image, with transformer: any ImageTransformer, key: TransformKey, manager: ImageManager) async throws -> Image? {
         if image.isAnimated && !key.transformsAnimatedImages { return nil }
+        // Transformers hold their output to the pixel limit the image carries; an original from the
+        // memory cache carries the limit of whichever request decoded it, so this request's is set.
+        var input = image
+        if case .cache(_, let options) = key.source {
+            var carried = input.metadata.decodeOptions ?? ImageDecodeOptions()
+            carried.maxPixels = options.maxPixels
+            input.metadata.decodeOptions = carried
+        }
         do {
-            return try await manager.cpu.run { try transformer.apply(to: image) }
+            return try await manager.cpu.run { [input] in try transformer.apply(to: input) }
         } catch let error as ImagePipeError {
             guard case .limitExceeded = error else { return nil }
             throw TransformLimitError(error: error)

@@ -341,6 +341,24 @@ struct ImageManagerTests {
         #expect(small.image?.pixelSize == ImageSize(width: 10, height: 10))
     }
 
+    @Test("A transform of an original from the memory cache is held to this request's pixel limit, not the decoding request's")
+    func transformOfCachedOriginalUsesRequestLimit() async throws {
+        let f = ManagerFixture(delay: .milliseconds(1))
+        f.serve(url.absoluteString)
+        _ = try await f.manager.loadImage(with: url, options: [.waitStoreCache])
+        var context = ImageContext()
+        context[.originalQueryCacheType] = .memory
+        context[.decodeOptions] = ImageDecodeOptions(maxPixels: 900)
+        context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 40, height: 40))
+        await #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 1600, maximum: 900)) {
+            try await f.manager.loadImage(with: url, context: context)
+        }
+        context[.decodeOptions] = ImageDecodeOptions(maxPixels: 1600)
+        let result = try await f.manager.loadImage(with: url, context: context)
+        #expect(result.cacheType == .memory && result.image?.pixelSize == ImageSize(width: 40, height: 40))
+        #expect(f.loader.requests(url.absoluteString) == 1)
+    }
+
     @Test("cancelAll cancels every running load")
     func cancelAll() async throws {
         let f = ManagerFixture(delay: .seconds(30))
