@@ -21,7 +21,8 @@ struct GIFBlock: Sendable {
     }
 }
 
-/// Displayed frames: consecutive blocks drawn together, shown for the last block's delay.
+/// A displayed frame: the blocks drawn for it (one, as giflib counts frames), shown for the last
+/// block's delay.
 struct GIFFrameSpan: Sendable {
     var firstBlock: Int
     var lastBlock: Int

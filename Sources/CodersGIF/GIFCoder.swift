@@ -5,15 +5,16 @@ import PipelineCore
 /// nearest key block), and encoding with a median-cut palette per frame. Register once:
 /// `ImageCodersManager.shared.add(GIFCoder())`.
 ///
-/// Frame counting follows the pygif suite: image blocks without a delay are drawn together with
-/// the next block that has one (see `GIFIndex.spans`). Loop count: the NETSCAPE2.0 value, 1 when
-/// absent (SDWebImage). Disposal 2 clears to transparent. Disputed corpus files: a file with no
-/// image, or with zero-sized blocks giflib cannot read, shows its empty (transparent) screen as
-/// the pygif suite expects; `max-codes` (an LZW stream giflib refuses) fails with `badImageData`;
-/// `invalid-colors` and `plain-text` decode as giflib reads them (out-of-table indices draw black,
-/// plain-text extensions are not rendered). A file that ends inside a record after its first image
-/// keeps what was read (the cut image drawn as far as its data goes) with a `.truncated` warning in
-/// `metadata.warnings`.
+/// Frames as giflib, browsers, ImageIO and Pillow agree: every image block is a frame, one with a
+/// zero or missing delay too (it plays 100 ms, see `GIFIndex.spans`); where the pygif suite merges
+/// such blocks, ImagePipe follows giflib. Loop count: the first NETSCAPE2.0 value, 1 when absent
+/// (SDWebImage). Disposal 2 clears to transparent. A file with no image fails with
+/// `badImageData`. Disputed corpus files: zero-sized blocks giflib cannot read draw nothing (an
+/// empty, transparent frame) as the pygif suite expects; `max-codes` (an LZW stream giflib
+/// refuses) fails with `badImageData`; `invalid-colors` and `plain-text` decode as giflib reads
+/// them (out-of-table indices draw black, plain-text extensions are not rendered). A file that ends
+/// inside a record after its first image keeps what was read (the cut image drawn as far as its
+/// data goes) with a `.truncated` warning in `metadata.warnings`.
 public struct GIFCoder: AnimatedImageCoder {
     public init() {}
 

@@ -107,14 +107,17 @@ struct GIFIndex: Sendable {
                     let name = String(decoding: UnsafeBufferPointer(start: bytes + 1, count: 11), as: UTF8.self)
                     isLoopExtension = name == "NETSCAPE2.0" || name == "ANIMEXTS1.0"
                 }
-                while true {
+                // No first sub-block (an empty comment, `21 FE 00`): giflib has already read the
+                // terminator, and asking for the next sub-block would eat the following record.
+                while bytes != nil {
                     var next: UnsafeMutablePointer<GifByteType>?
                     guard DGifGetExtensionNext(handle, &next) == GIF_OK else {
                         if endsEarly("after image \(blocks.count)") { break scan }
                         throw file.lastError
                     }
                     guard let next else { break }
-                    if isLoopExtension, next[0] >= 3, next[1] & 7 == 1 {
+                    // The first loop count stands, as giflib's readers, browsers and ImageIO take it.
+                    if isLoopExtension, loop == nil, next[0] >= 3, next[1] & 7 == 1 {
                         loop = Int(next[2]) | Int(next[3]) << 8
                     }
                 }
@@ -124,23 +127,14 @@ struct GIFIndex: Sendable {
                 throw ImagePipeError.badImageData(reason: "GIF has an unknown record")
             }
         }
-        if blocks.isEmpty {
-            // A well-formed file with no image (pygif's no-data): the suite, like browsers, shows
-            // the empty screen, transparent. Header-only truncations fail earlier, at EOF.
-            blocks.append(GIFBlock(descriptorOffset: 0, left: 0, top: 0, width: 0, height: 0,
-                                   disposal: 0, transparentIndex: nil, delay: nil))
-        }
-        let isGIF87a = data.count >= 6 && data[data.startIndex + 3..<data.startIndex + 6].elementsEqual("87a".utf8)
+        // A file with a screen but no image is no picture (giflib: "no image descriptor"; Pillow
+        // and ImageIO refuse it too), though the pygif suite shows the empty screen.
+        guard !blocks.isEmpty else { throw ImagePipeError.badImageData(reason: "GIF has no image") }
         self.blocks = blocks
         self.truncatedBlock = truncatedBlock
         self.warnings = warnings
         self.loopCount = loop ?? 1
-        // Without delays, a run of three or more full-screen pictures is an animation written
-        // without graphic control extensions (pygif's "force-animation" case); two overlapping
-        // blocks are one picture drawn in two steps (pygif's images-overlap).
-        let logicalScreen = screen
-        let fullScreenRun = blocks.count >= 3 && blocks.allSatisfy { $0.covers(logicalScreen) }
-        self.frames = Self.spans(blocks, looksAnimated: loop != nil || isGIF87a || fullScreenRun)
+        self.frames = Self.spans(blocks)
         try options.checkFrameLimit(frames.count)
         self.keyBlocks = Self.keyBlocks(blocks, screen: screen)
         self.hasTransparency = blocks.contains { $0.transparentIndex != nil || $0.disposal == 2 } || !blocks[0].covers(screen)
@@ -181,29 +175,14 @@ struct GIFIndex: Sendable {
         }
     }
 
-    /// Groups blocks into displayed frames the way the pygif suite (and browsers) count them: a
-    /// block without a positive delay is drawn together with the blocks after it, up to one that
-    /// has a delay. When no block has a delay, a file that looks animated (a loop extension,
-    /// GIF87a, which cannot carry delays, or a run of full-screen pictures) shows every block as a
-    /// frame; any other file is one picture built from all its blocks.
-    static func spans(_ blocks: [GIFBlock], looksAnimated: Bool) -> [GIFFrameSpan] {
-        func duration(_ block: GIFBlock) -> Double {
-            let milliseconds = (block.delay ?? 0) * 10
-            return milliseconds < 11 ? 0.1 : Double(milliseconds) / 1000
+    /// Every image block is a displayed frame, as giflib counts them and browsers, ImageIO and
+    /// Pillow play them: a block without a delay, or with a zero one, is still its own frame (shown
+    /// for 100 ms under SDWebImage's rule), never merged into the next.
+    static func spans(_ blocks: [GIFBlock]) -> [GIFFrameSpan] {
+        blocks.indices.map { index in
+            let milliseconds = (blocks[index].delay ?? 0) * 10
+            return GIFFrameSpan(firstBlock: index, lastBlock: index, duration: milliseconds < 11 ? 0.1 : Double(milliseconds) / 1000)
         }
-        guard blocks.contains(where: { ($0.delay ?? 0) > 0 }) else {
-            if looksAnimated {
-                return blocks.indices.map { GIFFrameSpan(firstBlock: $0, lastBlock: $0, duration: duration(blocks[$0])) }
-            }
-            return [GIFFrameSpan(firstBlock: 0, lastBlock: blocks.count - 1, duration: 0.1)]
-        }
-        var spans: [GIFFrameSpan] = []
-        var first = 0
-        for (index, block) in blocks.enumerated() where (block.delay ?? 0) > 0 || index == blocks.count - 1 {
-            spans.append(GIFFrameSpan(firstBlock: first, lastBlock: index, duration: duration(block)))
-            first = index + 1
-        }
-        return spans
     }
 
     /// Block j starts from a clear canvas when it is the first, when the block before it left a

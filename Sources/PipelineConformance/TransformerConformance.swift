@@ -3,7 +3,8 @@ import PipelineCore
 import Testing
 
 /// The contracts every `ImageTransformer` keeps: a stable key that differs when the output would,
-/// deterministic output, untouched input, and the metadata rule.
+/// deterministic output, untouched input, the metadata rule, and for a `PixelTransformer` an
+/// `outputSize(for:)` that is the size it makes.
 ///
 /// `variants` are the same transformer with other parameters: each must have another key.
 public enum TransformerConformance {
@@ -35,6 +36,12 @@ public enum TransformerConformance {
                            "two runs on the same input gave different images")
                 log.expect(sample.firstFrame == before, "transformer.doesNotMutate", label, "the input's pixels changed")
                 log.expect(!first.pixelSize.isEmpty, "transformer.output", label, "the output has no pixels")
+                if let pixels = transformer as? any PixelTransformer {
+                    // The size checked against the pixel limit before allocating must be the size made.
+                    let declared = try pixels.outputSize(for: sample.displaySize)
+                    log.expect(declared == first.pixelSize, "transformer.outputSize", label,
+                               "outputSize(for:) says \(declared), the transform made \(first.pixelSize)")
+                }
                 if !transformer.preservesImageMetadata && sample.format != .undefined {
                     // Opting out of the pipeline's metadata copy is a promise to set it yourself.
                     let raw = try transformer.transform(sample)

@@ -72,6 +72,13 @@ struct ConstantKeyTransformer: ImageTransformer {
     func transform(_ image: Image) throws -> Image { Image(image.firstFrame.resampled(to: ImageSize(width: size, height: size))) }
 }
 
+/// Broken: doubles the image's width but keeps the default `outputSize(for:)` (the input's size),
+/// so the pixel limit would be checked against the wrong size.
+struct UndeclaredSizeTransformer: PixelTransformer {
+    var key: String { "UndeclaredSize" }
+    func transform(_ buffer: PixelBuffer) throws -> PixelBuffer { buffer.resampled(to: ImageSize(width: buffer.width * 2, height: buffer.height)) }
+}
+
 /// Broken: answers with the first image ever stored under a key.
 final class StaleCache: ImageCache {
     private let entries = Mutex<[String: Image]>([:])

@@ -49,7 +49,7 @@ struct KitSelfTests {
         #expect(failures.contains { $0.contract == "decode.pixels" })
     }
 
-    @Test("The built-in transformers pass; a transformer with a constant key fails transformer.keyDistinct")
+    @Test("The built-in transformers pass; a constant key fails transformer.keyDistinct, an undeclared size transformer.outputSize")
     func transformers() async throws {
         let image = Image(try PixelBuffer(width: 30, height: 20, format: .rgba8, fill: ImageColor(red: 200, green: 10, blue: 10)), format: .png)
         let builtIns: [(any ImageTransformer, any ImageTransformer)] = [
@@ -69,6 +69,8 @@ struct KitSelfTests {
         }
         let broken = await TransformerConformance.failures(for: ConstantKeyTransformer(size: 4), variants: [ConstantKeyTransformer(size: 8)], samples: [image])
         #expect(broken.map(\.contract).contains("transformer.keyDistinct"))
+        let undeclared = await TransformerConformance.failures(for: UndeclaredSizeTransformer(), variants: [GrayscaleTransformer()], samples: [image])
+        #expect(undeclared.map(\.contract) == ["transformer.outputSize"])
     }
 
     @Test("A correct memory cache passes; a cache that answers with stale data fails cache.replace")

@@ -226,4 +226,14 @@ struct CLITests {
         let strict = try await cli.run(arguments + ["--fail-on-warning"])
         #expect(strict.status == 1 && strict.jsonLines.first?["cacheType"] as? String == "none")
     }
+
+    @Test("convert with a transform whose output is over the pixel limit exits 1 naming the limit, writes nothing")
+    func transformOverPixelLimit() async throws {
+        let output = temp.path("huge.png")
+        let run = try await cli.run(["convert", Samples.png, output, "--transform", "resize:100000x100000"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("pixels limit exceeded: 10000000000 is more than the maximum of 100000000"), "\(run.stderr)")
+        #expect(run.stderr.contains("ImageDecodeOptions.maxPixels"))
+        #expect(!temp.files.contains { $0.hasPrefix("huge") }, "no output file")
+    }
 }

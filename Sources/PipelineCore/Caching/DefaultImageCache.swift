@@ -108,9 +108,8 @@ public final class DefaultImageCache: ImageCache {
     /// (bytes of a format no registered coder handles are kept: a coder may be added later).
     private func decode(_ data: Data, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
         do {
-            return try await BlockingIO.run(on: queue) { [coders, diskCache] in
-                let image = try ImageDecoding.decode(data, options: options, context: context, coders: coders)
-                return Self.addingStoredWarnings(diskCache.extendedData(forKey: key), to: image)
+            return try await ImageDecoding.decode(data, options: options, context: context, coders: coders) { [queue, diskCache] work in
+                try await BlockingIO.run(on: queue) { Self.addingStoredWarnings(diskCache.extendedData(forKey: key), to: try work()) }
             }
         } catch let error as ImagePipeError {
             switch error {

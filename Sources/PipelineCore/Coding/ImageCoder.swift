@@ -14,9 +14,16 @@ public protocol ImageCoder: Sendable {
     /// Encodes an animation (`loopCount` 0 = forever). Coders of still formats keep the default,
     /// which writes the first frame.
     func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data
+    /// What decoding `data` with `options` will hold in memory, read from the header alone (no
+    /// pixel work, no large allocation); nil when the coder cannot tell without decoding. The
+    /// pipeline reserves it from the `DecodeMemoryBudget` before calling `decode`; a decode
+    /// without an estimate is not counted. Default: nil.
+    func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate?
 }
 
 extension ImageCoder {
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? { nil }
+
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard let first = frames.first else {
             throw ImagePipeError.encodingFailed(reason: "no frames to encode")

@@ -12,9 +12,13 @@ public final class ImageCodersManager: ImageCoder {
     public static let shared = ImageCodersManager()
 
     private let registry: PluginRegistry<any ImageCoder>
+    /// Where decodes through this registry reserve their estimated memory before they run
+    /// (`ImageDecoding.decode(_:options:context:coders:on:)`). Default: the process-wide one.
+    public let decodeMemoryBudget: DecodeMemoryBudget
 
-    public init(coders: [any ImageCoder] = []) {
+    public init(coders: [any ImageCoder] = [], decodeMemoryBudget: DecodeMemoryBudget = .shared) {
         registry = PluginRegistry(coders)
+        self.decodeMemoryBudget = decodeMemoryBudget
     }
 
     /// The coders, lowest priority first, like SDWebImage's `coders` array. Setting replaces them all.
@@ -75,6 +79,11 @@ public final class ImageCodersManager: ImageCoder {
                 : "no registered coder decodes it")
         }
         return try coder.decode(data, options: options)
+    }
+
+    /// The estimate of the coder that would decode these bytes.
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
+        coder(for: data)?.decodeEstimate(for: data, options: options)
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { encoder(for: format) != nil }

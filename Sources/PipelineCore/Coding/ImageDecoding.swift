@@ -20,6 +20,26 @@ public enum ImageDecoding {
     }
 }
 
+extension ImageDecoding {
+    /// `decode`, run by `run` (the caller's executor for CPU work) while holding the decode's
+    /// estimated memory from `coders.decodeMemoryBudget`. The estimate is read from the header
+    /// first; waiting for room in the budget holds no executor slot.
+    ///
+    /// - Throws: as `decode`; `limitExceeded(.decodeMemoryBudget)` when this decode alone is over
+    ///   the budget; `cancelled` when the task is cancelled while waiting.
+    public static func decode(
+        _ data: Data, options: ImageDecodeOptions, context: ImageContext = ImageContext(),
+        coders: ImageCodersManager = .shared,
+        on run: (_ work: @escaping @Sendable () throws -> Image) async throws -> Image
+    ) async throws -> Image {
+        let coder: any ImageCoder = context[.imageCoder] ?? coders
+        let bytes = data.isEmpty ? 0 : coder.decodeEstimate(for: data, options: options)?.bytes ?? 0
+        return try await coders.decodeMemoryBudget.withReservation(of: bytes) {
+            try await run { try decode(data, options: options, context: context, coders: coders) }
+        }
+    }
+}
+
 extension AnimatedImageCoder {
     /// For an animated coder's `decode`: a lazy animation when the data holds more than one frame
     /// (and the options allow it), else nil so the coder decodes a still image. The provider's

@@ -16,11 +16,12 @@ public enum ImageSizeMath {
         guard !size.isEmpty, !box.isEmpty else { return size }
         var result: ImageSize
         if preserveAspectRatio {
-            // Image ratio w/h against box ratio W/H, compared without division: w*H vs W*h.
-            if size.width * box.height > box.width * size.height {
-                result = ImageSize(width: box.width, height: ceilDiv(box.width * size.height, size.width))
+            // Image ratio w/h against box ratio W/H, compared without division: w*H vs W*h, in
+            // double width (sizes come from requests). The other side is then below the box's.
+            if wide(size.width, box.height) > wide(box.width, size.height) {
+                result = ImageSize(width: box.width, height: ceilDiv(wide(box.width, size.height), size.width))
             } else {
-                result = ImageSize(width: ceilDiv(box.height * size.width, size.height), height: box.height)
+                result = ImageSize(width: ceilDiv(wide(box.height, size.width), size.height), height: box.height)
             }
         } else {
             result = box
@@ -50,4 +51,10 @@ public enum ImageSizeMath {
 
     @inline(__always)
     static func ceilDiv(_ a: Int, _ b: Int) -> Int { (a + b - 1) / b }
+
+    /// The product of two non-negative sides in double width, comparable without overflow.
+    private static func wide(_ a: Int, _ b: Int) -> UInt128 { UInt128(a) * UInt128(b) }
+
+    /// `ceil(a / b)` of a double-width product; the caller knows the quotient fits.
+    private static func ceilDiv(_ a: UInt128, _ b: Int) -> Int { Int((a + UInt128(b) - 1) / UInt128(b)) }
 }

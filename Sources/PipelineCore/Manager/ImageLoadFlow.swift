@@ -25,6 +25,8 @@ struct ImageLoadFlow: Sendable {
             try await flow.runSteps()
         } catch let error as ImagePipeError {
             task.emit(.failed(error), terminal: true)
+        } catch let failure as TransformLimitError {
+            task.emit(.failed(failure.error), terminal: true)
         } catch is CancellationError {
             task.emit(.failed(.cancelled), terminal: true)
         } catch {
@@ -166,8 +168,8 @@ struct ImageLoadFlow: Sendable {
                 let loaded = try await manager.downloads.value(for: downloadKey, priority: priority, onEvent: emitDecode) { emitDownload in
                     try await loader.load(url, options: options, context: context, progress: emitDownload)
                 }
-                let image = try await manager.cpu.run {
-                    try ImageDecoding.decode(loaded.data, options: decodeOptions, context: context, coders: manager.coders)
+                let image = try await ImageDecoding.decode(loaded.data, options: decodeOptions, context: context, coders: manager.coders) { work in
+                    try await manager.cpu.run(work)
                 }
                 return DecodedSource(image: image, data: loaded.data)
             }
@@ -179,7 +181,7 @@ struct ImageLoadFlow: Sendable {
                                         transformsAnimatedImages: options.contains(.transformAnimatedImage))
         return try await manager.transforms.value(for: transformKey, priority: priority, onEvent: onProgress) { emit in
             let decoded = try await decode(emit)
-            return ProcessedSource(decoded: decoded, transformed: await Self.transform(decoded.image, with: transformer, key: transformKey, manager: manager))
+            return ProcessedSource(decoded: decoded, transformed: try await Self.transform(decoded.image, with: transformer, key: transformKey, manager: manager))
         }
     }
 
@@ -190,17 +192,39 @@ struct ImageLoadFlow: Sendable {
                                transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
         let manager = self.manager
         return try await manager.transforms.value(for: key) { _ in
-            ProcessedSource(decoded: decoded, transformed: await Self.transform(decoded.image, with: transformer, key: key, manager: manager))
+            ProcessedSource(decoded: decoded, transformed: try await Self.transform(decoded.image, with: transformer, key: key, manager: manager))
         }
     }
 
     /// 9. Runs the transformer, unless the image is animated and the request did not allow it, and
     /// keeps the source's metadata when the transformer says so. A failing transformer gives nil:
     /// the image goes on untransformed (SDWebImage's nil result) and is not stored under the
-    /// transformed key.
-    private static func transform(_ image: Image, with transformer: any ImageTransformer, key: TransformKey, manager: ImageManager) async -> Image? {
+    /// transformed key. A limit the transform would exceed (an output over the pixel limit) fails
+    /// the request instead: the caller asked for that output, and the untransformed image is not it.
+    /// A limit the transform ran into. It fails the request but is not the URL's fault, so it
+    /// passes the failed-URL step by not being an `ImagePipeError` until `run()` reports it.
+    private struct TransformLimitError: Error {
+        let error: ImagePipeError
+    }
+
+    private static func transform(_ image: Image, with transformer: any ImageTransformer, key: TransformKey, manager: ImageManager) async throws -> Image? {
         if image.isAnimated && !key.transformsAnimatedImages { return nil }
-        return try? await manager.cpu.run { try transformer.apply(to: image) }
+        // Transformers hold their output to the pixel limit the image carries; an original from the
+        // memory cache carries the limit of whichever request decoded it, so this request's is set.
+        var input = image
+        if case .cache(_, let options) = key.source {
+            var carried = input.metadata.decodeOptions ?? ImageDecodeOptions()
+            carried.maxPixels = options.maxPixels
+            input.metadata.decodeOptions = carried
+        }
+        do {
+            return try await manager.cpu.run { [input] in try transformer.apply(to: input) }
+        } catch let error as ImagePipeError {
+            guard case .limitExceeded = error else { return nil }
+            throw TransformLimitError(error: error)
+        } catch {
+            return nil
+        }
     }
 
     /// 10–12. Store the original and the final image, complete.

@@ -12,15 +12,19 @@ public struct CroppingTransformer: PixelTransformer {
         "SDImageCroppingTransformer({\(keyNumber(Double(rect.x))),\(keyNumber(Double(rect.y))),\(keyNumber(Double(rect.width))),\(keyNumber(Double(rect.height)))})"
     }
 
+    /// The rectangle's size, whatever part of it lies outside the image.
+    public func outputSize(for size: ImageSize) throws -> ImageSize { rect.size }
+
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
-        let inside = rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= buffer.width && rect.y + rect.height <= buffer.height
+        let columns = Self.overlap(rect.x, rect.width, buffer.width)
+        let rows = Self.overlap(rect.y, rect.height, buffer.height)
+        let inside = columns.count == rect.width && rows.count == rect.height
         let format = inside ? buffer.format : buffer.format.withAlpha
         let source = buffer.converted(to: format)
         let bpp = format.bytesPerPixel
         var out = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: rect.width, height: rect.height, format: format))
         // Copy the rows' overlap with the image; everything else stays transparent zero.
-        let x0 = max(rect.x, 0), x1 = min(rect.x + rect.width, buffer.width)
-        let y0 = max(rect.y, 0), y1 = min(rect.y + rect.height, buffer.height)
+        let (x0, x1, y0, y1) = (columns.lowerBound, columns.upperBound, rows.lowerBound, rows.upperBound)
         if x0 < x1 && y0 < y1 {
             source.bytes.withUnsafeBufferPointer { input in
                 out.withUnsafeMutableBufferPointer { output in
@@ -34,5 +38,15 @@ public struct CroppingTransformer: PixelTransformer {
             }
         }
         return PixelBuffer(unchecked: rect.width, height: rect.height, format: format, bytes: out)
+    }
+
+    /// The part of `start..<start + length` inside `0..<limit`, empty when none; without overflow,
+    /// whatever the rectangle's numbers (they come from requests).
+    static func overlap(_ start: Int, _ length: Int, _ limit: Int) -> Range<Int> {
+        guard start < limit else { return limit..<limit }
+        let (end, overflow) = start.addingReportingOverflow(length)
+        let upper = overflow ? limit : min(end, limit)
+        let lower = max(start, 0)
+        return lower < upper ? lower..<upper : limit..<limit
     }
 }

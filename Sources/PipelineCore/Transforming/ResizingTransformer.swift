@@ -29,18 +29,27 @@ public struct ResizingTransformer: PixelTransformer {
         return "SDImageResizingTransformer({\(keyNumber(Double(size.width))),\(keyNumber(Double(size.height)))},\(scaleMode.rawValue)\(filterSuffix))"
     }
 
+    public func outputSize(for input: ImageSize) throws -> ImageSize {
+        switch scaleMode {
+        case .fill, .aspectFill: size
+        case .aspectFit: ImageSizeMath.scaledSize(input, toFit: size, preserveAspectRatio: true, allowUpscaling: true)
+        }
+    }
+
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         switch scaleMode {
-        case .fill:
-            return buffer.resampled(to: size, filter: filter)
-        case .aspectFit:
-            let fitted = ImageSizeMath.scaledSize(buffer.size, toFit: size, preserveAspectRatio: true, allowUpscaling: true)
-            return buffer.resampled(to: fitted, filter: filter)
+        case .fill, .aspectFit:
+            return buffer.resampled(to: try outputSize(for: buffer.size), filter: filter)
         case .aspectFill:
             // Crop the source to the target's aspect first, then resample once: sharper and cheaper
-            // than scaling the whole image and cropping after.
-            let cropWidth = min(buffer.width, max(buffer.height * size.width / size.height, 1))
-            let cropHeight = min(buffer.height, max(buffer.width * size.height / size.width, 1))
+            // than scaling the whole image and cropping after. The source's side times the target's
+            // can overflow; then that side is not the one cropped.
+            func side(_ source: Int, _ numerator: Int, _ denominator: Int) -> Int {
+                let (product, overflow) = source.multipliedReportingOverflow(by: numerator)
+                return overflow ? Int.max : max(product / denominator, 1)
+            }
+            let cropWidth = min(buffer.width, side(buffer.height, size.width, size.height))
+            let cropHeight = min(buffer.height, side(buffer.width, size.height, size.width))
             let rect = ImageRect(x: (buffer.width - cropWidth) / 2, y: (buffer.height - cropHeight) / 2, width: cropWidth, height: cropHeight)
             return try CroppingTransformer(rect: rect).transform(buffer).resampled(to: size, filter: filter)
         }

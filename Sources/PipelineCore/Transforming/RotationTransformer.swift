@@ -20,10 +20,34 @@ public struct RotationTransformer: PixelTransformer {
 
     public var key: String { "SDImageRotationTransformer(\(keyNumber(angle)),\(fitSize ? 1 : 0))" }
 
+    /// Counter-clockwise quarter turns (0–3) when the angle is a whole number of them, else nil.
+    /// Reduced before converting to an integer: the angle comes from requests and may be huge.
+    var quarterTurns: Int? {
+        let turns = (angle / (.pi / 2)).truncatingRemainder(dividingBy: 4)
+        guard abs(turns - turns.rounded()) < 1e-9 else { return nil }
+        return ((Int(turns.rounded()) % 4) + 4) % 4
+    }
+
+    /// Throws `limitExceeded(.pixels)` as for an overflowing size when the angle is not finite:
+    /// no canvas can be computed for it.
+    public func outputSize(for size: ImageSize) throws -> ImageSize {
+        guard angle.isFinite else { throw ImagePipeError.limitExceeded(.pixels, value: .max, maximum: ImageDecodeOptions.defaultMaxPixels) }
+        if let turns = quarterTurns, fitSize || turns % 2 == 0 || size.width == size.height {
+            return turns % 2 == 0 ? size : ImageSize(width: size.height, height: size.width)
+        }
+        guard fitSize else { return size }
+        // The rotated rectangle's bounding box; a hair below a whole pixel does not add a column.
+        let (w, h) = (Double(size.width), Double(size.height))
+        let (c, s) = (abs(cos(angle)), abs(sin(angle)))
+        let width = (w * c + h * s - 1e-6).rounded(.up), height = (w * s + h * c - 1e-6).rounded(.up)
+        guard width < 0x1p62, height < 0x1p62 else {
+            throw ImagePipeError.limitExceeded(.pixels, value: .max, maximum: ImageDecodeOptions.defaultMaxPixels)
+        }
+        return ImageSize(width: max(Int(width), 1), height: max(Int(height), 1))
+    }
+
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
-        let quarterTurns = angle / (.pi / 2)
-        if abs(quarterTurns - quarterTurns.rounded()) < 1e-9 {
-            let turns = ((Int(quarterTurns.rounded()) % 4) + 4) % 4
+        if let turns = quarterTurns {
             // Counter-clockwise quarter turns; a quarter turn without fitSize keeps the input's size.
             let exact: PixelBuffer = switch turns {
             case 1: buffer.applying(.left)
@@ -39,8 +63,8 @@ public struct RotationTransformer: PixelTransformer {
     private func rotateResampling(_ buffer: PixelBuffer) throws -> PixelBuffer {
         let (w, h) = (Double(buffer.width), Double(buffer.height))
         let (c, s) = (cos(angle), sin(angle))
-        let outW = fitSize ? max(Int((abs(w * c) + abs(h * s) - 1e-6).rounded(.up)), 1) : buffer.width
-        let outH = fitSize ? max(Int((abs(w * s) + abs(h * c) - 1e-6).rounded(.up)), 1) : buffer.height
+        let output = try outputSize(for: buffer.size)
+        let (outW, outH) = (output.width, output.height)
         let format = buffer.format.withAlpha
         let source = buffer.converted(to: format)
         let channels = format.bytesPerPixel

@@ -324,6 +324,41 @@ struct ImageManagerTests {
         #expect(!f.cache.memoryKeys.contains { $0.contains("Invert") }, "an untransformed image is not stored under the transformed key")
     }
 
+    @Test("A transform over the pixel limit fails the request with the limit's error and never blocks the URL")
+    func transformOverPixelLimit() async throws {
+        let f = ManagerFixture(delay: .milliseconds(1))
+        f.serve(url.absoluteString)
+        // Even a policy that blocks every failure leaves the URL alone: the request was at fault.
+        f.manager.settings.shouldBlockFailedURL = { _, _ in true }
+        var context = ImageContext()
+        context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 100_000, height: 100_000))
+        await #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 10_000_000_000, maximum: ImageDecodeOptions.defaultMaxPixels)) {
+            try await f.manager.loadImage(with: url, context: context)
+        }
+        #expect(!f.manager.failedURLs.contains(url))
+        context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 10, height: 10))
+        let small = try await f.manager.loadImage(with: url, context: context)
+        #expect(small.image?.pixelSize == ImageSize(width: 10, height: 10))
+    }
+
+    @Test("A transform of an original from the memory cache is held to this request's pixel limit, not the decoding request's")
+    func transformOfCachedOriginalUsesRequestLimit() async throws {
+        let f = ManagerFixture(delay: .milliseconds(1))
+        f.serve(url.absoluteString)
+        _ = try await f.manager.loadImage(with: url, options: [.waitStoreCache])
+        var context = ImageContext()
+        context[.originalQueryCacheType] = .memory
+        context[.decodeOptions] = ImageDecodeOptions(maxPixels: 900)
+        context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 40, height: 40))
+        await #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 1600, maximum: 900)) {
+            try await f.manager.loadImage(with: url, context: context)
+        }
+        context[.decodeOptions] = ImageDecodeOptions(maxPixels: 1600)
+        let result = try await f.manager.loadImage(with: url, context: context)
+        #expect(result.cacheType == .memory && result.image?.pixelSize == ImageSize(width: 40, height: 40))
+        #expect(f.loader.requests(url.absoluteString) == 1)
+    }
+
     @Test("cancelAll cancels every running load")
     func cancelAll() async throws {
         let f = ManagerFixture(delay: .seconds(30))
