@@ -21,8 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
-        // The core: no C dependencies.
-        .target(name: "PipelineCore"),
+        // The core: no C dependencies. swift-log carries what the library cannot do but carries on
+        // without (a failed cache write) to the application's logging, silent unless it asks.
+        .target(name: "PipelineCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
 
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
@@ -67,7 +68,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CZlib", "PipelineConformance"], path: "Tests/TestSupport"),
         // zlib for TestSupport's reference-PNG reader.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
-        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport", "cache-stress"]),
+        .testTarget(name: "PipelineCoreTests", dependencies: [
+            "PipelineCore", "TestSupport", "cache-stress", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "PipelineConformanceTests", dependencies: ["PipelineConformance", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),

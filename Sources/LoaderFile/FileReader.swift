@@ -14,15 +14,8 @@ enum FileReader {
         path: String, maxBytes: Int64, chunkSize: Int,
         progress: (@Sendable (ImageLoadProgress) -> Void)?
     ) async throws(ImagePipeError) -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw failure(path, errno) }
+        let (fd, info) = try openRegularFile(path)
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure(path, errno) }
-        // Devices and FIFOs have no size to trust and may never end (/dev/zero).
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .fileSystem(path: path, reason: "not a regular file")
-        }
         let size = Int64(info.st_size)
         guard size <= maxBytes else {
             throw .limitExceeded(.fileSize, value: Int(clamping: size), maximum: Int(clamping: maxBytes))
@@ -47,6 +40,40 @@ enum FileReader {
         }
         if received < data.count { data.removeSubrange(received...) }
         return data
+    }
+
+    /// The reason given for a FIFO, device, socket or folder.
+    static let notRegularReason = "not a regular file"
+
+    /// Opens `path` only if it is a regular file. Devices and FIFOs have no size to trust and may
+    /// never end (`/dev/zero`); opening one can block (a FIFO waits for a writer) or act (a tty
+    /// becomes the controlling terminal, a watchdog starts). So the path's type is checked before
+    /// opening, and the descriptor's again after (the path may have been swapped meanwhile), with
+    /// `O_NONBLOCK | O_NOCTTY` so that even a swapped-in FIFO or terminal returns at once. Symlinks
+    /// are followed: the path is the user's (and `FileLoader` has resolved it against its roots).
+    private static func openRegularFile(_ path: String) throws(ImagePipeError) -> (fd: Int32, info: stat) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure(path, errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .fileSystem(path: path, reason: notRegularReason) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw failure(path, errno) }
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw failure(path, code)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .fileSystem(path: path, reason: notRegularReason)
+        }
+        // Regular files ignore O_NONBLOCK today; cleared so reads stay plain blocking reads.
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let code = errno
+            close(fd)
+            throw failure(path, code)
+        }
+        return (fd, info)
     }
 
     private static func failure(_ path: String, _ code: Int32) -> ImagePipeError {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 
 /// The default two-level `ImageCache`: decoded images in a `MemoryCache`, encoded bytes in a
 /// `DiskCache`, with SDWebImage's `SDImageCache` semantics.
@@ -149,14 +150,27 @@ public final class DefaultImageCache: ImageCache {
         }
         guard cacheType.includesDisk else { return }
         await BlockingIO.run(on: queue) { [diskCache, coders] in
+            // A store that fails is the cache's loss, not the request's: it is logged and the request
+            // goes on.
+            let logger = diskCache.configuration.logger
+            let metadata: Logger.Metadata = ["cache.key": "\(key)", "cache.directory": "\(diskCache.directory.path)"]
             // An animation's own bytes are its source file's; after a transform they would be the
             // untransformed picture under the transformed key, so it is encoded instead.
             let original = image.flatMap { $0.metadata.isTransformed ? nil : $0.animation?.data }
-            let bytes = data ?? original ?? image.flatMap {
-                try? Self.encode($0, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())
+            var bytes = data ?? original
+            if bytes == nil, let image {
+                do {
+                    bytes = try Self.encode(image, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())
+                } catch {
+                    logger.warning("cannot encode the image for the disk cache: \(error)", metadata: metadata)
+                }
             }
             guard let bytes else { return }
-            try? diskCache.setData(bytes, forKey: key, extendedData: Self.extendedData(forWarningsOf: image))
+            do {
+                try diskCache.setData(bytes, forKey: key, extendedData: Self.extendedData(forWarningsOf: image))
+            } catch {
+                logger.warning("cannot store the image in the disk cache: \(error)", metadata: metadata)
+            }
         }
     }
 

@@ -10,10 +10,25 @@ extension DiskCache {
     /// Where extended data goes when the file system refuses xattrs (tmpfs without `user_xattr`,
     /// some network mounts) or the value is too large for one: a hidden folder, so scans of entries
     /// never see it.
-    var sidecarDirectory: String { path + "/.extended" }
+    var sidecarDirectory: String { path + "/" + Self.sidecarDirectoryName }
 
     func sidecarPath(forFileAt file: String) -> String {
         sidecarDirectory + "/" + (file as NSString).lastPathComponent
+    }
+
+    /// The sidecar folder is used only when it is a real folder: one replaced by a symlink would
+    /// lead reads, writes and removals somewhere else.
+    var sidecarDirectoryIsReal: Bool { FileIO.status(sidecarDirectory)?.isDirectory == true }
+
+    /// Names in the sidecar folder that belong to entries.
+    func sidecarNames() -> [String] {
+        guard sidecarDirectoryIsReal else { return [] }
+        return FileIO.contents(of: sidecarDirectory).filter(Self.isEntryName)
+    }
+
+    func removeSidecar(forFileAt file: String) {
+        guard sidecarDirectoryIsReal else { return }
+        removeRegularFile(sidecarPath(forFileAt: file))
     }
 
     /// The extended data stored with `key`'s entry, or nil.
@@ -22,6 +37,7 @@ extension DiskCache {
             if let data = FileIO.attribute(Self.extendedAttributeName, path: candidate, maxSize: Self.maxExtendedDataSize) {
                 return data
             }
+            guard sidecarDirectoryIsReal else { return nil }
             return try? FileIO.read(sidecarPath(forFileAt: candidate), maxSize: Self.maxExtendedDataSize, accessDate: nil)
         }
         return nil
@@ -33,7 +49,7 @@ extension DiskCache {
         guard let file = candidatePaths(forKey: key).first(where: { FileIO.status($0)?.isRegular == true }) else { return }
         guard let data else {
             FileIO.removeAttribute(Self.extendedAttributeName, path: file)
-            FileIO.remove(sidecarPath(forFileAt: file))
+            removeSidecar(forFileAt: file)
             return
         }
         let attached = data.count <= Self.maxExtendedDataSize
@@ -46,12 +62,15 @@ extension DiskCache {
     func storeSidecar(_ data: Data?, forFileAt file: String, attached: Bool) throws {
         let sidecar = sidecarPath(forFileAt: file)
         guard let data, !attached else {
-            FileIO.remove(sidecar)
+            removeSidecar(forFileAt: file)
             return
         }
         guard data.count <= Self.maxExtendedDataSize else {
-            FileIO.remove(sidecar)
+            removeSidecar(forFileAt: file)
             throw FileIO.Failure(call: "setExtendedData", code: EFBIG)
+        }
+        if let status = FileIO.status(sidecarDirectory), !status.isDirectory {
+            throw FileIO.Failure(call: "setExtendedData", code: ENOTDIR)
         }
         do {
             try FileIO.writeAtomically(data, to: sidecar, temporaryDirectory: sidecarDirectory, sync: configuration.syncWrites)

@@ -22,9 +22,24 @@ extension DiskCache {
     static func fileExtension(forKey key: String) -> String? {
         var ext = URL(string: key)?.pathExtension ?? (key as NSString).pathExtension
         ext.removeAll { $0 == ":" || $0 == "\0" }
-        guard !ext.isEmpty, ext.utf8.count <= maxFileExtensionLength,
-              !ext.contains("/"), ext != ".", ext != ".."
-        else { return nil }
-        return ext
+        return isPlainExtension(ext) ? ext : nil
+    }
+
+    private static func isPlainExtension(_ ext: String) -> Bool {
+        !ext.isEmpty && ext.utf8.count <= maxFileExtensionLength && !ext.contains("/") && !ext.contains(":")
+            && !ext.contains("\0") && ext != "." && ext != ".."
+    }
+
+    /// Whether `fileName(forKey:)` can give `name`: 32 lowercase hex digits, alone or with a dot and
+    /// an extension it would keep. The cache reads, counts, trims and clears only files so named;
+    /// anything else in its folder belongs to someone else.
+    static func isEntryName(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count >= 32, utf8.prefix(32).allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return false }
+        guard utf8.count > 32 else { return true }
+        let rest = name.utf8.dropFirst(32)
+        guard rest.first == UInt8(ascii: ".") else { return false }
+        return isPlainExtension(String(Substring(rest.dropFirst())))
     }
 }

@@ -7,13 +7,20 @@ extension DiskCache {
     /// SDWebImage's `removeExpiredData`: removes entries last accessed at least `maxAge` ago, then,
     /// when the rest exceed the size limit, the least recently accessed until they are below half of
     /// it (hysteresis, so a full cache is not trimmed on every write). Also sweeps temporary files
-    /// of dead writers and sidecars whose entry is gone.
+    /// of dead writers and sidecars whose entry is gone. Does nothing in a folder that is not the
+    /// cache's (see `folderState`).
     public func removeExpired() {
+        do {
+            guard try claimFolder(creating: false) else { return }
+        } catch {
+            configuration.logger.debug("not trimming the disk cache", metadata: ["cache.directory": "\(path)", "error": "\(error)"])
+            return
+        }
         let now = configuration.clock.now()
         var survivors: [(path: String, status: FileIO.Status)] = []
         for entry in entries() {
             if let maxAge = configuration.maxAge, entry.status.accessDate <= now.addingTimeInterval(-maxAge) {
-                remove(file: entry.path)
+                removeEntry(at: entry.path)
             } else {
                 survivors.append(entry)
             }
@@ -24,7 +31,7 @@ extension DiskCache {
             survivors.sort { $0.status.accessDate < $1.status.accessDate }
             for entry in survivors {
                 guard total >= limit / 2 else { break }
-                remove(file: entry.path)
+                removeEntry(at: entry.path)
                 total -= entry.status.allocatedSize
             }
         }
@@ -32,22 +39,18 @@ extension DiskCache {
         sweepLeftovers(now: now)
     }
 
-    private func remove(file: String) {
-        FileIO.remove(file)
-        FileIO.remove(sidecarPath(forFileAt: file))
-    }
-
     private func sweepLeftovers(now: Date) {
         // Only the real clock tells whether another writer may still be busy with a temporary file.
         let staleBefore = Date().addingTimeInterval(-Self.staleTemporaryFileAge)
-        for folder in [path, sidecarDirectory] {
-            for name in FileIO.contents(of: folder) where name.hasPrefix(FileIO.temporaryPrefix) {
+        let sidecarFolder = sidecarDirectoryIsReal ? [sidecarDirectory] : []
+        for folder in [path] + sidecarFolder {
+            for name in FileIO.contents(of: folder) where FileIO.isTemporaryName(name) {
                 let file = folder + "/" + name
-                if let status = FileIO.status(file), status.modificationDate < staleBefore { FileIO.remove(file) }
+                if let status = FileIO.status(file), status.isRegular, status.modificationDate < staleBefore { FileIO.remove(file) }
             }
         }
-        for name in FileIO.contents(of: sidecarDirectory) where !name.hasPrefix(".") {
-            if FileIO.status(path + "/" + name) == nil { FileIO.remove(sidecarDirectory + "/" + name) }
+        for name in sidecarNames() where FileIO.status(path + "/" + name) == nil {
+            removeRegularFile(sidecarDirectory + "/" + name)
         }
     }
 

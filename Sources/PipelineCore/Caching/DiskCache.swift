@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -8,6 +9,9 @@ import Glibc
 ///
 /// - Names: `fileName(forKey:)`, MD5 of the key plus the URL path's extension, so the layout is
 ///   SDWebImage's and no key can escape the directory.
+/// - The folder is the cache's alone: it is marked with a `CACHEDIR.TAG`, a folder holding other
+///   files is never written, trimmed or cleared, and only names the cache writes are ever read,
+///   counted or removed (see `DiskCache+Folder.swift`).
 /// - Writes are atomic: a hidden temporary file in the same directory, renamed over the entry. A
 ///   reader — in this process or another — sees the old bytes or the new ones, never a part, and a
 ///   writer killed mid-write leaves only a hidden temporary file that `removeExpired` sweeps.
@@ -42,6 +46,10 @@ public final class DiskCache: Sendable {
         public var accessDateResolution: TimeInterval
         /// Where access dates and expiry read the time.
         public var clock: CacheClock
+        /// Where the cache, and the image cache around it, report what they cannot do but carry on
+        /// without: a store that failed (disk full, a read-only folder, a folder that is not a
+        /// cache) is a warning with the key in `cache.key`. Silent by default.
+        public var logger: Logger
 
         public init(
             maxAge: TimeInterval? = 7 * 24 * 3600,
@@ -50,7 +58,8 @@ public final class DiskCache: Sendable {
             trimInterval: TimeInterval? = 300,
             syncWrites: Bool = false,
             accessDateResolution: TimeInterval = 60,
-            clock: CacheClock = .system
+            clock: CacheClock = .system,
+            logger: Logger = Logger(label: "imagepipe.disk-cache", factory: { _ in SwiftLogNoOpLogHandler() })
         ) {
             self.maxAge = maxAge
             self.sizeLimit = sizeLimit
@@ -59,6 +68,7 @@ public final class DiskCache: Sendable {
             self.syncWrites = syncWrites
             self.accessDateResolution = accessDateResolution
             self.clock = clock
+            self.logger = logger
         }
     }
 
@@ -68,6 +78,8 @@ public final class DiskCache: Sendable {
         var approximateSize: Int?
         var isTrimming = false
         var timer: Task<Void, Never>?
+        /// The folder was found or made to be the cache's (see `claimFolder`).
+        var ownsFolder = false
     }
 
     public let directory: URL
@@ -148,11 +160,13 @@ public final class DiskCache: Sendable {
                 if let extendedData { attached = FileIO.setAttribute(Self.extendedAttributeName, extendedData, fd: fd) }
             }
         }
+        try claimFolder(creating: true)
         do {
             try write()
         } catch let failure as FileIO.Failure where failure.code == ENOENT {
-            // The directory is created on first use, and recreated if someone removed it.
-            try FileIO.makeDirectory(path)
+            // Someone removed the folder since it was claimed: make it again, marked.
+            releaseFolder()
+            try claimFolder(creating: true)
             try write()
         }
         try storeSidecar(extendedData, forFileAt: target, attached: attached)
@@ -165,26 +179,40 @@ public final class DiskCache: Sendable {
 
     public func removeData(forKey key: String) {
         for candidate in candidatePaths(forKey: key) {
-            FileIO.remove(candidate)
-            FileIO.remove(sidecarPath(forFileAt: candidate))
+            removeEntry(at: candidate)
         }
     }
 
-    /// Removes every entry (the directory stays, so writers in other processes keep working).
+    /// Removes every entry and its extended data, leaving every other file alone (the folder stays,
+    /// so writers in other processes keep working). Does nothing in a folder that is not the
+    /// cache's (see `folderState`).
     public func removeAll() {
-        for name in FileIO.contents(of: path) where !name.hasPrefix(".") {
-            FileIO.remove(path + "/" + name)
+        do {
+            guard try claimFolder(creating: false) else { return }
+        } catch {
+            configuration.logger.debug("not clearing the disk cache", metadata: ["cache.directory": "\(path)", "error": "\(error)"])
+            return
         }
-        for name in FileIO.contents(of: sidecarDirectory) where !name.hasPrefix(".") {
-            FileIO.remove(sidecarDirectory + "/" + name)
-        }
+        for entry in entries() { removeEntry(at: entry.path) }
+        for name in sidecarNames() { removeRegularFile(sidecarDirectory + "/" + name) }
         state.withLock { $0.approximateSize = 0 }
     }
 
-    /// The entries: visible regular files (temporary files and sidecars are hidden).
+    /// Removes an entry and its sidecar; a file under an entry's name that the cache cannot have
+    /// written (a symlink, a FIFO, a folder) is left alone.
+    func removeEntry(at file: String) {
+        removeRegularFile(file)
+        removeSidecar(forFileAt: file)
+    }
+
+    func removeRegularFile(_ file: String) {
+        if FileIO.status(file)?.isRegular == true { FileIO.remove(file) }
+    }
+
+    /// The entries: regular files under names the cache writes.
     func entries() -> [(path: String, status: FileIO.Status)] {
         FileIO.contents(of: path).compactMap { name in
-            guard !name.hasPrefix(".") else { return nil }
+            guard Self.isEntryName(name) else { return nil }
             let file = path + "/" + name
             guard let status = FileIO.status(file), status.isRegular else { return nil }
             return (file, status)

@@ -14,9 +14,16 @@ enum FileIO {
         var description: String { "\(call): \(String(cString: strerror(code)))" }
     }
 
+    /// The path names a FIFO, device, socket or directory where a regular file was expected.
+    struct NotRegularFile: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "\(path) is not a regular file" }
+    }
+
     /// What one `stat` tells the disk cache.
     struct Status {
         var isRegular: Bool
+        var isDirectory: Bool
         var size: Int
         /// Bytes the file occupies on disk (blocks), what a size limit really costs.
         var allocatedSize: Int
@@ -29,6 +36,7 @@ enum FileIO {
         guard lstat(path, &info) == 0 else { return nil }
         return Status(
             isRegular: (info.st_mode & S_IFMT) == S_IFREG,
+            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR,
             size: Int(info.st_size),
             allocatedSize: Int(info.st_blocks) * 512,
             accessDate: date(info.st_atim),
@@ -50,20 +58,8 @@ enum FileIO {
     /// would evict hot entries; the resolution spares a metadata write (a journal transaction on
     /// ext4) on every hit of a hot entry. Returns nil when the file does not exist.
     static func read(_ path: String, maxSize: Int, accessDate: Date?, resolution: TimeInterval = 0) throws -> Data? {
-        // O_NOATIME: the access date is ours to keep (with the cache's clock); the kernel's own
-        // relatime update would overwrite it. Only the file's owner may ask, so fall back without.
-        // O_NOFOLLOW: entries are regular files the cache wrote; a symlink planted in the directory
-        // must not make a read return some other file's bytes.
-        var fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | oNoAtime)
-        if fd < 0, errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        guard fd >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw Failure(call: "open", code: errno)
-        }
+        guard let (fd, info) = try openRegularFile(path) else { return nil }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Failure(call: "fstat", code: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure(call: "read", code: EISDIR) }
         let size = Int(info.st_size)
         guard size <= maxSize else { throw Failure(call: "read", code: EFBIG) }
         // Uninitialised memory handed to Data without a copy: zero-filling first would touch every
@@ -90,6 +86,45 @@ enum FileIO {
         return data
     }
 
+    /// Opens `path` for reading only if it is a regular file, without following a symlink in its
+    /// last component (entries are files the cache wrote; a planted link must not make a read return
+    /// another file's bytes). `O_NONBLOCK` makes the open itself return at once on a FIFO (which would
+    /// otherwise wait for a writer forever); the descriptor's type is checked before any read, and
+    /// the flag cleared again for the regular file. Returns the descriptor and its `fstat`; nil when
+    /// the file does not exist.
+    ///
+    /// `O_NOATIME`: the access date is ours to keep (with the cache's clock); the kernel's own
+    /// relatime update would overwrite it. Only the file's owner may ask, so it falls back without.
+    private static func openRegularFile(_ path: String) throws -> (fd: Int32, info: stat)? {
+        let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
+        var fd = open(path, flags | oNoAtime)
+        if fd < 0, errno == EPERM { fd = open(path, flags) }
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            // ELOOP: the last component is a symlink.
+            if code == ELOOP { throw NotRegularFile(path: path) }
+            throw Failure(call: "open", code: code)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw Failure(call: "fstat", code: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw NotRegularFile(path: path)
+        }
+        let status = fcntl(fd, F_GETFL)
+        guard status >= 0, fcntl(fd, F_SETFL, status & ~O_NONBLOCK) == 0 else {
+            let code = errno
+            close(fd)
+            throw Failure(call: "fcntl", code: code)
+        }
+        return (fd, info)
+    }
+
     /// Sets a file's access and modification times.
     static func setTimes(fd: Int32, access: Date, modification: Date?) {
         var times = [timespec(access), modification.map(timespec) ?? Glibc.timespec(tv_sec: 0, tv_nsec: utimeOmit)]
@@ -107,7 +142,7 @@ enum FileIO {
         _ data: Data, to path: String, temporaryDirectory directory: String, sync: Bool,
         beforeRename: ((Int32) -> Void)? = nil
     ) throws {
-        let temporary = directory + "/" + temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let temporary = directory + "/" + temporaryName()
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(call: "open", code: errno) }
         var closed = false
@@ -138,6 +173,21 @@ enum FileIO {
     /// Temporary files start with a dot so directory scans (which skip hidden files, as
     /// SDWebImage's do) never count or serve them.
     static let temporaryPrefix = ".tmp-"
+
+    /// `.tmp-PID-RANDOM`: unique across processes and calls, and recognisable afterwards, so only
+    /// leftovers of this naming are ever swept.
+    static func temporaryName() -> String {
+        temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Whether `temporaryName()` can give `name`.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix(temporaryPrefix) else { return false }
+        let parts = name.dropFirst(temporaryPrefix.count).split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 20 && part.utf8.allSatisfy { (0x30...0x39).contains($0) }
+        }
+    }
 
     /// Removes a file; true when it existed.
     @discardableResult

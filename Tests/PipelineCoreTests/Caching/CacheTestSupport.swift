@@ -25,9 +25,14 @@ final class TemporaryDirectory: Sendable {
 
     deinit { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
 
-    /// Names of the visible files in the directory.
+    /// Names of the visible files in the directory but the cache's tag.
     var fileNames: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        allNames.filter { !$0.hasPrefix(".") && $0 != DiskCache.tagFileName }
+    }
+
+    /// Every name in the directory, hidden ones and the tag included.
+    var allNames: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
     }
 }
 
