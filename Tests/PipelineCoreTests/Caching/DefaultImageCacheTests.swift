@@ -272,6 +272,60 @@ struct DefaultImageCacheTests {
     }
 }
 
+@Suite("Default image cache: failed stores")
+struct DefaultImageCacheStoreFailureTests {
+    let directory = TemporaryDirectory()
+    let log = LogCapture()
+
+    /// A manager whose disk cache lives at `folder`, logging to `log`.
+    func manager(diskFolder folder: URL) -> (ImageManager, ScriptedLoader) {
+        let coders = ImageCodersManager(coders: [TestCoder()])
+        let disk = DiskCache(directory: folder, configuration: DiskCache.Configuration(trimInterval: nil, logger: log.logger))
+        let cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: disk, coders: coders)
+        let loader = ScriptedLoader(delay: .zero)
+        return (ImageManager(cache: cache, loader: loader, coders: coders), loader)
+    }
+
+    @Test("A store the disk refuses (even to root: the folder's parent is a file) is one warning with the key; the load succeeds")
+    func unwritableFolder() async throws {
+        let file = directory.url.appendingPathComponent("file")
+        try Data("x".utf8).write(to: file)
+        let (manager, loader) = manager(diskFolder: file.appendingPathComponent("cache"))
+        let url = "test://host/a.png"
+        loader.answer(url, with: .data(TestCoder.sample()))
+        let result = try await manager.loadImage(with: URL(string: url), options: [.waitStoreCache])
+        #expect(result.image != nil)
+        let warnings = log.entries.filter { $0.level == .warning }
+        try #require(warnings.count == 1)
+        #expect(warnings[0].metadata["cache.key"] == .string(url))
+        #expect(warnings[0].message.contains("cannot store"))
+        #expect(warnings[0].message.contains("Not a directory"))
+    }
+
+    @Test("A store into a folder of someone else's files is a warning naming the folder's problem; the load succeeds")
+    func foreignFolder() async throws {
+        try Data("mine".utf8).write(to: directory.url.appendingPathComponent("notes.txt"))
+        let (manager, loader) = manager(diskFolder: directory.url)
+        let url = "test://host/b.png"
+        loader.answer(url, with: .data(TestCoder.sample()))
+        #expect(try await manager.loadImage(with: URL(string: url), options: [.waitStoreCache]).image != nil)
+        let warnings = log.entries.filter { $0.level == .warning }
+        try #require(warnings.count == 1)
+        #expect(warnings[0].message.contains("is not a cache folder") && warnings[0].message.contains("notes.txt"))
+        #expect(directory.allNames == ["notes.txt"])
+    }
+
+    @Test("A cache without a logger says nothing and still fails softly")
+    func silentByDefault() async throws {
+        let file = directory.url.appendingPathComponent("file")
+        try Data("x".utf8).write(to: file)
+        let cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(
+            directory: file.appendingPathComponent("cache"), configuration: DiskCache.Configuration(trimInterval: nil)))
+        await cache.store(nil, data: Data("bytes".utf8), key: "k", options: [], context: ImageContext(), cacheType: .disk)
+        #expect(await cache.contains(key: "k", cacheType: .all) == ImageCacheType.none)
+    }
+}
+
 /// Holds disk reads until the test opens it.
 final class BlockingGate: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
