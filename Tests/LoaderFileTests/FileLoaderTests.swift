@@ -102,6 +102,26 @@ struct FileLoaderTests {
             == .fileSystem(path: "/dev/zero", reason: "not a regular file"))
     }
 
+    @Test("a FIFO, a device, a folder, or a symlink to a FIFO is refused at once as not a regular file", arguments: [
+        "fifo", "/dev/zero", "/dev/null", "folder", "link-to-fifo", "inside-roots/fifo",
+    ])
+    func specialFilesNeverBlock(name: String) async throws {
+        let fifo = try FIFO(at: directory.appendingPathComponent("fifo").path)
+        defer { fifo.releaseReaders() }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("folder"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/link-to-fifo", withDestinationPath: fifo.path)
+        let withRoots = name == "inside-roots/fifo"
+        let loader = withRoots ? FileLoader(configuration: .init(allowedRoots: [directory.path])) : FileLoader()
+        let url = URL(fileURLWithPath: withRoots ? fifo.path : name.hasPrefix("/") ? name : directory.path + "/" + name)
+        let outcome = await withTimeLimit { try await loader.loadTyped(url, progress: nil) }
+        let result = try #require(outcome, "loading \(name) hung")
+        guard case .failure(let error as ImagePipeError) = result, case .fileSystem(_, let reason) = error else {
+            Issue.record("expected a file-system error, got \(result)")
+            return
+        }
+        #expect(reason == "not a regular file")
+    }
+
     @Test("progress is reported per chunk and ends at the file size")
     func progress() async throws {
         let size = 5 * 65536 + 123
