@@ -6,7 +6,8 @@ import PipelineCore
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
-        abstract: "Show, clear or trim the disk cache (trim: drop entries older than a week, then oldest first down to half the size limit)."
+        abstract: "Show, clear or trim the disk cache (trim: drop entries older than a week, then oldest first down to half the size limit).",
+        discussion: "Only files the cache wrote are counted or removed; clear and trim refuse a folder that is not a cache (exit status 1)."
     )
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
@@ -24,7 +25,17 @@ struct CacheCommand: AsyncParsableCommand {
     func run() async throws {
         outputOptions.bootstrapLogging()
         let directory = PipelineSetup.cacheDirectory(cacheDirectory)
-        let disk = DiskCache(directory: directory, configuration: DiskCache.Configuration(trimInterval: nil))
+        let disk = PipelineSetup.diskCache(at: directory)
+        if let refusal = Self.refusal(of: action, in: disk.folderState, entryCount: { disk.totalCount }) {
+            if outputOptions.json {
+                var line = JSONLine()
+                line.add("directory", directory.path)
+                line.add("error", refusal)
+                Console.out(line.text)
+            }
+            Console.err(ToolLogHandler.escaped("imagepipe: \(directory.path): \(refusal)"))
+            throw ExitCode(1)
+        }
         switch action {
         case .stats: break
         case .clear: disk.removeAll()
@@ -38,7 +49,28 @@ struct CacheCommand: AsyncParsableCommand {
             line.add("bytes", bytes)
             Console.out(line.text)
         } else {
-            Console.out("\(directory.path): \(count) entries, \(ProgressBar.bytesText(Int64(bytes)))")
+            Console.out(ToolLogHandler.escaped("\(directory.path): \(count) entries, \(ProgressBar.bytesText(Int64(bytes)))"))
+        }
+    }
+
+    /// Why `action` does not run on a folder in `state`, or nil when it may. `clear` and `trim`
+    /// need a cache: a folder marked with a `CACHEDIR.TAG`, or an unmarked one holding entries and
+    /// nothing else (a cache from before tags). A missing folder, an empty unmarked one (a mistyped
+    /// `--cache-dir`) or one holding other files is refused, so "removed nothing" is never reported
+    /// as success. `stats` only reads: a missing or empty folder is a cache with 0 entries.
+    static func refusal(of action: Action, in state: DiskCache.FolderState, entryCount: () -> Int) -> String? {
+        let unchanged = action == .stats ? "" : "; nothing removed"
+        switch state {
+        case .cache:
+            return nil
+        case .unmarked:
+            return action == .stats || entryCount() > 0 ? nil : "not a cache folder (no \(DiskCache.tagFileName) and no entries)\(unchanged)"
+        case .missing:
+            return action == .stats ? nil : "no cache here (the folder does not exist)\(unchanged)"
+        case .foreign(let name):
+            return "not a cache folder (no \(DiskCache.tagFileName), and it holds '\(name)', which the cache did not write)\(unchanged)"
+        case .unusable(let reason):
+            return "cannot hold a cache: \(reason)\(unchanged)"
         }
     }
 }

@@ -5,6 +5,7 @@ import CodersWebP
 import Foundation
 import LoaderFile
 import LoaderHTTP
+import Logging
 import PipelineCore
 
 /// Registers the built-in plugins into the shared registries, one line each, as a library user
@@ -33,13 +34,19 @@ enum PipelineSetup {
         return DefaultImageCache.defaultDirectory.appendingPathComponent("default", isDirectory: true)
     }
 
+    /// The disk cache `fetch` and `cache` use: no timer (a command is short), and a logger that
+    /// prints what the cache could not do as `imagepipe: warning: …` lines.
+    static func diskCache(at directory: URL) -> DiskCache {
+        let logger = Logger(label: "imagepipe.cache") { _ in ToolLogHandler() }
+        return DiskCache(directory: directory, configuration: DiskCache.Configuration(trimInterval: nil, logger: logger))
+    }
+
     /// A manager over the shared coders and loaders and the given cache (none with `noCache`).
     static func manager(cacheDirectory: URL?) -> ImageManager {
         registerPlugins()
         let cache: any ImageCache
         if let cacheDirectory {
-            let disk = DiskCache(directory: cacheDirectory, configuration: DiskCache.Configuration(trimInterval: nil))
-            cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: disk)
+            cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: diskCache(at: cacheDirectory))
         } else {
             cache = ImageCachesManager()
         }

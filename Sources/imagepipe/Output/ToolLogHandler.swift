@@ -1,0 +1,50 @@
+import Logging
+
+/// Prints what the library logs as the tool's own lines on standard error, one per record:
+/// `imagepipe: warning: MESSAGE (key: value, …)`. The caches report through it what they could
+/// not do but carried on without (a failed store), so the command still succeeds. Keys and
+/// messages carry URLs and paths strangers choose: control characters are escaped, so a record
+/// stays one line and cannot drive the terminal.
+struct ToolLogHandler: LogHandler {
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+
+    init(logLevel: Logger.Level = .warning) {
+        self.logLevel = logLevel
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        Console.err(Self.line(level: event.level, message: event.message.description,
+                              metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+    }
+
+    static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
+        var line = "imagepipe: \(level.rawValue): \(message)"
+        if !metadata.isEmpty {
+            line += " (" + metadata.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+        }
+        return escaped(line)
+    }
+
+    /// `\n`, `\r`, `\t`, `\\` and `\u{1B}`-style escapes for C0, DEL and C1 controls.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
