@@ -96,9 +96,12 @@ enum FileIO {
     /// `O_NOATIME`: the access date is ours to keep (with the cache's clock); the kernel's own
     /// relatime update would overwrite it. Only the file's owner may ask, so it falls back without.
     private static func openRegularFile(_ path: String) throws -> (fd: Int32, info: stat)? {
-        let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
-        var fd = open(path, flags | oNoAtime)
-        if fd < 0, errno == EPERM { fd = open(path, flags) }
+        var flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | oNoAtime
+        var fd = open(path, flags)
+        if fd < 0, errno == EPERM {
+            flags &= ~oNoAtime
+            fd = open(path, flags)
+        }
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
@@ -116,8 +119,8 @@ enum FileIO {
             close(fd)
             throw NotRegularFile(path: path)
         }
-        let status = fcntl(fd, F_GETFL)
-        guard status >= 0, fcntl(fd, F_SETFL, status & ~O_NONBLOCK) == 0 else {
+        // F_SETFL takes the status flags the open set, less O_NONBLOCK (O_NOATIME stays).
+        guard fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
             let code = errno
             close(fd)
             throw Failure(call: "fcntl", code: code)
