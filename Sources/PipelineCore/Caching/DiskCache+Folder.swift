@@ -76,10 +76,10 @@ extension DiskCache {
         return data.starts(with: Data(Self.tagSignature.utf8))
     }
 
-    /// The first name (in sorted order, so the message is stable) the cache could not have written,
-    /// or nil.
+    /// A name the cache could not have written, or nil. The listing stops at the first, so a
+    /// large folder of someone else's files costs little on each refused write.
     private func foreignName() -> String? {
-        FileIO.contents(of: path).sorted().first { name in
+        FileIO.firstName(in: path) { name in
             let status = FileIO.status(path + "/" + name)
             if Self.isEntryName(name) || FileIO.isTemporaryName(name) { return status?.isRegular != true }
             if name == Self.sidecarDirectoryName { return status?.isDirectory != true }

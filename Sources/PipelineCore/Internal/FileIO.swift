@@ -232,16 +232,24 @@ enum FileIO {
 
     /// Names of the entries in `directory` (no `.` and `..`); empty when it does not exist.
     static func contents(of directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
         var names: [String] = []
+        _ = firstName(in: directory) { names.append($0); return false }
+        return names
+    }
+
+    /// The first name in `directory` (in the order the file system lists them, no `.` and `..`)
+    /// for which `matches` holds; the listing stops there. Nil when none does or the directory
+    /// does not exist.
+    static func firstName(in directory: String, where matches: (String) -> Bool) -> String? {
+        guard let dir = opendir(directory) else { return nil }
+        defer { closedir(dir) }
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name != ".", name != ".." { names.append(name) }
+            if name != ".", name != "..", matches(name) { return name }
         }
-        return names
+        return nil
     }
 
     static func makeDirectory(_ path: String) throws {
