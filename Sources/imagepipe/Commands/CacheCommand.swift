@@ -33,7 +33,7 @@ struct CacheCommand: AsyncParsableCommand {
                 line.add("error", refusal)
                 Console.out(line.text)
             }
-            Console.err(ToolLogHandler.escaped("imagepipe: \(directory.path): \(refusal)"))
+            Console.err("imagepipe: \(directory.path): \(refusal)")
             throw ExitCode(1)
         }
         switch action {
@@ -49,7 +49,7 @@ struct CacheCommand: AsyncParsableCommand {
             line.add("bytes", bytes)
             Console.out(line.text)
         } else {
-            Console.out(ToolLogHandler.escaped("\(directory.path): \(count) entries, \(ProgressBar.bytesText(Int64(bytes)))"))
+            Console.out(TerminalEscaping.escape("\(directory.path): \(count) entries, \(ProgressBar.bytesText(Int64(bytes)))"))
         }
     }
 

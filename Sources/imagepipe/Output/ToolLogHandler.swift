@@ -3,8 +3,8 @@ import Logging
 /// Prints what the library logs as the tool's own lines on standard error, one per record:
 /// `imagepipe: warning: MESSAGE (key: value, …)`. The caches report through it what they could
 /// not do but carried on without (a failed store), so the command still succeeds. Keys and
-/// messages carry URLs and paths strangers choose: control characters are escaped, so a record
-/// stays one line and cannot drive the terminal.
+/// messages carry URLs and paths strangers choose: `Console.err` escapes control characters, so a
+/// record stays one line and cannot drive the terminal.
 struct ToolLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
@@ -28,23 +28,6 @@ struct ToolLogHandler: LogHandler {
         if !metadata.isEmpty {
             line += " (" + metadata.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
         }
-        return escaped(line)
-    }
-
-    /// `\n`, `\r`, `\t`, `\\` and `\u{1B}`-style escapes for C0, DEL and C1 controls.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        return line
     }
 }
