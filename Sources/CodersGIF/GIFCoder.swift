@@ -44,7 +44,9 @@ public struct GIFCoder: AnimatedImageCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "GIFCoder", format: .gif) }
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
-            return try GIFEncoder.encode(try image.frames(), loopCount: animation.loopCount, options: options)
+            return try GIFEncoder.encode(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
+                try image.streamedFrame(at: $0)
+            }
         }
         return try GIFEncoder.encode([ImageFrame(image.firstFrame, duration: 0)], loopCount: nil, options: options)
     }

@@ -10,9 +10,18 @@ private final class GIFByteWriter {
 
 /// Still and animated GIF from RGBA frames, one median-cut palette per frame (as a local colour
 /// table), 1-bit transparency, NETSCAPE2.0 loop count and delays in centiseconds.
+///
+/// Frames are asked for one at a time and written before the next is asked for: with a palette
+/// per frame nothing needs a second pass, so an animation streams through holding one frame.
 enum GIFEncoder {
     static func encode(_ frames: [ImageFrame], loopCount: Int?, options: ImageEncodeOptions) throws -> Data {
-        guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        try encode(frameCount: frames.count, loopCount: loopCount, options: options) { frames[$0] }
+    }
+
+    /// Writes `frameCount` frames, asking `frame` for each in order.
+    static func encode(frameCount: Int, loopCount: Int?, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame) throws -> Data {
+        guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        let first = try frame(0)
         var size = first.buffer.size
         if let box = options.maxPixelSize, !box.isEmpty {
             size = ImageSizeMath.scaledSize(size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
@@ -44,10 +53,11 @@ enum GIFEncoder {
             try check(EGifPutExtensionBlock(handle, 3, &loop))
             try check(EGifPutExtensionTrailer(handle))
         }
-        for frame in frames {
+        for index in 0..<frameCount {
+            let frame = index == 0 ? first : try frame(index)
             var buffer = frame.buffer
             if buffer.size != size { buffer = buffer.resampled(to: size) }
-            let paletted = GIFQuantizer.quantize(buffer)
+            var paletted = GIFQuantizer.quantize(buffer)
             // Disposal 2 on transparent frames: each frame replaces the last instead of showing
             // through it, which is what a sequence of full RGBA frames means.
             var control = GraphicsControlBlock(
@@ -72,8 +82,7 @@ enum GIFEncoder {
             }
             defer { GifFreeMapObject(map) }
             try check(EGifPutImageDesc(handle, 0, 0, Int32(size.width), Int32(size.height), false, map))
-            var indices = paletted.indices
-            try indices.withUnsafeMutableBufferPointer { rows in
+            try paletted.indices.withUnsafeMutableBufferPointer { rows in
                 for y in 0..<size.height {
                     try check(EGifPutLine(handle, rows.baseAddress! + y * size.width, Int32(size.width)))
                 }

@@ -51,8 +51,9 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         self.keyFrames = WebPFrameInfo.keyFrames(frames, canvas: size)
         let opaque = !demuxer.hasAlphaFlag && frames.allSatisfy { $0.covers(size) && !$0.hasAlpha }
         self.pixelFormat = opaque ? .rgb8 : .rgba8
-        // Thumbnails: every frame is composited at full size and then resampled, because libwebp's
-        // scaler would round each sub-rectangle's offset and size on its own and leave seams.
+        // Thumbnails: frames drawn on a canvas are composited at full size and then resampled,
+        // because libwebp's scaler would round each sub-rectangle's offset and size on its own and
+        // leave seams; opaque full-canvas frames decode at thumbnail size directly.
         self.canvasSize = options.targetSize(for: size, frameCount: count)
         self.state = Mutex(State(demuxer: demuxer, canvas: try WebPCanvas(size: size), composited: nil))
     }
@@ -67,14 +68,18 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         }
         if pixelFormat == .rgb8 {
             // Opaque full-canvas frames replace the canvas entirely (every frame is a key frame):
-            // decode the frame alone, as RGB, with no canvas and no conversion.
-            let frame = try state.withLock { state in
-                try state.demuxer.withFrame(index) { try WebPPixelDecoder.decode($0.fragmentBytes, as: .rgb8) }
+            // decode the frame alone, as RGB, with no canvas and no conversion, and for a thumbnail
+            // straight at the thumbnail's size (one frame alone has no seams to leave).
+            return try state.withLock { state in
+                try state.demuxer.withFrame(index) { iterator in
+                    let fragment = iterator.fragmentBytes
+                    let features = try WebPPixelDecoder.features(fragment)
+                    guard Int(features.width) == fullSize.width, Int(features.height) == fullSize.height else {
+                        throw ImagePipeError.badImageData(reason: "WebP frame \(index) bitstream size differs from its ANMF header")
+                    }
+                    return try WebPPixelDecoder.decode(fragment, as: .rgb8, scaledTo: canvasSize == fullSize ? nil : canvasSize)
+                }
             }
-            guard frame.size == fullSize else {
-                throw ImagePipeError.badImageData(reason: "WebP frame \(index) bitstream size differs from its ANMF header")
-            }
-            return canvasSize == fullSize ? frame : frame.resampled(to: canvasSize)
         }
         let pixels = try state.withLock { state in try composite(upTo: index, in: &state) }
         var buffer = try PixelBuffer(width: fullSize.width, height: fullSize.height, format: .rgba8, bytes: pixels)

@@ -40,7 +40,9 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "WebPCoder", format: .webp) }
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
-            return try WebPEncoder.encodeAnimation(try image.frames(), loopCount: animation.loopCount, options: options)
+            return try WebPEncoder.encodeAnimation(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
+                try image.streamedFrame(at: $0)
+            }
         }
         return try WebPEncoder.encode(image.firstFrame, options: options)
     }
@@ -49,6 +51,6 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "WebPCoder", format: .webp) }
         guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         if frames.count == 1 || options.firstFrameOnly { return try WebPEncoder.encode(first.buffer, options: options) }
-        return try WebPEncoder.encodeAnimation(frames, loopCount: loopCount, options: options)
+        return try WebPEncoder.encodeAnimation(frameCount: frames.count, loopCount: loopCount, options: options) { frames[$0] }
     }
 }

@@ -6,7 +6,7 @@ import PipelineCore
 enum WebPEncoder {
     static func encode(_ buffer: PixelBuffer, options: ImageEncodeOptions) throws -> Data {
         let buffer = prepared(buffer, options: options)
-        var config = try makeConfig(options, hasAlpha: buffer.format.hasAlpha)
+        var config = try makeConfig(options)
         return try withPicture(buffer, lossless: options.lossless) { picture in
             var writer = WebPMemoryWriter()
             WebPMemoryWriterInit(&writer)
@@ -22,14 +22,18 @@ enum WebPEncoder {
         }
     }
 
+    /// Writes `frameCount` frames, asking `frame` for each in order and handing it to
+    /// `WebPAnimEncoder` before asking for the next, so an animation streams through holding one
+    /// frame (libwebp keeps the canvases it diffs against and the compressed frames).
+    ///
     /// Frames of different sizes are resampled to the first frame's size (after `maxPixelSize`),
     /// because an animation has one canvas. Durations are rounded to whole milliseconds; libwebp
     /// merges consecutive identical frames into one longer frame.
-    static func encodeAnimation(_ frames: [ImageFrame], loopCount: Int, options: ImageEncodeOptions) throws -> Data {
-        guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
-        let size = prepared(first.buffer, options: options).size
-        let hasAlpha = frames.contains { $0.buffer.format.hasAlpha }
-        var config = try makeConfig(options, hasAlpha: hasAlpha)
+    static func encodeAnimation(frameCount: Int, loopCount: Int, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame) throws -> Data {
+        guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        let first = try frame(0)
+        let size = outputSize(first.buffer.size, options: options)
+        var config = try makeConfig(options)
         var encoderOptions = WebPAnimEncoderOptions()
         guard WebPAnimEncoderOptionsInit(&encoderOptions) != 0 else {
             throw ImagePipeError.encodingFailed(reason: "libwebp version mismatch")
@@ -40,10 +44,12 @@ enum WebPEncoder {
         }
         defer { WebPAnimEncoderDelete(encoder) }
         var timestamp = 0
-        for frame in frames {
+        for index in 0..<frameCount {
+            let frame = index == 0 ? first : try frame(index)
             var buffer = frame.buffer
             if buffer.size != size { buffer = buffer.resampled(to: size) }
-            try withPicture(prepared(buffer, options: ImageEncodeOptions(), alpha: hasAlpha), lossless: options.lossless) { picture in
+            // Each frame as it is (RGB or RGBA): libwebp turns every frame into ARGB on the canvas.
+            try withPicture(prepared(buffer, options: ImageEncodeOptions()), lossless: options.lossless) { picture in
                 guard WebPAnimEncoderAdd(encoder, picture, Int32(clamping: timestamp), &config) != 0 else {
                     throw ImagePipeError.encodingFailed(reason: String(cString: WebPAnimEncoderGetError(encoder)))
                 }
@@ -66,18 +72,21 @@ enum WebPEncoder {
     }
 
     /// Scaled down to `maxPixelSize` (never up, aspect kept) and widened to what libwebp imports.
-    private static func prepared(_ buffer: PixelBuffer, options: ImageEncodeOptions, alpha: Bool? = nil) -> PixelBuffer {
+    private static func prepared(_ buffer: PixelBuffer, options: ImageEncodeOptions) -> PixelBuffer {
         var buffer = buffer
-        if let box = options.maxPixelSize, !box.isEmpty {
-            let size = ImageSizeMath.scaledSize(buffer.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
-            if size != buffer.size { buffer = buffer.resampled(to: size) }
-        }
-        let wantsAlpha = alpha ?? buffer.format.hasAlpha
-        let target: PixelFormat = wantsAlpha ? .rgba8 : .rgb8
+        let size = outputSize(buffer.size, options: options)
+        if size != buffer.size { buffer = buffer.resampled(to: size) }
+        let target: PixelFormat = buffer.format.hasAlpha ? .rgba8 : .rgb8
         return buffer.format == target ? buffer : buffer.converted(to: target)
     }
 
-    private static func makeConfig(_ options: ImageEncodeOptions, hasAlpha: Bool) throws -> WebPConfig {
+    /// `size` fitted into `maxPixelSize` (never up, aspect kept).
+    private static func outputSize(_ size: ImageSize, options: ImageEncodeOptions) -> ImageSize {
+        guard let box = options.maxPixelSize, !box.isEmpty else { return size }
+        return ImageSizeMath.scaledSize(size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+    }
+
+    private static func makeConfig(_ options: ImageEncodeOptions) throws -> WebPConfig {
         var config = WebPConfig()
         guard WebPConfigInit(&config) != 0 else { throw ImagePipeError.encodingFailed(reason: "libwebp version mismatch") }
         config.quality = Float(options.qualityPercent)

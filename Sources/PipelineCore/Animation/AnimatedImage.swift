@@ -21,15 +21,20 @@ public final class AnimatedImage: Sendable {
     public static let defaultFrameCacheBytes = 16 * 1024 * 1024
 
     /// Builds the animation and decodes its first frame.
-    public init(provider: any AnimatedImageProvider, frameCacheBytes: Int = AnimatedImage.defaultFrameCacheBytes) throws {
+    public convenience init(provider: any AnimatedImageProvider, frameCacheBytes: Int = AnimatedImage.defaultFrameCacheBytes) throws {
         guard provider.frameCount > 0 else {
             throw ImagePipeError.badImageData(reason: "animation has no frames")
         }
+        self.init(provider: provider, poster: try provider.frame(at: 0), frameCacheBytes: frameCacheBytes)
+    }
+
+    /// An animation whose first frame is already decoded.
+    private init(provider: any AnimatedImageProvider, poster: PixelBuffer, frameCacheBytes: Int) {
         self.provider = provider
         self.frameCount = provider.frameCount
         self.loopCount = provider.loopCount
         self.durations = (0..<provider.frameCount).map { provider.duration(at: $0) }
-        self.posterFrame = try provider.frame(at: 0)
+        self.posterFrame = poster
         let frameBytes = max(posterFrame.memoryCost, 1)
         self.cache = Mutex(FrameCache(capacity: max(frameCacheBytes / frameBytes, 1)))
     }
@@ -46,7 +51,10 @@ public final class AnimatedImage: Sendable {
     /// Total seconds of one loop.
     public var totalDuration: Double { durations.reduce(0, +) }
 
-    public func frame(at index: Int) throws -> PixelBuffer {
+    /// Frame `index`, from the frame cache when held. With `caching` false a frame not held is
+    /// decoded and not kept: one pass over every frame (an encoder writing them in order) then
+    /// holds the frame it works on, not the cache's share of canvas-sized frames besides.
+    public func frame(at index: Int, caching: Bool = true) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else {
             throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
         }
@@ -55,7 +63,7 @@ public final class AnimatedImage: Sendable {
         // Decoded outside the lock: two tasks asking for one frame may both decode it, which costs
         // time but never blocks a reader of another frame behind a slow decode.
         let frame = try provider.frame(at: index)
-        cache.withLock { $0.insert(frame, at: index) }
+        if caching { cache.withLock { $0.insert(frame, at: index) } }
         return frame
     }
 
@@ -79,9 +87,12 @@ public final class AnimatedImage: Sendable {
         cache.withLock { $0.removeAll() }
     }
 
-    /// An animation with every frame passed through `transform` (lazily, when asked for).
-    public func mapped(size: ImageSize, _ transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer) throws -> AnimatedImage {
-        try AnimatedImage(provider: MappedAnimationProvider(base: provider, canvasSize: size, transform: transform))
+    /// An animation with every frame passed through `transform`: the poster now (its size is the
+    /// new canvas), the others lazily, when asked for.
+    public func mapped(_ transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer) throws -> AnimatedImage {
+        let poster = try transform(posterFrame)
+        let provider = MappedAnimationProvider(base: provider, canvasSize: poster.size, transform: transform)
+        return AnimatedImage(provider: provider, poster: poster, frameCacheBytes: Self.defaultFrameCacheBytes)
     }
 }
 

@@ -9,11 +9,12 @@ extension DefaultImageCache {
         return image.hasAlpha ? .png : .jpeg
     }
 
-    /// Encodes `image` in `encodingFormat(for:)`, every frame for an animation.
+    /// Encodes `image` in `encodingFormat(for:)`, every frame for an animation: the coder pulls the
+    /// frames one at a time (SDWebImage's cache, too, hands the coder the image, not its frames).
     static func encode(_ image: Image, coder: any ImageCoder, options: ImageEncodeOptions) throws -> Data {
         let format = encodingFormat(for: image)
         if image.frameCount > 1, !options.firstFrameOnly {
-            return try coder.encode(frames: try image.frames(), loopCount: image.loopCount, as: format, options: options)
+            return try coder.encode(image, as: format, options: options)
         }
         return try coder.encode(image.firstFrameOnly(), as: format, options: options)
     }

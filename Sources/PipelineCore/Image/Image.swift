@@ -118,9 +118,7 @@ public struct Image: Sendable {
         case .still(let buffer):
             copy = Image(buffer.applying(orientation), format: format, scale: scale, metadata: metadata)
         case .animated(let animation):
-            copy = Image(animation: try animation.mapped(size: orientation.displaySize(for: animation.canvasSize)) { [orientation] in
-                $0.applying(orientation)
-            }, scale: scale, metadata: metadata)
+            copy = Image(animation: try animation.mapped { [orientation] in $0.applying(orientation) }, scale: scale, metadata: metadata)
         }
         copy.format = format
         return copy
@@ -176,8 +174,21 @@ public struct ImageFrame: Sendable {
 }
 
 extension Image {
-    /// Every frame with its duration (one frame for still images), for encoders and transformers.
+    /// Every frame with its duration (one frame for still images), all in memory at once. Encoders
+    /// walk an animation with `streamedFrame(at:)` instead, holding one frame at a time.
     public func frames() throws -> [ImageFrame] {
         try (0..<frameCount).map { ImageFrame(try frame(at: $0), duration: duration(at: $0)) }
+    }
+
+    /// Frame `index` with its duration, for one pass over every frame in order (an encoder writing
+    /// an animation): decoded, thumbnailed and transformed when asked for and not kept by the frame
+    /// cache, so the pass holds the frame being written, not all of them.
+    public func streamedFrame(at index: Int) throws -> ImageFrame {
+        switch content {
+        case .still:
+            return ImageFrame(try frame(at: index), duration: 0)
+        case .animated(let animation):
+            return ImageFrame(try animation.frame(at: index, caching: false), duration: animation.duration(at: index))
+        }
     }
 }

@@ -24,8 +24,7 @@ extension PixelTransformer {
         case .still(let buffer):
             output = Image(try transform(buffer), format: upright.format, scale: upright.scale, metadata: upright.metadata)
         case .animated(let animation):
-            let poster = try transform(animation.posterFrame)
-            let mapped = try animation.mapped(size: poster.size) { [self] frame in try self.transform(frame) }
+            let mapped = try animation.mapped { [self] frame in try self.transform(frame) }
             output = Image(animation: mapped, scale: upright.scale, metadata: upright.metadata)
         }
         output.metadata.isTransformed = true

@@ -34,7 +34,9 @@ enum ImageOutput {
             return try coders.encode(Image(try image.frame(at: frame), format: image.format), as: format, options: options)
         }
         if image.isAnimated && animatedFormats.contains(format) {
-            return try coders.encode(frames: try image.frames(), loopCount: image.loopCount, as: format, options: options)
+            // The animated coders write every frame, pulling each through decode, thumbnail and
+            // transform as they go: one frame in memory at a time, not the whole animation.
+            return try coders.encode(image, as: format, options: options)
         }
         return try coders.encode(image.firstFrameOnly(), as: format, options: options)
     }

@@ -80,7 +80,7 @@ final class CacheTestCoder: ImageCoder {
     func canEncode(to format: ImageFormat) -> Bool { true }
 
     func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        try encode(frames: [ImageFrame(image.firstFrame, duration: 0)], loopCount: 0, as: format, options: options)
+        try encode(frames: try image.frames(), loopCount: image.loopCount, as: format, options: options)
     }
 
     func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
