@@ -20,6 +20,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
 
     init(data: Data, options: ImageDecodeOptions) throws {
         let index = try GIFIndex(data, options: options)
+        try options.checkAnimationPixels(frameCount: index.frames.count, canvas: index.screen)
         self.data = data
         screen = index.screen
         frameCount = index.frames.count

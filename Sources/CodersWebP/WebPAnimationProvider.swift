@@ -37,6 +37,7 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         let count = demuxer.frameCount
         guard count > 0 else { throw ImagePipeError.badImageData(reason: "animated WebP has no frames") }
         try options.checkFrameLimit(count)
+        try options.checkAnimationPixels(frameCount: count, canvas: size)
         var frames: [WebPFrameInfo] = []
         frames.reserveCapacity(count)
         for index in 0..<count {

@@ -59,6 +59,8 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         public static let pixels = Limit(name: "pixels", setting: "ImageDecodeOptions.maxPixels")
         /// Frames of an animation: `ImageDecodeOptions.maxFrames`.
         public static let frames = Limit(name: "frames", setting: "ImageDecodeOptions.maxFrames")
+        /// Canvas pixels summed over an animation's frames: `ImageDecodeOptions.maxAnimationPixels`.
+        public static let animationPixels = Limit(name: "animationPixels", setting: "ImageDecodeOptions.maxAnimationPixels")
         /// Bytes of a pixel buffer whose size overflows; no setting raises it.
         public static let bytes = Limit(name: "bytes", setting: nil)
     }

@@ -58,7 +58,9 @@ struct InfoCommand: AsyncParsableCommand {
     func describe(_ source: String, warnings: inout [ImageDecodeWarning]) async throws -> Description {
         guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
         let loaded = try await ImageLoadersManager.shared.load(url, options: [], context: ImageContext(), progress: nil)
-        let image = try ImageCodersManager.shared.decode(loaded.data, options: ImageDecodeOptions())
+        // Info composites the first frame only and reads the others' timing from the header, so an
+        // animation over the budget for processing every frame is still described.
+        let image = try ImageCodersManager.shared.decode(loaded.data, options: ImageDecodeOptions(maxAnimationPixels: .max))
         warnings = image.metadata.warnings
         DecodeWarnings.report(warnings, source: source)
         try warningOptions.check(warnings)
