@@ -84,3 +84,47 @@ enum Samples {
     static let png = path("badge.png"), jpeg = path("photo.jpg"), webp = path("scene.webp")
     static let gif = path("spinner.gif"), animatedWebP = path("spinner.webp")
 }
+
+extension CLIRunner {
+    /// A run and the child's peak resident memory in bytes: the kernel's `ru_maxrss` for that one
+    /// process, read through `wait4` (other children of the test process never count).
+    struct MeasuredRun {
+        let run: Run
+        let peakBytes: Int
+        var peakMiB: Double { Double(peakBytes) / 1_048_576 }
+    }
+
+    /// Runs the built `imagepipe` like `run`, but spawned and reaped here so its resource usage can
+    /// be read. Output goes through files, so nothing blocks on a pipe. A child ended by a signal
+    /// gets status 128 + the signal, as shells report it.
+    func runMeasuringMemory(_ arguments: [String]) async throws -> MeasuredRun {
+        let environment = self.environment
+        return try await runBlocking {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-rss-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            let path = Self.binary.path
+            let argv = ([path] + arguments).map { strdup($0) } + [nil]
+            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { (argv + envp).forEach { free($0) } }
+            var pid = pid_t()
+            let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+            guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+            var status: Int32 = 0
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+            let signal = status & 0x7F
+            let exit = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+            let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            return MeasuredRun(run: Run(status: exit, stdout: stdout, stderr: stderr), peakBytes: usage.ru_maxrss * 1024)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import CodersWebP
+import Foundation
+import PipelineCore
+import Testing
+import TestSupport
+
+@Suite("WebP animation budget and streaming")
+struct WebPAnimationBudgetTests {
+    let coder = WebPCoder()
+
+    @Test("The hand-made hostile WebP is what libwebp's own animation decoder reads: one pixel a frame on the canvas")
+    func hostileFileIsValid() throws {
+        let data = HostileAnimations.webp(frames: 5, width: 64, height: 48)
+        let reference = try #require(LibWebPReference.animation(data))
+        #expect(reference.frames.count == 5 && reference.width == 64 && reference.height == 48)
+        let image = try coder.decode(data, options: ImageDecodeOptions())
+        for index in 0..<5 {
+            #expect(try image.frame(at: index).converted(to: .rgba8).bytes == reference.frames[index], "frame \(index)")
+        }
+    }
+
+    @Test("A 1 KB WebP of 20 frames on a 10000x10000 canvas is refused under the default budget, naming the setting, before a canvas is allocated")
+    func hugeCanvasUnderDefaults() {
+        let data = HostileAnimations.webp(frames: 20, width: 10_000, height: 10_000)
+        #expect(data.count < 1_100)
+        let error = #expect(throws: ImagePipeError.self) { try coder.decode(data, options: ImageDecodeOptions()) }
+        #expect(error == .limitExceeded(.animationPixels, value: 2_000_000_000, maximum: ImageDecodeOptions.defaultMaxAnimationPixels))
+        #expect(error?.description.contains("ImageDecodeOptions.maxAnimationPixels") == true)
+    }
+
+    @Test("Re-encoding a decoded animation walks its frames without filling the frame cache, and keeps them")
+    func encodeStreamsFrames() throws {
+        let source = try coder.decode(HostileAnimations.webp(frames: 9, width: 30, height: 20), options: ImageDecodeOptions())
+        let data = try coder.encode(source, as: .webp, options: ImageEncodeOptions(lossless: true))
+        #expect(source.animation?.heldFrameCount == 0)
+        let decoded = try coder.decode(data, options: ImageDecodeOptions())
+        #expect(decoded.frameCount == 9)
+        for index in 0..<9 {
+            #expect(try decoded.frame(at: index).converted(to: .rgba8) == (try source.frame(at: index).converted(to: .rgba8)), "frame \(index)")
+        }
+    }
+}
