@@ -3,15 +3,28 @@ import Foundation
 import PipelineCore
 
 /// Draws GIF blocks onto a canvas and applies their disposal, keeping just enough state to
-/// continue from the last block drawn: the canvas, and the canvas from before that block when it
-/// will restore it (disposal 3). The canvas is RGBA (straight alpha), or RGB when nothing in the
-/// file can be transparent, so frames need no conversion.
+/// continue from the last block drawn: the canvas, and the pixels under that block from before it
+/// was drawn when it will restore them (disposal 3). The canvas is RGBA (straight alpha), or RGB
+/// when nothing in the file can be transparent, so frames need no conversion.
 struct GIFCompositor: Sendable {
     let data: Data
     let index: GIFIndex
     let format: PixelFormat
     private(set) var canvas: [UInt8]
-    private var saved: [UInt8]?
+    /// For a block with disposal 3: its visible rectangle as it was before the block was drawn.
+    /// Only that rectangle changes while the block shows, so only it is kept, not a second canvas.
+    private var saved: Saved?
+
+    /// Columns and rows of the screen.
+    private struct Area: Sendable {
+        var x: Range<Int>
+        var y: Range<Int>
+    }
+
+    private struct Saved: Sendable {
+        var area: Area
+        var pixels: [UInt8]
+    }
     /// The block the canvas shows (its disposal not yet applied), or nil when unknown.
     private var lastDrawn: Int?
     /// Nothing drawn since the canvas was zeroed: a restart need not zero it again.
@@ -43,7 +56,7 @@ struct GIFCompositor: Sendable {
         isClear = false
         for block in first...target {
             if block > first { dispose(block - 1) }
-            saved = index.blocks[block].disposal == 3 ? canvas : nil
+            saved = index.blocks[block].disposal == 3 ? save(index.blocks[block]) : nil
             try draw(block)
         }
         lastDrawn = target
@@ -56,20 +69,56 @@ struct GIFCompositor: Sendable {
         case 2:
             // Browsers and SDWebImage clear to transparent, not to the (often meaningless)
             // background colour index.
-            let x0 = min(block.left, index.screen.width), x1 = min(block.left + block.width, index.screen.width)
-            let y0 = min(block.top, index.screen.height), y1 = min(block.top + block.height, index.screen.height)
-            guard x1 > x0 else { break }
+            guard let area = visibleArea(block) else { break }
             let width = index.screen.width
             canvas.withUnsafeMutableBufferPointer { pixels in
-                for y in y0..<y1 { pixels.baseAddress!.advanced(by: (y * width + x0) * 4).update(repeating: 0, count: (x1 - x0) * 4) }
+                for y in area.y { pixels.baseAddress!.advanced(by: (y * width + area.x.lowerBound) * 4).update(repeating: 0, count: area.x.count * 4) }
                 // (Disposal 2 makes the file transparent, so this canvas is always RGBA.)
             }
         case 3:
-            if let saved { canvas = saved }
+            if let saved { restore(saved) }
         default:
             break
         }
         saved = nil
+    }
+
+    /// The part of the screen a block covers, nil when none.
+    private func visibleArea(_ block: GIFBlock) -> Area? {
+        let screen = index.screen
+        let x0 = min(block.left, screen.width), x1 = min(block.left + block.width, screen.width)
+        let y0 = min(block.top, screen.height), y1 = min(block.top + block.height, screen.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return Area(x: x0..<x1, y: y0..<y1)
+    }
+
+    /// The canvas pixels under `block`, row by row, for disposal 3 to put back.
+    private func save(_ block: GIFBlock) -> Saved? {
+        guard let area = visibleArea(block) else { return nil }
+        let bytesPerPixel = format.bytesPerPixel, width = index.screen.width
+        let rowBytes = area.x.count * bytesPerPixel
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(rowBytes * area.y.count)
+        canvas.withUnsafeBufferPointer { canvas in
+            for y in area.y {
+                let start = (y * width + area.x.lowerBound) * bytesPerPixel
+                pixels.append(contentsOf: UnsafeBufferPointer(rebasing: canvas[start..<start + rowBytes]))
+            }
+        }
+        return Saved(area: area, pixels: pixels)
+    }
+
+    private mutating func restore(_ saved: Saved) {
+        let bytesPerPixel = format.bytesPerPixel, width = index.screen.width
+        let rowBytes = saved.area.x.count * bytesPerPixel
+        saved.pixels.withUnsafeBufferPointer { source in
+            canvas.withUnsafeMutableBufferPointer { canvas in
+                for (row, y) in saved.area.y.enumerated() {
+                    let start = (y * width + saved.area.x.lowerBound) * bytesPerPixel
+                    canvas.baseAddress!.advanced(by: start).update(from: source.baseAddress!.advanced(by: row * rowBytes), count: rowBytes)
+                }
+            }
+        }
     }
 
     /// Decodes one block by re-opening giflib on the header followed by the block's own bytes:
