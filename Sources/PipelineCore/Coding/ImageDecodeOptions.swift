@@ -33,11 +33,12 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public static let defaultMaxPixels = 100_000_000
     /// Enough for any real animation; a hostile file with millions of empty frames stops here.
     public static let defaultMaxFrames = 10_000
-    /// 64 megapixels over all frames, as imgproxy sums frames against its 50 MP source limit: 1,000
-    /// frames of 250 x 250, or 30 of 1080p. Re-encoding an animation whose every frame changes costs
-    /// up to about 75 ns and 26 bytes per canvas pixel (GIF to WebP, measured on 2 cores), so 64 MP
-    /// takes about 5 s, and the worst split, two frames of 32 MP, peaks under 1 GiB.
-    public static let defaultMaxAnimationPixels = 64_000_000
+    /// 50 megapixels over all frames, imgproxy's figure (it sums frames against its 50 MP source
+    /// limit): 1,000 frames of 220 x 220, or 24 of 1080p. Re-encoding an animation whose every
+    /// frame changes costs up to about 100 ns and 26 bytes per canvas pixel (GIF to WebP, measured
+    /// on 2 cores), so 50 MP takes about 5 s, and the worst split, two frames of 25 MP, peaks near
+    /// 700 MB: under the 1 GiB one conversion may use.
+    public static let defaultMaxAnimationPixels = 50_000_000
 
     public init(
         firstFrameOnly: Bool = false,

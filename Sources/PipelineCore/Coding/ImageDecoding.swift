@@ -50,6 +50,9 @@ extension AnimatedImageCoder {
               provider.frameCount > 1
         else { return nil }
         try options.checkFrameLimit(provider.frameCount)
+        // Providers check the budget with the full canvas; this floor (the size they return) holds
+        // for one that does not.
+        try options.checkAnimationPixels(frameCount: provider.frameCount, canvas: provider.canvasSize)
         let animation = try AnimatedImage(provider: provider)
         return Image(animation: animation, orientation: orientation, scale: options.scaleFactor, metadata: ImageMetadata(decodeOptions: options, warnings: provider.warnings))
     }
