@@ -54,16 +54,21 @@ enum GIFEncoder {
             try check(EGifPutExtensionTrailer(handle))
         }
         for index in 0..<frameCount {
-            let frame = index == 0 ? first : try frame(index)
-            var buffer = frame.buffer
-            if buffer.size != size { buffer = buffer.resampled(to: size) }
-            var paletted = GIFQuantizer.quantize(buffer)
+            var duration = 0.0
+            // The frame's pixels are dropped once quantized, before its indices are written.
+            var paletted = try { () throws -> GIFPalettedFrame in
+                let frame = index == 0 ? first : try frame(index)
+                duration = frame.duration
+                var buffer = frame.buffer
+                if buffer.size != size { buffer = buffer.resampled(to: size) }
+                return GIFQuantizer.quantize(buffer)
+            }()
             // Disposal 2 on transparent frames: each frame replaces the last instead of showing
             // through it, which is what a sequence of full RGBA frames means.
             var control = GraphicsControlBlock(
                 DisposalMode: paletted.transparentIndex != nil ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT,
                 UserInputFlag: false,
-                DelayTime: Int32(min(max((frame.duration * 100).rounded(), 0), 65535)),
+                DelayTime: Int32(min(max((duration * 100).rounded(), 0), 65535)),
                 TransparentColor: Int32(paletted.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))
             var extensionBytes = [UInt8](repeating: 0, count: 4)
             let length = EGifGCBToExtension(&control, &extensionBytes)

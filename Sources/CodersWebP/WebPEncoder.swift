@@ -7,7 +7,7 @@ enum WebPEncoder {
     static func encode(_ buffer: PixelBuffer, options: ImageEncodeOptions) throws -> Data {
         let buffer = prepared(buffer, options: options)
         var config = try makeConfig(options)
-        return try withPicture(buffer, lossless: options.lossless) { picture in
+        return try withPicture(lossless: options.lossless, importing: { buffer }) { picture in
             var writer = WebPMemoryWriter()
             WebPMemoryWriterInit(&writer)
             defer { WebPMemoryWriterClear(&writer) }
@@ -45,16 +45,20 @@ enum WebPEncoder {
         defer { WebPAnimEncoderDelete(encoder) }
         var timestamp = 0
         for index in 0..<frameCount {
-            let frame = index == 0 ? first : try frame(index)
-            var buffer = frame.buffer
-            if buffer.size != size { buffer = buffer.resampled(to: size) }
-            // Each frame as it is (RGB or RGBA): libwebp turns every frame into ARGB on the canvas.
-            try withPicture(prepared(buffer, options: ImageEncodeOptions()), lossless: options.lossless) { picture in
+            var milliseconds = 0
+            // The frame's pixels are dropped once libwebp has imported them, before it encodes.
+            try withPicture(lossless: options.lossless, importing: {
+                let frame = index == 0 ? first : try frame(index)
+                milliseconds = Int((max(frame.duration, 0) * 1000).rounded())
+                var buffer = frame.buffer
+                if buffer.size != size { buffer = buffer.resampled(to: size) }
+                // Each frame as it is (RGB or RGBA): libwebp turns every frame into ARGB on the canvas.
+                return prepared(buffer, options: ImageEncodeOptions())
+            }) { picture in
                 guard WebPAnimEncoderAdd(encoder, picture, Int32(clamping: timestamp), &config) != 0 else {
                     throw ImagePipeError.encodingFailed(reason: String(cString: WebPAnimEncoderGetError(encoder)))
                 }
             }
-            let milliseconds = Int((max(frame.duration, 0) * 1000).rounded())
             let (next, overflow) = timestamp.addingReportingOverflow(max(milliseconds, 1))
             guard !overflow, next < Int(Int32.max) else { throw ImagePipeError.encodingFailed(reason: "animation is too long") }
             timestamp = next
@@ -103,21 +107,26 @@ enum WebPEncoder {
         return config
     }
 
-    private static func withPicture<R>(_ buffer: PixelBuffer, lossless: Bool, _ body: (UnsafeMutablePointer<WebPPicture>) throws -> R) throws -> R {
+    /// A picture imported from the buffer `importing` makes, which is released before `body` runs.
+    private static func withPicture<R>(lossless: Bool, importing makeBuffer: () throws -> PixelBuffer,
+                                       _ body: (UnsafeMutablePointer<WebPPicture>) throws -> R) throws -> R {
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw ImagePipeError.encodingFailed(reason: "libwebp version mismatch") }
         // Lossless works on ARGB; lossy converts to YUV on import anyway.
         picture.use_argb = lossless ? 1 : 0
-        picture.width = Int32(clamping: buffer.width)
-        picture.height = Int32(clamping: buffer.height)
         defer { WebPPictureFree(&picture) }
-        let stride = Int32(clamping: buffer.bytesPerRow)
-        let imported = buffer.bytes.withUnsafeBufferPointer { pixels in
-            buffer.format == .rgba8
-                ? WebPPictureImportRGBA(&picture, pixels.baseAddress, stride)
-                : WebPPictureImportRGB(&picture, pixels.baseAddress, stride)
+        do {
+            let buffer = try makeBuffer()
+            picture.width = Int32(clamping: buffer.width)
+            picture.height = Int32(clamping: buffer.height)
+            let stride = Int32(clamping: buffer.bytesPerRow)
+            let imported = buffer.bytes.withUnsafeBufferPointer { pixels in
+                buffer.format == .rgba8
+                    ? WebPPictureImportRGBA(&picture, pixels.baseAddress, stride)
+                    : WebPPictureImportRGB(&picture, pixels.baseAddress, stride)
+            }
+            guard imported != 0 else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
         }
-        guard imported != 0 else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
         return try withUnsafeMutablePointer(to: &picture) { try body($0) }
     }
 }

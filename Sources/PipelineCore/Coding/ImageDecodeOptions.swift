@@ -35,9 +35,10 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public static let defaultMaxFrames = 10_000
     /// 50 megapixels over all frames, imgproxy's figure (it sums frames against its 50 MP source
     /// limit): 1,000 frames of 220 x 220, or 24 of 1080p. Re-encoding an animation whose every
-    /// frame changes costs up to about 100 ns and 26 bytes per canvas pixel (GIF to WebP, measured
-    /// on 2 cores), so 50 MP takes about 5 s, and the worst split, two frames of 25 MP, peaks near
-    /// 700 MB: under the 1 GiB one conversion may use.
+    /// frame changes costs up to about 100 ns and 27 bytes per canvas pixel from GIF to WebP (37
+    /// re-encoding a translucent WebP with a transform), measured on 2 cores: 50 MP takes about 5 s,
+    /// and the worst split, two frames of 25 MP, peaks near 700 MB (920 MB), under the 1 GiB one
+    /// conversion may use.
     public static let defaultMaxAnimationPixels = 50_000_000
 
     public init(
