@@ -196,17 +196,17 @@ struct ImageLoadFlow: Sendable {
         }
     }
 
-    /// 9. Runs the transformer, unless the image is animated and the request did not allow it, and
-    /// keeps the source's metadata when the transformer says so. A failing transformer gives nil:
-    /// the image goes on untransformed (SDWebImage's nil result) and is not stored under the
-    /// transformed key. A limit the transform would exceed (an output over the pixel limit) fails
-    /// the request instead: the caller asked for that output, and the untransformed image is not it.
     /// A limit the transform ran into. It fails the request but is not the URL's fault, so it
     /// passes the failed-URL step by not being an `ImagePipeError` until `run()` reports it.
     private struct TransformLimitError: Error {
         let error: ImagePipeError
     }
 
+    /// 9. Runs the transformer, unless the image is animated and the request did not allow it, and
+    /// keeps the source's metadata when the transformer says so. A failing transformer gives nil:
+    /// the image goes on untransformed (SDWebImage's nil result) and is not stored under the
+    /// transformed key. A limit the transform would exceed (an output over the pixel limit) fails
+    /// the request instead: the caller asked for that output, and the untransformed image is not it.
     private static func transform(_ image: Image, with transformer: any ImageTransformer, key: TransformKey, manager: ImageManager) async throws -> Image? {
         if image.isAnimated && !key.transformsAnimatedImages { return nil }
         // Transformers hold their output to the pixel limit the image carries; an original from the
