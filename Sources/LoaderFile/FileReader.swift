@@ -55,7 +55,8 @@ enum FileReader {
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure(path, errno) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .fileSystem(path: path, reason: notRegularReason) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+        let fd = open(path, flags)
         guard fd >= 0 else { throw failure(path, errno) }
         guard fstat(fd, &info) == 0 else {
             let code = errno
@@ -66,9 +67,9 @@ enum FileReader {
             close(fd)
             throw .fileSystem(path: path, reason: notRegularReason)
         }
-        // Regular files ignore O_NONBLOCK today; cleared so reads stay plain blocking reads.
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+        // Regular files ignore O_NONBLOCK today; cleared so reads stay plain blocking reads. F_SETFL
+        // takes the status flags the open set, less O_NONBLOCK: no F_GETFL needed.
+        guard fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
             let code = errno
             close(fd)
             throw failure(path, code)
