@@ -27,8 +27,8 @@ public enum TransformerSpec {
     public static let maxCoordinate = 10_000_000
     /// Angles `rotate:DEG` accepts.
     static let angles = -360.0...360.0
-    /// Radii `blur:R` accepts: beyond this every pixel is already the image's mean.
-    static let blurRadii = 0.0...1000.0
+    /// Radii `blur:R` accepts: the transformer's own default maximum.
+    static let blurRadii = 0.0...BlurTransformer.defaultMaxRadius
 
     /// Every spelling, for help texts.
     public static let usage = "resize:WxH[:fill|fit|cover], crop:X,Y,W,H, round:R, rotate:DEG, flip:h|v|hv, tint:#RRGGBB[AA], grayscale, blur:R"
