@@ -91,8 +91,9 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// proxy. An IPv4 range also covers the IPv6 forms embedding its addresses. Default none.
     public var allowedAddresses: [IPAddressRange] = []
     /// With `blocksPrivateAddresses` on, also refuse this host's own interface addresses (read with
-    /// `getifaddrs` at each new connection), public ones included: through them a fetch reaches the
-    /// services the server binds to every interface, which a firewall only hides from other hosts.
+    /// `getifaddrs` for each address a transfer connects to), public ones included: through them a
+    /// fetch reaches the services the server binds to every interface, which a firewall only hides
+    /// from other hosts.
     /// Default on; turn it off only where images are legitimately served from this same host.
     public var blocksOwnInterfaceAddresses: Bool = true
     /// Validators (`ETag`, `Last-Modified`) kept for `.refreshCached` revalidation, per URL.

@@ -47,11 +47,13 @@ private let openSocketCallback: ip_opensocket_callback = { context, _, address i
         }
         return -1
     }
+    transfer.admittedAddresses.insert(target.address)
     return socket(request.family, request.socktype | Int32(SOCK_CLOEXEC.rawValue), request.protocol)
 }
 
 /// Runs before each request is sent, on a new connection or a reused one: a connection kept from
 /// a transfer made under another configuration (the guard off, other exceptions) is judged again.
+/// One this attempt opened was judged by `openSocketCallback` already.
 private let prereqCallback: ip_prereq_callback = { context, primaryIP, _, primaryPort, _ in
     guard let context, let primaryIP else { return 1 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
@@ -61,7 +63,8 @@ private let prereqCallback: ip_prereq_callback = { context, primaryIP, _, primar
         transfer.abortError = .transport(kind: .blockedAddress, message: "the SSRF guard cannot judge the address '\(text)'")
         return 1
     }
-    guard let category = addressGuard.refusal(for: address) else { return 0 }  // CURL_PREREQFUNC_OK
+    if transfer.admittedAddresses.contains(address) { return 0 }  // CURL_PREREQFUNC_OK
+    guard let category = addressGuard.refusal(for: address) else { return 0 }
     transfer.abortError = AddressGuard.error(address: address, port: Int(primaryPort), category: category)
     return 1  // CURL_PREREQFUNC_ABORT
 }

@@ -50,6 +50,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// The SSRF guard's refusal of an address libcurl wanted to connect to; replaces libcurl's
     /// "couldn't connect" (other addresses of the host may still have been tried).
     nonisolated(unsafe) var addressRefusal: ImagePipeError?
+    /// Addresses the SSRF guard let a socket be opened to in this attempt: a request on a
+    /// connection to one of them needs no second judgement (nor a second `getifaddrs`).
+    nonisolated(unsafe) var admittedAddresses: Set<IPAddress> = []
     /// Whether a status line has arrived for the response being read (its headers are coming).
     nonisolated(unsafe) private var sawStatusLine = false
 
@@ -126,6 +129,7 @@ final class CurlTransfer: @unchecked Sendable {
         expectedBytes = nil
         abortError = nil
         addressRefusal = nil
+        admittedAddresses = []
         sawStatusLine = false
         errorBuffer[0] = 0
     }
