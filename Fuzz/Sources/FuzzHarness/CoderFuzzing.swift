@@ -1,8 +1,8 @@
 import Foundation
 import PipelineCore
 
-/// One input through every way the pipeline reads a format: a full decode, a thumbnail decode, an
-/// incremental decode fed in chunks of varying size, and random access to an animation's frames.
+/// One input through one of the ways the pipeline reads a format: a full decode, a thumbnail decode,
+/// an incremental decode fed in chunks of varying size, or random access to an animation's frames.
 /// Each must end in an image within its limits or an `ImagePipeError`; anything else is a
 /// violation (and a trap, a leak, a hang or runaway memory is a finding of the fuzzer itself).
 enum CoderFuzzing {
@@ -11,9 +11,15 @@ enum CoderFuzzing {
     static let maxPixels = 1 << 22
     static let maxFrames = 256
     /// Bytes fed to an incremental decoder are split into at most this many updates.
-    static let maxUpdates = 48
+    static let maxUpdates = 32
     /// Random frame indices asked for per animation (some outside the animation on purpose).
     static let framesPerAnimation = 4
+
+    /// The way an input is read. Chosen by the input's length, so most mutations of an input (those
+    /// that change bytes, not the length) keep its way and build on the coverage it found.
+    enum Mode: CaseIterable {
+        case full, thumbnail, incremental, animation
+    }
 
     static func run(_ bytes: Data, coder: any ImageCoder) throws(FuzzViolation) {
         var random = FuzzRandom(bytes)
@@ -21,17 +27,24 @@ enum CoderFuzzing {
         let data = random.oneIn(4) ? (Data([0]) + bytes).dropFirst() : bytes
         let base = ImageDecodeOptions(maxPixels: maxPixels, maxFrames: maxFrames)
         _ = coder.canDecode(data)
-
-        let full = try decode(data, coder: coder, options: base, random: &random)
-
-        let thumbnail = thumbnailOptions(base, random: &random)
-        _ = try decode(data, coder: coder, options: thumbnail, random: &random)
-
-        if let progressive = coder as? any ProgressiveImageCoder {
-            try decodeIncrementally(data, coder: progressive, options: base, full: full, random: &random)
-        }
-        if let animated = coder as? any AnimatedImageCoder {
-            try readAnimation(data, coder: animated, options: random.bool() ? base : thumbnail, random: &random)
+        switch Mode.allCases[bytes.count % Mode.allCases.count] {
+        case .full:
+            _ = try decode(data, coder: coder, options: base, random: &random)
+        case .thumbnail:
+            _ = try decode(data, coder: coder, options: thumbnailOptions(base, random: &random), random: &random)
+        case .incremental:
+            if let progressive = coder as? any ProgressiveImageCoder {
+                try decodeIncrementally(data, coder: progressive, options: base, random: &random)
+            } else {
+                _ = try decode(data, coder: coder, options: base, random: &random)
+            }
+        case .animation:
+            let options = random.bool() ? base : thumbnailOptions(base, random: &random)
+            if let animated = coder as? any AnimatedImageCoder {
+                try readAnimation(data, coder: animated, options: options, random: &random)
+            } else {
+                _ = try decode(data, coder: coder, options: options, random: &random)
+            }
         }
     }
 
@@ -73,7 +86,7 @@ enum CoderFuzzing {
     /// Feeds growing prefixes, as a download does, asking for the partial image between some of
     /// them; the complete bytes must then give exactly what `decode` gave.
     static func decodeIncrementally(
-        _ data: Data, coder: any ProgressiveImageCoder, options: ImageDecodeOptions, full: Image?, random: inout FuzzRandom
+        _ data: Data, coder: any ProgressiveImageCoder, options: ImageDecodeOptions, random: inout FuzzRandom
     ) throws(FuzzViolation) {
         _ = coder.canDecodeIncrementally(data)
         let decoder = coder.makeIncrementalDecoder(options: options)
@@ -99,6 +112,7 @@ enum CoderFuzzing {
             }
         }
         guard random.oneIn(4) else { return }
+        let full = try decode(data, coder: coder, options: options, random: &random)
         decoder.update(data, isComplete: true)
         let final: Image?
         do {
