@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 BUILD_LOG := .build/build-log.txt
 
-.PHONY: all deps build test test-example demo clean
+.PHONY: all deps build test test-example demo fuzz fuzz-build clean
 
 all: build
 
@@ -35,5 +35,19 @@ demo: deps
 	$(SWIFT) build -c release --product imagepipe
 	@scripts/demo.sh
 
+# libFuzzer targets (Fuzz/): their own package, built with ASan and coverage into .build-fuzz, then
+# run one at a time for FUZZ_SECONDS each (`make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS="png gif"`).
+# Swift keeps only the last -sanitize= flag, so both sanitizers go in one. Swift on Linux has no
+# -sanitize=undefined; the C shims get UBSan, which the ASan runtime carries.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= png jpeg webp gif transform-spec data-url disk-cache-name
+FUZZ_BUILD_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
+	-Xcc -fsanitize=fuzzer-no-link,address,undefined -Xcc -fno-sanitize-recover=undefined
+fuzz-build: deps
+	nice -n 19 $(SWIFT) build --package-path Fuzz --scratch-path .build-fuzz $(FUZZ_BUILD_FLAGS)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

@@ -86,6 +86,14 @@ let package = Package(
         ]),
         // Runs the built `imagepipe` executable end to end.
         .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "PipelineConformance", "TestSupport"]),
+
+        // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with
+        // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept
+        // in Tests/Fixtures/fuzz. Not a product: users never build it.
+        .target(name: "FuzzHarness", dependencies: [
+            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile",
+        ], path: "Fuzz/Sources/FuzzHarness"),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,7 +13,7 @@ extension DiskCache {
     var sidecarDirectory: String { path + "/" + Self.sidecarDirectoryName }
 
     func sidecarPath(forFileAt file: String) -> String {
-        sidecarDirectory + "/" + (file as NSString).lastPathComponent
+        sidecarDirectory + "/" + PathText.lastPathComponent(file)
     }
 
     /// The sidecar folder is used only when it is a real folder: one replaced by a symlink would

@@ -17,10 +17,10 @@ extension DiskCache {
     }
 
     /// The extension part of `fileName(forKey:)`: the URL's path extension (percent-decoded, as
-    /// `NSURL.pathExtension` gives it), else the key string's; `:` and NUL removed; nil when empty,
+    /// `NSURL.pathExtension` gives it), else the key string's (`PathText`); `:` and NUL removed; nil when empty,
     /// longer than `maxFileExtensionLength` bytes, or not a plain name.
     static func fileExtension(forKey key: String) -> String? {
-        var ext = URL(string: key)?.pathExtension ?? (key as NSString).pathExtension
+        var ext = URL(string: key)?.pathExtension ?? PathText.pathExtension(key)
         ext.removeAll { $0 == ":" || $0 == "\0" }
         return isPlainExtension(ext) ? ext : nil
     }

@@ -24,16 +24,16 @@ public enum ImageCacheKey {
     /// has one (`a/b.png` → `a/b-T.png`, a URL's query and fragment kept), else at the end.
     public static func transformed(_ key: String, transformerKey: String) -> String {
         let url = URL(string: key)
-        let ext = url?.pathExtension ?? (key as NSString).pathExtension
+        let ext = url?.pathExtension ?? PathText.pathExtension(key)
         guard !ext.isEmpty else { return key + "-" + transformerKey }
         if let url, !url.isFileURL, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            let stem = (parts.path as NSString).deletingPathExtension
+            let stem = PathText.deletingPathExtension(parts.path)
             parts.path = stem + "-" + transformerKey + "." + ext
             if let result = parts.url?.absoluteString ?? parts.string { return result }
         }
         // Plain strings and file URLs: cut the extension off the string itself. (NSString's path
         // methods, which SDWebImage uses here, would also fold `file:///` into `file:/`.)
-        let stem = key.hasSuffix("." + ext) ? String(key.dropLast(ext.count + 1)) : (key as NSString).deletingPathExtension
+        let stem = key.hasSuffix("." + ext) ? String(key.dropLast(ext.count + 1)) : PathText.deletingPathExtension(key)
         return stem + "-" + transformerKey + "." + ext
     }
 }

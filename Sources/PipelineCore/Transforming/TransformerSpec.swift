@@ -51,7 +51,7 @@ public enum TransformerSpec {
         switch name {
         case "resize":
             let fields = try required().split(separator: ":").map(String.init)
-            guard let size = ImageSize(parsing: fields[0]), sides.contains(size.width), sides.contains(size.height) else {
+            guard let first = fields.first, let size = ImageSize(parsing: first), sides.contains(size.width), sides.contains(size.height) else {
                 throw fail("size must be WxH with W and H from 1 to \(maxCoordinate)")
             }
             var mode = ResizingTransformer.ScaleMode.fill

@@ -51,6 +51,16 @@ struct DiskCacheTests {
         #expect(directory.fileNames == [DiskCache.fileName(forKey: key)])
     }
 
+    @Test("Keys Foundation's NSString path methods trap on get a file name and store like any other", arguments: [
+        "a//é", "//\u{FFFD}", "a//// //", ". ///b//", "x//é.png",
+    ])
+    func keysNSStringTrapsOn(key: String) throws {
+        let cache = cache()
+        try cache.setData(Data("v".utf8), forKey: key)
+        #expect(DiskCache.fileName(forKey: key).hasPrefix(MD5.hex(key)))
+        #expect(cache.data(forKey: key) == Data("v".utf8))
+    }
+
     // MARK: Entries
 
     @Test("Stored bytes read back; a missing key is nil; remove and removeAll empty it")

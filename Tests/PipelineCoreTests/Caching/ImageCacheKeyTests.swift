@@ -20,6 +20,17 @@ struct ImageCacheKeyTests {
         #expect(ImageCacheKey.transformed(key, transformerKey: Self.flip) == expected)
     }
 
+    /// Runs of slashes in the path fold into one, as NSString's path methods fold them upstream.
+    @Test("Keys Foundation's NSString path methods trap on get their suffix all the same", arguments: [
+        ("a//é.png", "a/%C3%A9-\(flip).png"),
+        ("a//é", "a//é-\(flip)"),
+        ("a//é.png/", "a/%C3%A9-\(flip).png"),
+        ("https://x.test/a//%C3%A9.png", "https://x.test/a/%C3%A9-\(flip).png"),
+    ])
+    func transformedTrappingKeys(key: String, expected: String) {
+        #expect(ImageCacheKey.transformed(key, transformerKey: Self.flip) == expected)
+    }
+
     @Test("Thumbnail suffixes print the box with six decimals and the aspect flag")
     func thumbnail() {
         #expect(ImageCacheKey.thumbnailSuffix(pixelSize: ImageSize(width: 100, height: 100), preserveAspectRatio: true)

@@ -21,7 +21,7 @@ struct TransformerSpecTests {
     }
 
     @Test("Bad specs are refused with a reason", arguments: [
-        "resize", "resize:0x5", "resize:10x10:stretch", "crop:1,2,3", "crop:0,0,0,5", "round:-1",
+        "resize", "resize::", "resize:0x5", "resize:10x10:stretch", "crop:1,2,3", "crop:0,0,0,5", "round:-1",
         "rotate:abc", "flip:x", "tint:red", "grayscale:1", "blur:-2", "sharpen:1", "",
     ])
     func refused(spec: String) {

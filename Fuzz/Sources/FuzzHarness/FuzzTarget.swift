@@ -1,0 +1,38 @@
+import CodersGIF
+import CodersJPEG
+import CodersPNG
+import CodersWebP
+import Foundation
+
+/// Every fuzz target, by the name `make fuzz` and the findings folders use.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    case png, jpeg, webp, gif
+    case transformSpec = "transform-spec"
+    case dataURL = "data-url"
+    case diskCacheName = "disk-cache-name"
+
+    /// One input. Throws when the input shows a broken promise that did not crash by itself.
+    public func run(_ data: Data) throws(FuzzViolation) {
+        switch self {
+        case .png: try CoderFuzzing.run(data, coder: PNGCoder())
+        case .jpeg: try CoderFuzzing.run(data, coder: JPEGCoder())
+        case .webp: try CoderFuzzing.run(data, coder: WebPCoder())
+        case .gif: try CoderFuzzing.run(data, coder: GIFCoder())
+        case .transformSpec: try TransformSpecFuzzing.run(data)
+        case .dataURL: try DataURLFuzzing.run(data)
+        case .diskCacheName: try DiskCacheNameFuzzing.run(data)
+        }
+    }
+
+    /// libFuzzer's `LLVMFuzzerTestOneInput` for this target: a violation becomes a crash, so the
+    /// fuzzer keeps the input.
+    public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+        let data = start.map { Data(bytes: $0, count: count) } ?? Data()
+        do {
+            try run(data)
+        } catch {
+            fatalError("fuzz-\(rawValue): \(error)")
+        }
+        return 0
+    }
+}

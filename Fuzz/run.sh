@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets built into .build-fuzz (see `make fuzz`), one at a time, each for
+# FUZZ_SECONDS (default 60), at the lowest CPU priority. Usage: Fuzz/run.sh [target...]
+#
+# Per target, in .build-fuzz/work/<target>/ (ignored by git, kept between runs so campaigns add
+# up): corpus/ (the working corpus), findings/ (every crash, leak, timeout and OOM input), logs/,
+# and executions (the running total over all runs). Seeds come from Tests/Fixtures (images chosen
+# by their magic bytes), Fuzz/seeds/<target>/ and the replayed findings in Tests/Fixtures/fuzz/.
+# They are merged into the corpus first with libFuzzer's crash-resilient -merge=1: a seed that
+# crashes is reported as a finding and left out. Each finding stops libFuzzer, so the fuzzer
+# restarts on its corpus for the rest of the target's time (at most FUZZ_MAX_RESTARTS times).
+#
+# Ends with a table (executions, coverage, peak RSS, findings per target) and a list of findings,
+# also written to .build-fuzz/work/summary.txt. Exit status 1 when anything was found.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${FUZZ_SECONDS:-60}
+max_restarts=${FUZZ_MAX_RESTARTS:-20}
+bin=.build-fuzz/release
+work=.build-fuzz/work
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif transform-spec data-url disk-cache-name)
+
+# A timeout is an input taking over 2 s; an OOM is over 512 MiB resident, or one allocation over
+# 256 MiB (under the targets' limits no image needs a tenth of that, and a single huge allocation
+# is reported with its stack, which a resident-memory overrun is not). The Swift runtime's own backtracer would fight ASan for the crash, so it is off.
+export SWIFT_BACKTRACE=enable=no
+# A small quarantine, and freed memory returned to the system, keep ASan's own share of the 512 MiB
+# small (a JPEG corpus replay peaks at 124 MB instead of 201 MB with ASan's defaults).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16:allocator_release_to_os_interval_ms=500:malloc_context_size=30:handle_abort=1}
+common=(-timeout=2 -rss_limit_mb=512 -malloc_limit_mb=256)
+
+max_len() {
+  case $1 in
+    png|jpeg|webp|gif) echo 65536 ;;
+    transform-spec) echo 512 ;;
+    data-url) echo 8192 ;;
+    disk-cache-name) echo 2048 ;;
+  esac
+}
+
+# The magic bytes (hex) of the images a coder target is seeded with.
+magic() {
+  case $1 in
+    png) echo '^89504e47' ;;
+    jpeg) echo '^ffd8ff' ;;
+    webp) echo '^52494646........57454250' ;;
+    gif) echo '^474946' ;;
+    *) echo '^$' ;;
+  esac
+}
+
+# "reason at Sources/file:line function" for a libFuzzer/ASan report: the same bug found twice
+# reads the same, so the summary can count it once.
+describe() {
+  local log=$1 reason frame file symbol
+  reason=$(grep -m1 -oE 'Fatal error: .{0,160}' "$log")
+  [ -n "$reason" ] || reason=$(grep -m1 -oE 'Swift runtime failure: [^/]*' "$log" | sed -E 's/ +$//')
+  [ -n "$reason" ] || reason=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer): .*' "$log" \
+    | sed -E 's/^ERROR: //; s/ on (unknown )?address.*//; s/ +$//')
+  [ -n "$reason" ] || reason="unknown failure"
+  # The first Swift or C frame with a line in ImagePipe's sources, the fuzz harness last.
+  frame=$(grep -E '^ +#[0-9]+ 0x[0-9a-f]+ in [^ ]+ /[^ ]*/Sources/[^ ]+:[0-9]+' "$log" | grep -v '/Fuzz/Sources/' | head -1)
+  [ -n "$frame" ] || frame=$(grep -m1 -E '^ +#[0-9]+ 0x[0-9a-f]+ in [^ ]+ /[^ ]*/Sources/[^ ]+:[0-9]+' "$log")
+  if [ -n "$frame" ]; then
+    symbol=$(sed -E 's/^ +#[0-9]+ 0x[0-9a-f]+ in ([^ ]+) .*/\1/' <<<"$frame")
+    file=$(sed -E 's/.* \/[^ ]*\/(Sources\/[^ ]+:[0-9]+)(:[0-9]+)?.*/\1/' <<<"$frame")
+    symbol=$(swift demangle --simplified --compact "$symbol" 2>/dev/null || echo "$symbol")
+    echo "$reason at $file ${symbol:0:100}"
+  else
+    echo "$reason"
+  fi
+}
+
+kind_of() {
+  case $(basename "$1") in
+    crash-*) echo crash ;; leak-*) echo leak ;; timeout-*) echo timeout ;; oom-*) echo oom ;; *) echo crash ;;
+  esac
+}
+
+findings_list=$(mktemp)
+table=$(mktemp)
+trap 'rm -f "$findings_list" "$table"' EXIT
+printf '%-16s %12s %8s %7s %8s %9s %9s %s\n' target executions exec/s cov ft peak-rss total-exec findings >"$table"
+found_any=0
+
+for target in "${targets[@]}"; do
+  binary=$bin/fuzz-$target
+  if [ ! -x "$binary" ]; then
+    echo "fuzz: no $binary; run 'make fuzz' (it builds first)" >&2
+    exit 2
+  fi
+  dir=$work/$target
+  mkdir -p "$dir/corpus" "$dir/findings" "$dir/logs" "$dir/seeds" "$dir/scratch"
+  export FUZZ_SCRATCH=$PWD/$dir/scratch
+  options=("${common[@]}" -max_len="$(max_len "$target")")
+  [ -f "Fuzz/dictionaries/$target.dict" ] && options+=(-dict="Fuzz/dictionaries/$target.dict")
+  stamp=$(date -u +%Y%m%dT%H%M%S)
+
+  # Seeds, named by content so a seed is copied once however many runs there are.
+  rm -f "$dir/seeds"/*
+  pattern=$(magic "$target")
+  {
+    find Tests/Fixtures -type f -size -1024k ! -path 'Tests/Fixtures/fuzz/*' -print0 \
+      | while IFS= read -r -d '' file; do
+          head -c 12 "$file" | od -An -tx1 | tr -d ' \n' | grep -qE "$pattern" && printf '%s\0' "$file"
+        done
+    [ -d "Fuzz/seeds/$target" ] && find "Fuzz/seeds/$target" -type f -print0
+    [ -d "Tests/Fixtures/fuzz/$target" ] && find "Tests/Fixtures/fuzz/$target" -type f -print0
+  } | while IFS= read -r -d '' file; do
+    cp "$file" "$dir/seeds/$(sha1sum <"$file" | cut -c1-40)"
+  done
+  seeds=$(find "$dir/seeds" -type f | wc -l)
+
+  echo "=== fuzz-$target: merging $seeds seeds into $dir/corpus"
+  merge_log=$dir/logs/$stamp-merge.log
+  nice -n 19 "$binary" "${options[@]}" -merge=1 -artifact_prefix="$dir/findings/" "$dir/corpus" "$dir/seeds" >"$merge_log" 2>&1
+  findings=0
+  # Seeds that crashed the merge: reproduce each alone to say why, and keep it as a finding.
+  while IFS= read -r seed; do
+    [ -n "$seed" ] || continue
+    log=$dir/logs/$stamp-seed-$(basename "$seed").log
+    nice -n 19 "$binary" "${options[@]}" "$seed" >"$log" 2>&1
+    kind=$(grep -qE 'out-of-memory|rss limit' "$log" && echo oom || { grep -q 'ERROR: libFuzzer: timeout' "$log" && echo timeout; } || { grep -q LeakSanitizer "$log" && echo leak; } || echo crash)
+    artifact=$dir/findings/$kind-$(basename "$seed")
+    cp "$seed" "$artifact"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$target" "$kind (seed)" "$(stat -c %s "$seed")" "$artifact" "$(describe "$log")" >>"$findings_list"
+    findings=$((findings + 1))
+  done < <(grep -oE "MERGE-INNER: '[^']+' caused a failure" "$merge_log" | sed -E "s/MERGE-INNER: '(.*)' caused a failure/\1/" | sort -u)
+
+  execs=0 rss=0 cov=0 ft=0 restarts=0
+  start=$SECONDS
+  while :; do
+    remaining=$((seconds - (SECONDS - start)))
+    [ "$remaining" -ge 2 ] || break
+    log=$dir/logs/$stamp-run-$restarts.log
+    echo "=== fuzz-$target: fuzzing for ${remaining}s (log: $log)"
+    nice -n 19 "$binary" "${options[@]}" -max_total_time="$remaining" -print_final_stats=1 \
+      -artifact_prefix="$dir/findings/" "$dir/corpus" >"$log" 2>&1
+    status=$?
+    run_execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
+    run_rss=$(grep -oE 'stat::peak_rss_mb: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
+    execs=$((execs + ${run_execs:-0}))
+    [ "${run_rss:-0}" -gt "$rss" ] && rss=$run_rss
+    line=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+    if [ -n "$line" ]; then
+      read -r _ run_cov _ run_ft <<<"$line"
+      [ "$run_cov" -gt "$cov" ] && cov=$run_cov
+      [ "$run_ft" -gt "$ft" ] && ft=$run_ft
+    fi
+    [ "$status" -eq 0 ] && break
+    artifact=$(grep -oE 'Test unit written to [^ ]+' "$log" | tail -1 | sed 's/Test unit written to //')
+    if [ -n "$artifact" ]; then
+      printf '%s\t%s\t%s\t%s\t%s\n' "$target" "$(kind_of "$artifact")" "$(stat -c %s "$artifact")" "$artifact" "$(describe "$log")" >>"$findings_list"
+      findings=$((findings + 1))
+    else
+      printf '%s\t%s\t%s\t%s\t%s\n' "$target" "exit $status" 0 "$log" "libFuzzer stopped with no input saved" >>"$findings_list"
+      findings=$((findings + 1))
+      break
+    fi
+    restarts=$((restarts + 1))
+    [ "$restarts" -lt "$max_restarts" ] || break
+  done
+  elapsed=$((SECONDS - start))
+  total=$(( $(cat "$dir/executions" 2>/dev/null || echo 0) + execs ))
+  echo "$total" >"$dir/executions"
+  [ "$findings" -gt 0 ] && found_any=1
+  printf '%-16s %12d %8d %7d %8d %6d MB %9d %d\n' "$target" "$execs" $((execs / (elapsed > 0 ? elapsed : 1))) \
+    "$cov" "$ft" "$rss" "$total" "$findings" >>"$table"
+done
+
+{
+  echo
+  echo "fuzz: ${seconds}s per target; cov = edges, ft = features (libFuzzer's final figures);"
+  echo "total-exec = executions over every run kept in .build-fuzz/work"
+  cat "$table"
+  if [ -s "$findings_list" ]; then
+    echo
+    echo "findings, one line per distinct failure (times found, smallest input); reproduce one with"
+    echo "  SWIFT_BACKTRACE=enable=no $bin/fuzz-<target> ${common[*]} <file>"
+    # Grouped by target and description (allocation sizes aside); the smallest input is shown.
+    sort -t $'\t' -k1,1 -k3,3n "$findings_list" | awk -F '\t' '
+      { desc = $5; gsub(/malloc\([0-9]+\)/, "malloc", desc); key = $1 FS desc
+        if (!(key in first)) { first[key] = $0; order[++n] = key } count[key]++ }
+      END { for (i = 1; i <= n; i++) { split(first[order[i]], f, FS)
+              printf "%s: %s x%d, %d B %s\n    %s\n", f[1], f[2], count[order[i]], f[3], f[4], f[5] } }'
+    
+  fi
+} | tee "$work/summary.txt"
+exit $found_any

@@ -1,0 +1,42 @@
+import Foundation
+import FuzzHarness
+import Testing
+
+/// Every input a fuzz target found (a crash, leak, timeout or runaway memory), kept in
+/// `Tests/Fixtures/fuzz/<target>/` once fixed and replayed through the code that fuzz target runs:
+/// each must now end in a typed error or an image within its limits. Open findings wait in
+/// `Fuzz/findings/`, which is not replayed.
+@Suite("Fuzz findings")
+struct FuzzRegressionTests {
+    struct Finding: Sendable, CustomTestStringConvertible {
+        let target: FuzzTarget
+        let url: URL
+        var testDescription: String { "\(target.rawValue)/\(url.lastPathComponent)" }
+    }
+
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/fuzz")
+
+    static func contents(_ directory: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0) }
+    }
+
+    static let findings: [Finding] = FuzzTarget.allCases.flatMap { target in
+        contents(root.appendingPathComponent(target.rawValue)).map { Finding(target: target, url: $0) }
+    }
+
+    @Test("A kept finding now ends in a typed error or a bounded result", arguments: findings)
+    func replay(_ finding: Finding) throws {
+        let data = try Data(contentsOf: finding.url)
+        #expect(throws: Never.self) { try finding.target.run(data) }
+    }
+
+    @Test("Every folder of kept findings names a fuzz target, so none is skipped")
+    func foldersNameTargets() {
+        let names = Set(FuzzTarget.allCases.map(\.rawValue))
+        for folder in Self.contents(Self.root) {
+            #expect(names.contains(folder.lastPathComponent), "no fuzz target \(folder.lastPathComponent)")
+        }
+    }
+}
