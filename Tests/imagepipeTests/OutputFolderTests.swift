@@ -36,6 +36,14 @@ struct OutputFolderTests {
         }
     }
 
+    @Test("An output path with doubled slashes and a non-ASCII name is written, not a crash")
+    func doubledSlashesInOutputPath() async throws {
+        try FileManager.default.createDirectory(atPath: temp.path("out"), withIntermediateDirectories: true)
+        let run = try await cli.run(["convert", Samples.png, temp.path("out") + "//é.png"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: temp.path("out/é.png")))
+    }
+
     @Test("A file someone else makes in the output folder while the run goes on is kept; the output takes a-2")
     func fileMadeMeanwhileIsKept() async throws {
         let server = try TestHTTPServer()

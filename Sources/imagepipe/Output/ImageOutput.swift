@@ -70,9 +70,10 @@ enum ImageOutput {
         }
     }
 
-    /// The output format for a file name's extension.
+    /// The output format for a file name's extension. `URL` reads it: `NSString`'s path methods
+    /// trap on Linux for paths such as `out//é.png`.
     static func format(forPath path: String) -> ImageFormat? {
-        let ext = (path as NSString).pathExtension
+        let ext = URL(fileURLWithPath: path).pathExtension
         guard !ext.isEmpty, let format = ImageFormat.named(ext), writableFormats.contains(format) else { return nil }
         return format
     }
