@@ -36,12 +36,15 @@ struct OutputFolderTests {
         }
     }
 
-    @Test("An output path with doubled slashes and a non-ASCII name is written, not a crash")
+    @Test("Output paths with doubled slashes before a non-ASCII name are judged by their extension, not a crash")
     func doubledSlashesInOutputPath() async throws {
         try FileManager.default.createDirectory(atPath: temp.path("out"), withIntermediateDirectories: true)
-        let run = try await cli.run(["convert", Samples.png, temp.path("out") + "//é.png"])
-        #expect(run.status == 0, "\(run.stderr)")
+        let written = try await cli.run(["convert", Samples.png, temp.path("out") + "//é.png"])
+        #expect(written.status == 0, "\(written.stderr)")
         #expect(FileManager.default.fileExists(atPath: temp.path("out/é.png")))
+        let noExtension = try await cli.run(["convert", Samples.png, temp.path("out") + "//é"])
+        #expect(noExtension.status == 2, "\(noExtension.stderr)")
+        #expect(noExtension.stderr.contains("OUT must end in .png"), "\(noExtension.stderr)")
     }
 
     @Test("A file someone else makes in the output folder while the run goes on is kept; the output takes a-2")
