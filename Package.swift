@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"]),
-        .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim"]),
+        .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim", "CDeflate"]),
         // JPEG on libjpeg-turbo, shaped the same way.
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
@@ -96,7 +96,7 @@ let package = Package(
             "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         // Runs the built `imagepipe` executable end to end.
-        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "CodersJPEG", "PipelineConformance", "TestSupport"]),
+        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "CodersJPEG", "CodersPNG", "PipelineConformance", "TestSupport"]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept

@@ -47,12 +47,17 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "WebPCoder", format: .webp) }
+        let data: Data
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
-            return try WebPEncoder.encodeAnimation(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
+            data = try WebPEncoder.encodeAnimation(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
                 try image.streamedFrame(at: $0)
             }
+        } else {
+            data = try WebPEncoder.encode(image.firstFrame, options: options)
         }
-        return try WebPEncoder.encode(image.firstFrame, options: options)
+        // WebP pixels are always colour, so only an RGB profile fits them.
+        guard let profile = image.metadata.colorProfile?.iccData(describing: .rgb8) else { return data }
+        return WebPColorProfile.embedding(profile, in: data) ?? data
     }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {

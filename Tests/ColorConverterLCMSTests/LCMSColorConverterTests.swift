@@ -152,3 +152,52 @@ struct LCMSColorConverterTests {
         }
     }
 }
+
+@Suite("Encoders and colour profiles")
+struct ColorProfileEncodingTests {
+    let converters = ImageColorConvertersManager(converters: [LCMSColorConverter()])
+    let p3 = ColorFixtures.displayP3Profile()
+
+    @Test("An image that keeps its profile is written with it, byte for byte", arguments: [ImageFormat.jpeg, .png, .webp])
+    func keptProfileRoundTrips(format: ImageFormat) throws {
+        let source = try TaggedImages.tagged(format, ColorFixtures.displayP3Patch, profile: p3)
+        let kept = try TaggedImages.decode(source, options: ImageDecodeOptions(colorHandling: .keepSourceProfile), converters: converters)
+        let written = try TaggedImages.coders.encode(kept, as: format, options: ImageEncodeOptions(quality: 1, lossless: true))
+        let reread = try TaggedImages.coders.decode(written, options: ImageDecodeOptions())
+        #expect(reread.metadata.colorProfile == .icc(p3))
+        #expect(reread.metadata.warnings.isEmpty)
+        // Converting the re-read file still gives the sRGB colour: the profile went with the pixels.
+        let converted = try TaggedImages.decode(written, converters: converters)
+        #expect(TaggedImages.isClose(TaggedImages.centre(converted), ColorFixtures.displayP3PatchInSRGB))
+    }
+
+    @Test("A converted image is written without a profile", arguments: [ImageFormat.jpeg, .png, .webp])
+    func convertedImageIsUntagged(format: ImageFormat) throws {
+        let source = try TaggedImages.tagged(format, ColorFixtures.displayP3Patch, profile: p3)
+        let converted = try TaggedImages.decode(source, converters: converters)
+        let written = try TaggedImages.coders.encode(converted, as: format, options: ImageEncodeOptions(quality: 1, lossless: true))
+        #expect(try TaggedImages.coders.decode(written, options: ImageDecodeOptions()).metadata.colorProfile == nil)
+    }
+
+    @Test("A profile that does not describe the pixels is never written (a gray profile on colour)")
+    func mismatchedProfileNotWritten() throws {
+        var image = try TaggedImages.patch(ColorFixtures.displayP3Patch)
+        image.metadata.colorProfile = .icc(ColorFixtures.linearGrayProfile())
+        for format in [ImageFormat.jpeg, .png, .webp] {
+            let written = try TaggedImages.coders.encode(image, as: format, options: ImageEncodeOptions())
+            #expect(try TaggedImages.coders.decode(written, options: ImageDecodeOptions()).metadata.colorProfile == nil)
+        }
+    }
+
+    @Test("A gray image keeps its gray profile in PNG and JPEG")
+    func grayProfileWritten() throws {
+        let gray = ColorFixtures.linearGrayProfile()
+        var image = try TaggedImages.patch([128])
+        image.metadata.colorProfile = .icc(gray)
+        for format in [ImageFormat.jpeg, .png] {
+            let written = try TaggedImages.coders.encode(image, as: format, options: ImageEncodeOptions())
+            let reread = try TaggedImages.coders.decode(written, options: ImageDecodeOptions())
+            #expect(reread.metadata.colorProfile == .icc(gray) && reread.pixelFormat == .gray8)
+        }
+    }
+}

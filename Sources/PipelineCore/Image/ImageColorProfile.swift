@@ -31,6 +31,22 @@ public enum ImageColorProfile: Hashable, Sendable {
         if case .icc(let data) = self { return data }
         return nil
     }
+
+    /// The ICC header's colour space field (bytes 16-19), e.g. `RGB `, `GRAY`, `CMYK`.
+    public var iccColorSpace: String? {
+        guard let data = iccData, data.count >= 20 else { return nil }
+        let start = data.startIndex + 16
+        return String(decoding: data[start..<start + 4], as: UTF8.self)
+    }
+
+    /// The ICC bytes an encoder embeds with pixels of `format`: the profile when it describes
+    /// such pixels (an RGB profile for colour, a gray one for gray), else nil. So sRGB pixels
+    /// (converted, or never tagged) are written untagged, and a profile that no longer fits (the
+    /// CMYK profile of a JPEG decoded to RGB) is never written beside pixels it would misread.
+    public func iccData(describing format: PixelFormat) -> Data? {
+        guard let data = iccData, let space = iccColorSpace else { return nil }
+        return space == (format.isGray ? "GRAY" : "RGB ") ? data : nil
+    }
 }
 
 /// CIE xy chromaticities of the white point and the three primaries (PNG's cHRM).
