@@ -65,7 +65,7 @@ final class LCMSProfile {
         return LCMSProfile(handle, context: context)
     }
 
-    /// What the profile's colour space is, in words for a warning.
+    /// The colour space the profile describes (RGB, gray, CMYK...).
     var colorSpace: cmsColorSpaceSignature { cmsGetColorSpace(handle) }
 
     /// The profile's description tag, e.g. "Display P3"; nil when it has none.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// A coder that tags `TestCoder`'s images with a profile named by the image's first pixel's red
 /// value: 1 swaps, 2 is broken, anything else is sRGB.
@@ -120,5 +121,21 @@ struct ImageColorHandlingTests {
         var wide = ImageChromaticities.sRGB
         wide.greenY = 0.69
         #expect(!ImageColorProfile.calibrated(gamma: 0.45455, chromaticities: wide).isSRGB)
+    }
+
+    @Test("A load that keeps the source profile is stored under its own key; the original key gets only the bytes")
+    func managerKeepsKeysApart() async throws {
+        let f = ManagerFixture()
+        let url = URL(string: "test://img/photo.timg")!
+        let data = f.serve(url.absoluteString)
+        var context = ImageContext()
+        context[.colorHandling] = .keepSourceProfile
+        context[.originalStoreCacheType] = .all
+        _ = try await f.manager.loadImage(with: url, context: context)
+        try #require(await eventually { f.cache.stores.count == 2 })
+        let original = try #require(f.cache.stores.first { $0.key == url.absoluteString })
+        #expect(!original.hadImage && original.hadData)
+        #expect(f.cache.stores.contains { $0.key == "test://img/photo-ColorHandling(keepSourceProfile).timg" && $0.hadImage })
+        #expect(f.cache.diskData(url.absoluteString) == data)
     }
 }
