@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CodersGIF", targets: ["CodersGIF"]),
         .library(name: "LoaderFile", targets: ["LoaderFile"]),
         .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
+        .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
         .library(name: "PipelineConformance", targets: ["PipelineConformance"]),
         .executable(name: "imagepipe", targets: ["imagepipe"]),
     ],
@@ -33,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"]),
-        .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim"]),
+        .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim", "CDeflate"]),
         // JPEG on libjpeg-turbo, shaped the same way.
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
@@ -51,12 +52,18 @@ let package = Package(
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .target(name: "LoaderHTTP", dependencies: ["PipelineCore", "CCurl", "CCurlShim"]),
 
+        // Colour management on Little CMS 2: ICC profiles to sRGB. lcms2 reports errors through a
+        // callback and returns, so no C shim is needed.
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .target(name: "ColorConverterLCMS", dependencies: ["PipelineCore", "CLCMS2"]),
+
         // The conformance kit plugin authors run on their coders, loaders, caches and transformers.
         .target(name: "PipelineConformance", dependencies: ["PipelineCore"]),
 
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
             "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
+            "ColorConverterLCMS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -64,9 +71,10 @@ let package = Package(
         // Helper process for the disk cache's crash (kill -9) and two-process tests.
         .executableTarget(name: "cache-stress", dependencies: ["PipelineCore"]),
 
-        // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server.
+        // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
+        // colour-tagged files made with lcms2.
         // The plain HTTP server is the kit's (PipelineConformance), so one piece serves both.
-        .target(name: "TestSupport", dependencies: ["CZlib", "PipelineConformance"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CZlib", "CLCMS2", "PipelineConformance"], path: "Tests/TestSupport"),
         // zlib for TestSupport's reference-PNG reader.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: [
@@ -77,6 +85,9 @@ let package = Package(
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "ColorConverterLCMSTests", dependencies: [
+            "ColorConverterLCMS", "CodersJPEG", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
+        ]),
         .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
         .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "PipelineConformance", "TestSupport"]),
         // The kit run against every built-in coder, loader, cache and transformer.
@@ -85,7 +96,7 @@ let package = Package(
             "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         // Runs the built `imagepipe` executable end to end.
-        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "PipelineConformance", "TestSupport"]),
+        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "CodersJPEG", "CodersPNG", "PipelineConformance", "TestSupport"]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept

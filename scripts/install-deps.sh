@@ -14,8 +14,9 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libjpeg || need libjpeg-dev
   pkg-config --exists libwebp libwebpdemux libwebpmux || need libwebp-dev
   pkg-config --exists libcurl || need libcurl4-openssl-dev
+  pkg-config --exists lcms2 || need liblcms2-dev
 else
-  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
@@ -23,7 +24,7 @@ command -v openssl >/dev/null 2>&1 || need openssl
 command -v gzip >/dev/null 2>&1 || need gzip
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2)"
   exit 0
 fi
 

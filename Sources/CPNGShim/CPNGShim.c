@@ -146,6 +146,27 @@ size_t ipng_reader_exif(const ipng_reader *reader, const uint8_t **bytes) {
     return size;
 }
 
+void ipng_reader_color(const ipng_reader *reader, ipng_color *color) {
+    memset(color, 0, sizeof *color);
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 profile_size = 0;
+    if (png_get_iCCP(reader->png, reader->info, &name, &compression, &profile, &profile_size) & PNG_INFO_iCCP) {
+        color->icc = profile;
+        color->icc_size = profile ? profile_size : 0;
+    }
+    int intent = 0;
+    color->has_srgb = (png_get_sRGB(reader->png, reader->info, &intent) & PNG_INFO_sRGB) != 0;
+    png_fixed_point gamma = 0;
+    if (png_get_gAMA_fixed(reader->png, reader->info, &gamma) & PNG_INFO_gAMA) color->gamma = gamma;
+    png_fixed_point c[8];
+    if (png_get_cHRM_fixed(reader->png, reader->info, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]) & PNG_INFO_cHRM) {
+        color->has_chrm = 1;
+        for (int i = 0; i < 8; i++) color->chrm[i] = c[i];
+    }
+}
+
 int ipng_reader_read_image(ipng_reader *reader, uint8_t **rows) {
     if (setjmp(png_jmpbuf(reader->png))) return 0;
     png_read_image(reader->png, rows);

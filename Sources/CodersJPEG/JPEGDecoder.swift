@@ -36,8 +36,10 @@ enum JPEGDecoder {
             return (pixels, decompressor.warnings)
         }
         let orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
+        let (profile, profileWarning) = scan.iccSegments.profile(options: options)
         return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings))
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + (profileWarning.map { [$0] } ?? []),
+                                             colorProfile: profile))
     }
 
     private static func readAllRows(_ decompressor: JPEGDecompressor, plan: JPEGDecodePlan) throws -> PixelBuffer {

@@ -3,9 +3,16 @@ import Foundation
 import PipelineCore
 
 /// JPEG encoding: upright pixels, scaled into `maxPixelSize`, alpha composited over the
-/// background colour (JPEG has no alpha), gray kept gray.
+/// background colour (JPEG has no alpha), gray kept gray, and the image's ICC profile embedded
+/// when its pixels are still in it (`ImageColorProfile.iccData(describing:)`).
 enum JPEGEncoder {
     static func encode(_ image: Image, options: ImageEncodeOptions) throws -> Data {
+        let data = try encodePixels(image, options: options)
+        guard let profile = image.metadata.colorProfile?.iccData(describing: image.pixelFormat.isGray ? .gray8 : .rgb8) else { return data }
+        return JPEGICCSegments.embedding(profile, in: data) ?? data
+    }
+
+    private static func encodePixels(_ image: Image, options: ImageEncodeOptions) throws -> Data {
         var pixels = try image.applyingOrientation().firstFrame
         if let box = options.maxPixelSize, !box.isEmpty {
             let fitted = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)

@@ -2,8 +2,9 @@ import Foundation
 import PipelineCore
 
 /// What ImagePipe reads from a JPEG's markers itself, before libjpeg: the frame header, to refuse
-/// unsupported processes and hostile sizes before any decoder state exists, and the EXIF
-/// orientation from APP1, which libjpeg does not interpret. Stops at the first SOS.
+/// unsupported processes and hostile sizes before any decoder state exists, the EXIF orientation
+/// from APP1, which libjpeg does not interpret, and the ICC profile's APP2 segments. Stops at the
+/// first SOS.
 struct JPEGHeaderScan {
     struct Frame: Equatable {
         /// The SOF marker's second byte: 0xC0 baseline, 0xC2 progressive, 0xC9 arithmetic...
@@ -17,6 +18,8 @@ struct JPEGHeaderScan {
 
     private(set) var frame: Frame?
     private(set) var exifOrientation: Int?
+    /// The APP2 segments of an embedded ICC profile, in file order.
+    private(set) var iccSegments = JPEGICCSegments()
 
     /// Markers that carry a frame header (every SOFn but DHT 0xC4, JPG 0xC8 and DAC 0xCC).
     private static let frameMarkers: Set<UInt8> = [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF]
@@ -46,6 +49,8 @@ struct JPEGHeaderScan {
                                               height: Int(segment[s + 1]) << 8 | Int(segment[s + 2])))
             } else if marker == 0xE1, exifOrientation == nil, segment.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                 exifOrientation = ExifOrientation.rawValue(in: segment)
+            } else if marker == 0xE2, JPEGICCSegments.isICC(segment) {
+                iccSegments.add(segment)
             }
             offset += length
         }

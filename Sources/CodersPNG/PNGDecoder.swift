@@ -27,10 +27,13 @@ enum PNGDecoder {
         }
         var orientation = ImageOrientation.up
         var warnings: [ImageDecodeWarning] = []
+        var profile: ImageColorProfile?
+        var profileWarning: ImageDecodeWarning?
         let buffer = try data.withUnsafeBytes { bytes -> PixelBuffer in
             let reader = try PNGReader(bytes, readSize: readSize)
             let layout = try reader.readHeader()
             orientation = reader.exifOrientation ?? .up
+            (profile, profileWarning) = reader.colorProfile(options: options)
             try options.checkPixelLimit(layout.size)
             let target = options.targetSize(for: layout.size)
             let factors = PNGRowShrinker.factors(from: layout.size, to: target)
@@ -45,13 +48,13 @@ enum PNGDecoder {
             }
             if rowsRead == nil, try !reader.finish() { rowsRead = layout.size.height }
             if let rowsRead, rowsRead < layout.size.height, readSize == nil, !layout.isInterlaced { throw CutShort() }
-            warnings = reader.warnings
+            warnings = reader.warnings + (profileWarning.map { [$0] } ?? [])
             if let rowsRead { warnings.append(try truncation(rowsRead: rowsRead, layout: layout)) }
             if pixels.size != target { pixels = pixels.resampled(to: target) }
             return pixels
         }
         return Image(buffer, format: .png, orientation: orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings))
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings, colorProfile: profile))
     }
 
     /// A truncated file shows the rows that arrived, as browsers and libvips do, with a warning;

@@ -3,7 +3,9 @@ import Foundation
 import PipelineCore
 
 /// PNG encoding: upright pixels, scaled into `maxPixelSize`, written in the narrowest colour type
-/// that loses nothing (an opaque RGBA image is written as RGB, a gray one as gray).
+/// that loses nothing (an opaque RGBA image is written as RGB, a gray one as gray), with the
+/// image's ICC profile in iCCP when its pixels are still in it (then colour stays colour: PNG
+/// allows an RGB profile only on colour types).
 ///
 /// The file is not written by libpng: the shim frames the PNG itself (IHDR, IDAT, IEND) and
 /// compresses the filtered rows with libdeflate, because zlib's deflate inside libpng's writer was
@@ -20,13 +22,18 @@ enum PNGEncoder {
             let fitted = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
             if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
         }
-        pixels = pixels.converted(to: pixels.narrowestLosslessFormat)
+        let profile = image.metadata.colorProfile?.iccData(describing: pixels.format)
+        var narrowest = pixels.narrowestLosslessFormat
+        if profile != nil, !pixels.format.isGray { narrowest = narrowest.hasAlpha ? .rgba8 : .rgb8 }
+        pixels = pixels.converted(to: narrowest)
         // libdeflate's levels 0-9 are zlib's scale; its slower 10-12 are not offered.
         let level = min(max(options.extras[.pngCompressionLevel] ?? defaultCompressionLevel, 0), 9)
         let (width, height, channels) = (pixels.width, pixels.height, pixels.format.channelCount)
-        return try pixels.bytes.withUnsafeBufferPointer { bytes in
+        let data = try pixels.bytes.withUnsafeBufferPointer { bytes in
             try write(bytes, width: width, height: height, channels: channels, level: level)
         }
+        guard let profile else { return data }
+        return PNGColorChunk.embedding(profile, in: data) ?? data
     }
 
     /// Writes `pixels` (`height` rows of `width` pixels of `channels` 8-bit channels, tightly packed)

@@ -36,6 +36,26 @@ final class PNGReader {
         return ExifOrientation.orientation(in: UnsafeBufferPointer(start: bytes, count: count))
     }
 
+    /// The colour description read with the header, as browsers rank the chunks: iCCP, else
+    /// sRGB, else gAMA (with cHRM when present). Nil when the file has none of them; a profile
+    /// over `options.maxColorProfileBytes` is dropped with a warning.
+    func colorProfile(options: ImageDecodeOptions) -> (ImageColorProfile?, ImageDecodeWarning?) {
+        var color = ipng_color()
+        ipng_reader_color(handle, &color)
+        if color.icc_size > 0, let icc = color.icc {
+            return options.acceptingColorProfile(.icc(Data(bytes: icc, count: color.icc_size)), format: "PNG")
+        }
+        if color.has_srgb != 0 { return (.sRGB, nil) }
+        guard color.gamma > 0 else { return (nil, nil) }
+        var chromaticities: ImageChromaticities?
+        if color.has_chrm != 0 {
+            let c = withUnsafeBytes(of: color.chrm) { Array($0.bindMemory(to: Int32.self)).map { Double($0) / 100_000 } }
+            chromaticities = ImageChromaticities(whiteX: c[0], whiteY: c[1], redX: c[2], redY: c[3],
+                                                 greenX: c[4], greenY: c[5], blueX: c[6], blueY: c[7])
+        }
+        return (.calibrated(gamma: Double(color.gamma) / 100_000, chromaticities: chromaticities), nil)
+    }
+
     /// Reads every row into `rows` (one pointer per row; Adam7 passes are combined by libpng).
     /// False when the file ended first: then `rowsRead` rows of a non-interlaced image stand.
     func readImage(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) throws -> Bool {

@@ -20,10 +20,18 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "WebPCoder", format: .webp) }
         // The header says whether the file is animated; stills skip the demuxer (and its copy).
         let isAnimated = try data.withUnsafeBytes { try WebPPixelDecoder.features($0).has_animation != 0 }
-        if isAnimated, let animated = try decodeAnimation(data, options: options) { return animated }
+        let (profile, profileWarning) = WebPColorProfile.read(data, options: options)
+        if isAnimated, var animated = try decodeAnimation(data, options: options) {
+            animated.metadata.colorProfile = profile
+            if let profileWarning, animated.metadata.warnings.count < ImageDecodeWarning.maxPerImage {
+                animated.metadata.warnings.append(profileWarning)
+            }
+            return animated
+        }
         let (pixels, warnings) = try WebPStillDecoder.decode(data, options: options)
         return Image(pixels, format: .webp, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings))
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + (profileWarning.map { [$0] } ?? []),
+                                             colorProfile: profile))
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
@@ -39,12 +47,17 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "WebPCoder", format: .webp) }
+        let data: Data
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
-            return try WebPEncoder.encodeAnimation(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
+            data = try WebPEncoder.encodeAnimation(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
                 try image.streamedFrame(at: $0)
             }
+        } else {
+            data = try WebPEncoder.encode(image.firstFrame, options: options)
         }
-        return try WebPEncoder.encode(image.firstFrame, options: options)
+        // WebP pixels are always colour, so only an RGB profile fits them.
+        guard let profile = image.metadata.colorProfile?.iccData(describing: .rgb8) else { return data }
+        return WebPColorProfile.embedding(profile, in: data) ?? data
     }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {

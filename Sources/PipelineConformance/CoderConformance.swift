@@ -23,6 +23,11 @@ public enum CoderConformance {
         public var seed: UInt64 = 0x1A6E_F1FE
         /// Encode qualities tried in round trips.
         public var qualities: [Double] = [0.3, 0.9, 1.0]
+        /// An ICC profile, for a coder that claims to write `ImageMetadata.colorProfile`: each
+        /// still sample whose pixels it can describe (an RGB profile on colour, a gray one on gray)
+        /// is tagged with it, encoded and decoded, and must come back with the same bytes
+        /// (`encode.colorProfile`). Nil: the coder makes no such claim.
+        public var colorProfile: Data?
         /// Lossy round trips may change pixels; they must keep size and frames.
         public init() {}
     }
@@ -48,6 +53,7 @@ public enum CoderConformance {
             await checkThumbnail(coder, sample, options, &log)
             await checkFirstFrameOnly(coder, sample, options, &log)
             await checkRoundTrip(coder, sample, image, options, &log)
+            await checkColorProfile(coder, sample, image, options, &log)
             if image.isAnimated { await AnimatedCoderContracts.check(image, sample, &log) }
             if let progressive = coder as? any ProgressiveImageCoder {
                 await ProgressiveCoderContracts.check(progressive, sample, image, options, &log)
@@ -198,6 +204,27 @@ public enum CoderConformance {
                 log.expect(decoded.loopCount == image.loopCount, "encode.roundTrip", sample.name, "quality \(quality): loop count \(decoded.loopCount), expected \(image.loopCount)")
             }
         }
+    }
+}
+
+extension CoderConformance {
+    static func checkColorProfile(_ coder: some ImageCoder, _ sample: CoderSample, _ image: Image, _ options: Options, _ log: inout FailureLog) async {
+        guard let profile = options.colorProfile, coder.canEncode(to: sample.format), !image.isAnimated,
+              ImageColorProfile.icc(profile).iccData(describing: image.pixelFormat) != nil
+        else { return }
+        var tagged = image
+        tagged.metadata.colorProfile = .icc(profile)
+        let outcome = await TimeBound.run(options.timeLimit) { [tagged] () -> Image in
+            let data = try coder.encode(tagged, as: sample.format, options: ImageEncodeOptions())
+            return try coder.decode(data, options: ImageDecodeOptions(colorHandling: .keepSourceProfile))
+        }
+        guard case .returned(let decoded) = outcome else {
+            log.fail("encode.colorProfile", sample.name, "encode → decode of the tagged image failed: \(outcome)")
+            return
+        }
+        let kept = decoded.metadata.colorProfile?.iccData
+        log.expect(kept == profile, "encode.colorProfile", sample.name,
+                   "the \(profile.count)-byte profile came back as \(kept.map { "\($0.count) other bytes" } ?? "none")")
     }
 }
 

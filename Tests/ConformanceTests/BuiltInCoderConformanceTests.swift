@@ -52,6 +52,13 @@ struct BuiltInCoderConformanceTests {
         "image-webp/animated/random_lossy.webp": ("image-webp/reference/animated/random_lossy-1.png", 8),
     ]
 
+    /// PNG, JPEG and WebP write ICC profiles, so the kit checks they round-trip.
+    static let writingColorProfiles: CoderConformance.Options = {
+        var options = CoderConformance.Options()
+        options.colorProfile = ColorFixtures.displayP3Profile()
+        return options
+    }()
+
     func sample(_ row: Corpus.Row, _ format: ImageFormat) throws -> CoderSample {
         let reference = Self.references[row.file]
         return try CorpusSamples.sample(row, format: format, reference: reference?.0, tolerance: reference?.1 ?? 0)
@@ -59,17 +66,17 @@ struct BuiltInCoderConformanceTests {
 
     @Test("PNGCoder (still, progressive)", arguments: png)
     func pngCoder(_ row: Corpus.Row) async throws {
-        await CoderConformance.check(PNGCoder(), samples: [try sample(row, .png)])
+        await CoderConformance.check(PNGCoder(), samples: [try sample(row, .png)], options: Self.writingColorProfiles)
     }
 
     @Test("JPEGCoder (still, progressive; lossy round trips)", arguments: jpeg)
     func jpegCoder(_ row: Corpus.Row) async throws {
-        await CoderConformance.check(JPEGCoder(), samples: [try sample(row, .jpeg)])
+        await CoderConformance.check(JPEGCoder(), samples: [try sample(row, .jpeg)], options: Self.writingColorProfiles)
     }
 
     @Test("WebPCoder (still and animated, progressive)", arguments: webp)
     func webpCoder(_ row: Corpus.Row) async throws {
-        await CoderConformance.check(WebPCoder(), samples: [try sample(row, .webp)])
+        await CoderConformance.check(WebPCoder(), samples: [try sample(row, .webp)], options: Self.writingColorProfiles)
     }
 
     @Test("GIFCoder (still and animated)", arguments: gif)

@@ -2,6 +2,7 @@ import Foundation
 import PipelineConformance
 import PipelineCore
 import Testing
+import TestSupport
 
 @Suite("Conformance kit finds broken plugins")
 struct KitSelfTests {
@@ -13,6 +14,15 @@ struct KitSelfTests {
     func correctCoder() async throws {
         let failures = await CoderConformance.failures(for: RawCoder(), samples: try samples())
         #expect(failures == [], "\(failures)")
+    }
+
+    @Test("A coder that claims to write ICC profiles but drops them fails encode.colorProfile")
+    func droppedProfile() async throws {
+        var options = CoderConformance.Options()
+        options.colorProfile = ColorFixtures.displayP3Profile()
+        let failures = await CoderConformance.failures(for: RawCoder(), samples: try samples(), options: options)
+        #expect(failures.map(\.contract) == ["encode.colorProfile"])
+        #expect(failures.first?.detail.contains("came back as none") == true)
     }
 
     @Test("A coder whose canDecode decodes fails canDecode.cheap")

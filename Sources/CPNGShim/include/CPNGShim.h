@@ -39,6 +39,20 @@ int ipng_reader_read_header(ipng_reader *reader, ipng_header *header);
 /// The eXIf chunk read with the header (`*bytes` stays valid until the reader is destroyed), or 0
 /// bytes when the file has none before its image data.
 size_t ipng_reader_exif(const ipng_reader *reader, const uint8_t **bytes);
+/// The colour chunks read with the header. `icc` points into the reader (valid until it is
+/// destroyed) at libpng's inflated iCCP profile, `icc_size` 0 without one. `gamma` is gAMA times
+/// 100000 (0 without one); `chrm` holds cHRM's white x, y, red x, y, green x, y, blue x, y, each
+/// times 100000, when `has_chrm`. libpng fills gAMA and cHRM in from an sRGB chunk too, so
+/// `has_srgb` comes first.
+typedef struct ipng_color {
+    const uint8_t *icc;
+    size_t icc_size;
+    int has_srgb;
+    int32_t gamma;
+    int has_chrm;
+    int32_t chrm[8];
+} ipng_color;
+void ipng_reader_color(const ipng_reader *reader, ipng_color *color);
 /// Reads the whole image into `rows` (one pointer per row), interlaced or not. 1 on success.
 int ipng_reader_read_image(ipng_reader *reader, uint8_t **rows);
 /// Reads the next `count` rows of a non-interlaced image. 1 on success.

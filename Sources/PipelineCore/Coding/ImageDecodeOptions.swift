@@ -28,6 +28,11 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public var fileExtensionHint: String?
     /// Options of a particular coder.
     public var extras: ImageCodingExtras
+    /// Convert to sRGB (the default) or keep the source profile; see `ImageColorHandling`.
+    public var colorHandling: ImageColorHandling
+    /// The largest embedded colour profile a coder reads. A larger one is dropped with a
+    /// `.colorProfileIgnored` warning naming this setting, and the pixels stay as stored.
+    public var maxColorProfileBytes: Int
 
     /// 100 megapixels: a 10,000 x 10,000 photo decodes; a 65,535 x 65,535 header does not.
     public static let defaultMaxPixels = 100_000_000
@@ -40,6 +45,8 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// and the worst split, two frames of 25 MP, peaks near 700 MB (920 MB), under the 1 GiB one
     /// conversion may use.
     public static let defaultMaxAnimationPixels = 50_000_000
+    /// 4 MiB: real RGB and gray profiles are 0.5-60 KB, CMYK ones up to about 2 MB.
+    public static let defaultMaxColorProfileBytes = 4 << 20
 
     public init(
         firstFrameOnly: Bool = false,
@@ -51,7 +58,9 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         maxFrames: Int = ImageDecodeOptions.defaultMaxFrames,
         maxAnimationPixels: Int = ImageDecodeOptions.defaultMaxAnimationPixels,
         fileExtensionHint: String? = nil,
-        extras: ImageCodingExtras = ImageCodingExtras()
+        extras: ImageCodingExtras = ImageCodingExtras(),
+        colorHandling: ImageColorHandling = .default,
+        maxColorProfileBytes: Int = ImageDecodeOptions.defaultMaxColorProfileBytes
     ) {
         self.firstFrameOnly = firstFrameOnly
         self.scaleFactor = scaleFactor
@@ -63,6 +72,24 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         self.maxAnimationPixels = maxAnimationPixels
         self.fileExtensionHint = fileExtensionHint
         self.extras = extras
+        self.colorHandling = colorHandling
+        self.maxColorProfileBytes = maxColorProfileBytes
+    }
+
+    /// `profile` when it is within `maxColorProfileBytes`, else nil plus the warning that says so
+    /// (`format` starts its message, e.g. "JPEG"). For coders, as they read a profile.
+    public func acceptingColorProfile(_ profile: ImageColorProfile?, format: String) -> (ImageColorProfile?, ImageDecodeWarning?) {
+        guard let bytes = profile?.iccData?.count, let warning = colorProfileWarning(bytes: bytes, format: format) else { return (profile, nil) }
+        return (nil, warning)
+    }
+
+    /// The warning for an ICC profile of `bytes` over `maxColorProfileBytes`, else nil. For coders
+    /// that can tell the size before copying the profile.
+    public func colorProfileWarning(bytes: Int, format: String) -> ImageDecodeWarning? {
+        guard bytes > maxColorProfileBytes else { return nil }
+        let limit = ImagePipeError.Limit.colorProfileBytes
+        return ImageDecodeWarning(.colorProfileIgnored, message:
+            "\(format): ICC profile of \(bytes) bytes ignored, over \(limit.setting ?? limit.name) (\(maxColorProfileBytes))")
     }
 
     /// True when the image this produces may be smaller than the file's: it is then a thumbnail,

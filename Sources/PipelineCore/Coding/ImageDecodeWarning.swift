@@ -21,6 +21,10 @@ public struct ImageDecodeWarning: Sendable, Hashable, CustomStringConvertible {
         /// Damaged data the decoder concealed, skipped or dropped (corrupt entropy data, a bad CRC
         /// in an ancillary PNG chunk).
         public static let corruptData = Kind(name: "corruptData")
+        /// The file's colour profile could not be used (broken, over
+        /// `ImageDecodeOptions.maxColorProfileBytes`, or not for these pixels): the pixels are
+        /// as stored, so colours may be off.
+        public static let colorProfileIgnored = Kind(name: "colorProfileIgnored")
     }
 
     public let kind: Kind

@@ -1,20 +1,22 @@
 import Foundation
 
 /// The decode step shared by caches and loaders (SDWebImage's `SDImageCacheDecodeImageData` and
-/// `SDImageLoaderDecodeImageData`): pick the coder, decode, refuse empty results, and record the
-/// options used so `isThumbnail` can be told later.
+/// `SDImageLoaderDecodeImageData`): pick the coder, decode, refuse empty results, manage colour as
+/// `options.colorHandling` says, and record the options used so `isThumbnail` can be told later.
 public enum ImageDecoding {
     /// Decodes `data` with the context's coder if it names one (used as is, without `canDecode`,
-    /// as SDWebImage does), else with `coders`.
+    /// as SDWebImage does), else with `coders`; then converts it to sRGB through `colorConverters`
+    /// unless the options keep the source profile.
     public static func decode(
         _ data: Data, options: ImageDecodeOptions, context: ImageContext = ImageContext(),
-        coders: ImageCodersManager = .shared
+        coders: ImageCodersManager = .shared, colorConverters: ImageColorConvertersManager = .shared
     ) throws -> Image {
         guard !data.isEmpty else { throw ImagePipeError.badImageData(reason: "no bytes") }
         let coder: any ImageCoder = context[.imageCoder] ?? coders
         var image = try coder.decode(data, options: options)
         guard !image.pixelSize.isEmpty else { throw ImagePipeError.badImageData(reason: "image has 0 pixels") }
         if options.firstFrameOnly { image = image.firstFrameOnly() }
+        image = colorConverters.apply(options.colorHandling, to: image)
         image.metadata.decodeOptions = options
         return image
     }
@@ -29,13 +31,13 @@ extension ImageDecoding {
     ///   the budget; `cancelled` when the task is cancelled while waiting.
     public static func decode(
         _ data: Data, options: ImageDecodeOptions, context: ImageContext = ImageContext(),
-        coders: ImageCodersManager = .shared,
+        coders: ImageCodersManager = .shared, colorConverters: ImageColorConvertersManager = .shared,
         on run: (_ work: @escaping @Sendable () throws -> Image) async throws -> Image
     ) async throws -> Image {
         let coder: any ImageCoder = context[.imageCoder] ?? coders
         let bytes = data.isEmpty ? 0 : coder.decodeEstimate(for: data, options: options)?.bytes ?? 0
         return try await coders.decodeMemoryBudget.withReservation(of: bytes) {
-            try await run { try decode(data, options: options, context: context, coders: coders) }
+            try await run { try decode(data, options: options, context: context, coders: coders, colorConverters: colorConverters) }
         }
     }
 }

@@ -54,6 +54,12 @@ extension ImageContext.Key where Value == Double {
     public static var scaleFactor: Self { .init("scaleFactor") }
 }
 
+extension ImageContext.Key where Value == ImageColorHandling {
+    /// Convert to sRGB (default) or keep the source profile; overrides the decode options' field.
+    /// Part of the cache key when not the default.
+    public static var colorHandling: Self { .init("colorHandling") }
+}
+
 extension ImageContext.Key where Value == Int {
     /// `imageScaleDownLimitBytes`: byte budget for decoded pixels (all frames). Not part of the key.
     public static var scaleDownLimitBytes: Self { .init("scaleDownLimitBytes") }

@@ -17,6 +17,7 @@ extension ImageDecodeOptions {
         }
         if let preserve = context[.preserveAspectRatio] { preserveAspectRatio = preserve }
         if let size = context[.thumbnailPixelSize] { thumbnailPixelSize = size.isEmpty ? nil : size }
+        if let handling = context[.colorHandling] { colorHandling = handling }
         if let limit = context[.scaleDownLimitBytes] {
             scaleDownLimitBytes = limit
         } else if options.contains(.scaleDownLargeImages) {

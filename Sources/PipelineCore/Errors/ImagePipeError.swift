@@ -63,6 +63,9 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         public static let animationPixels = Limit(name: "animationPixels", setting: "ImageDecodeOptions.maxAnimationPixels")
         /// Bytes of a pixel buffer whose size overflows; no setting raises it.
         public static let bytes = Limit(name: "bytes", setting: nil)
+        /// Bytes of an embedded colour profile: `ImageDecodeOptions.maxColorProfileBytes`. Over it
+        /// the profile is dropped with a warning naming this setting; the image still decodes.
+        public static let colorProfileBytes = Limit(name: "colorProfileBytes", setting: "ImageDecodeOptions.maxColorProfileBytes")
     }
 
     /// Why a transfer failed. `blockedAddress`: a loader's policy refused the address before

@@ -149,15 +149,19 @@ public struct ImageMetadata: Hashable, Sendable {
     /// What the decoder recovered from (at most `ImageDecodeWarning.maxPerImage`); empty for a
     /// clean decode. Kept by every transform, since the pixels still come from that decode.
     public var warnings: [ImageDecodeWarning]
+    /// How the pixels are meant to be read as colours, as the file said (nil: it said nothing,
+    /// read as sRGB); `.sRGB` once the decode step has converted them. Kept by every transform.
+    public var colorProfile: ImageColorProfile?
 
     public init(
         isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil,
-        warnings: [ImageDecodeWarning] = []
+        warnings: [ImageDecodeWarning] = [], colorProfile: ImageColorProfile? = nil
     ) {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
         self.decodeOptions = decodeOptions
         self.warnings = Array(warnings.prefix(ImageDecodeWarning.maxPerImage))
+        self.colorProfile = colorProfile
     }
 }
 

@@ -150,6 +150,9 @@ struct ImageCacheKeys {
         if let size = context[.thumbnailPixelSize], !size.isEmpty {
             key = ImageCacheKey.thumbnailed(key, pixelSize: size, preserveAspectRatio: context[.preserveAspectRatio] ?? true)
         }
+        if let suffix = (context[.colorHandling] ?? context[.decodeOptions]?.colorHandling)?.cacheKeySuffix {
+            key = ImageCacheKey.transformed(key, transformerKey: suffix)
+        }
         if let transformer {
             key = ImageCacheKey.transformed(key, transformerKey: transformer.key)
         }

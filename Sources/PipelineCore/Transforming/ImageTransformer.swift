@@ -17,8 +17,8 @@ extension ImageTransformer {
 
     /// Transforms as the pipeline does: the output is marked transformed and, when
     /// `preservesImageMetadata`, keeps the input's format, scale and decode options (SDWebImage's
-    /// `SDImageCopyAssociatedObject` step). Decode warnings are always kept: the output's pixels
-    /// come from the same damaged decode.
+    /// `SDImageCopyAssociatedObject` step). Decode warnings and the colour profile are always
+    /// kept: the output's pixels come from the same decode, in the same colours.
     public func apply(to image: Image) throws -> Image {
         var output = try transform(image)
         if preservesImageMetadata {
@@ -28,6 +28,7 @@ extension ImageTransformer {
         }
         output.metadata.isTransformed = true
         output.metadata.warnings = image.metadata.warnings
+        output.metadata.colorProfile = image.metadata.colorProfile
         return output
     }
 }

@@ -53,6 +53,13 @@ struct InfoCommand: AsyncParsableCommand {
         var text = ""
     }
 
+    /// An ICC profile's own name ("Display P3"); nil without an ICC profile (PNG's sRGB and gAMA
+    /// chunks are not one) or when lcms2 cannot read its description.
+    func iccProfileDescription(_ profile: ImageColorProfile?) -> String? {
+        guard let profile, profile.iccData != nil else { return nil }
+        return ImageColorConvertersManager.shared.profileDescription(profile)
+    }
+
     /// The description of one source; `warnings` gets the decoder's warnings (printed here) even
     /// when `--fail-on-warning` then refuses the source.
     func describe(_ source: String, warnings: inout [ImageDecodeWarning]) async throws -> Description {
@@ -78,6 +85,7 @@ struct InfoCommand: AsyncParsableCommand {
         result.json.add("orientation", image.orientation.rawValue)
         result.json.add("hasAlpha", image.hasAlpha)
         result.json.add("pixelFormat", image.pixelFormat.rawValue)
+        result.json.add("iccProfile", iccProfileDescription(image.metadata.colorProfile))
         result.json.add("warnings", DecodeWarnings.json(warnings))
         var text = "\(TerminalEscaping.escape(source)): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
         if image.isAnimated {
@@ -85,6 +93,7 @@ struct InfoCommand: AsyncParsableCommand {
             text += ", \(image.frameCount) frames, loops \(loops), \(durations.reduce(0, +)) ms"
         }
         if image.orientation != .up { text += ", orientation \(image.orientation.rawValue)" }
+        if let profile = iccProfileDescription(image.metadata.colorProfile) { text += ", ICC \(TerminalEscaping.escape(profile))" }
         result.text = text
         return result
     }

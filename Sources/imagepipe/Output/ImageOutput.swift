@@ -31,7 +31,7 @@ enum ImageOutput {
             return originalData
         }
         if let frame {
-            return try coders.encode(Image(try image.frame(at: frame), format: image.format), as: format, options: options)
+            return try coders.encode(Image(try image.frame(at: frame), format: image.format, metadata: image.metadata), as: format, options: options)
         }
         if image.isAnimated && animatedFormats.contains(format) {
             // The animated coders write every frame, pulling each through decode, thumbnail and

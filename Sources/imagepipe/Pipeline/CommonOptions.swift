@@ -4,7 +4,7 @@ import LoaderHTTP
 import Logging
 import PipelineCore
 
-/// `--thumbnail`, `--transform` and `--quality`, shared by `fetch` and `convert`.
+/// `--thumbnail`, `--transform`, `--quality` and `--keep-icc`, shared by `fetch` and `convert`.
 struct ImageProcessingOptions: ParsableArguments {
     @Option(name: .long, help: "Decode no larger than WxH (fit, aspect kept), e.g. 256x256.")
     var thumbnail: String?
@@ -14,6 +14,9 @@ struct ImageProcessingOptions: ParsableArguments {
 
     @Option(name: .long, help: "Encode quality for lossy formats, 0–100 (default 90).", transform: WholeNumberOption.parser(WholeNumberOption.quality))
     var quality: Int?
+
+    @Flag(name: .customLong("keep-icc"), help: "Keep the source's ICC profile: skip the conversion to sRGB and embed the profile in the output (PNG, JPEG, WebP).")
+    var keepsICCProfile = false
 
     func validate() throws {
         _ = try thumbnailSize()
@@ -49,6 +52,7 @@ struct ImageProcessingOptions: ParsableArguments {
         context[.thumbnailPixelSize] = try thumbnailSize()
         context[.imageTransformer] = try transformer()
         context[.encodeOptions] = encodeOptions()
+        if keepsICCProfile { context[.colorHandling] = .keepSourceProfile }
         return context
     }
 }

@@ -1,4 +1,5 @@
 import CodersGIF
+import ColorConverterLCMS
 import CodersJPEG
 import CodersPNG
 import CodersWebP
@@ -19,6 +20,8 @@ enum PipelineSetup {
             coders.add(JPEGCoder())
             coders.add(PNGCoder())
         }
+        let converters = ImageColorConvertersManager.shared
+        if converters.converters.isEmpty { converters.add(LCMSColorConverter()) }
         let loaders = ImageLoadersManager.shared
         if loaders.loaders.isEmpty {
             loaders.add(HTTPLoader.shared)

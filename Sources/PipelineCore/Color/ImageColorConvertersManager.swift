@@ -1,0 +1,38 @@
+/// The registry of colour converters, like `ImageCodersManager` for coders: the converter added
+/// last is asked first, and the first whose `canConvert` accepts a profile converts it. Starts
+/// empty, so without a plugin images keep their pixels and profile as decoded.
+public final class ImageColorConvertersManager: Sendable {
+    /// The registry the decode step uses: plugins register into it
+    /// (`ImageColorConvertersManager.shared.add(LCMSColorConverter())`).
+    public static let shared = ImageColorConvertersManager()
+
+    private let registry: PluginRegistry<any ImageColorConverter>
+
+    public init(converters: [any ImageColorConverter] = []) {
+        registry = PluginRegistry(converters)
+    }
+
+    /// The converters, lowest priority first. Setting replaces them all.
+    public var converters: [any ImageColorConverter] {
+        get { registry.all }
+        set { registry.all = newValue }
+    }
+
+    /// Adds a converter with the highest priority.
+    public func add(_ converter: any ImageColorConverter) { registry.add(converter) }
+
+    /// Removes every converter of type `type`.
+    public func remove<C: ImageColorConverter>(_ type: C.Type) { registry.remove(type) }
+
+    public func removeAll() { registry.removeAll() }
+
+    /// The highest-priority converter that reads `profile`.
+    public func converter(for profile: ImageColorProfile) -> (any ImageColorConverter)? {
+        registry.byPriority.first { $0.canConvert(from: profile) }
+    }
+
+    /// The profile's name from the converter that reads it, or nil.
+    public func profileDescription(_ profile: ImageColorProfile) -> String? {
+        converter(for: profile)?.profileDescription(profile)
+    }
+}
