@@ -24,6 +24,19 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// and re-encoding an animation composite every frame at full canvas size, so this bounds their
     /// work; a still image or a first-frame-only decode is one frame, which `maxPixels` bounds.
     public var maxAnimationPixels: Int
+    /// Bytes a decoder may hold besides the pixels it hands out: libjpeg's coefficient buffers (a
+    /// progressive JPEG keeps every block of every component), libpng's chunk buffers, frame
+    /// buffers of animated formats. Coders estimate their working set from the header and refuse
+    /// a file over this before allocating (`limitExceeded(.decoderMemory)`).
+    public var maxDecoderMemory: Int
+    /// Refuse progressive JPEGs with more scans than this (djpeg's `-maxscans`): each scan walks
+    /// every block again, so a small file repeating one scan costs minutes of CPU
+    /// (`limitExceeded(.progressiveScans)`).
+    public var maxProgressiveScans: Int
+    /// CPU time one decode may take, counted from when the decoder starts (not while it waits for a
+    /// core). Checked between rows, scans and frames (`limitExceeded(.decodeTime)`); nil for none.
+    /// A duration rather than an instant, so equal options stay equal and can share one decode.
+    public var maxDecodeTime: Duration?
     /// A file extension hint, without the dot, for container formats that need one.
     public var fileExtensionHint: String?
     /// Options of a particular coder.
@@ -47,6 +60,17 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public static let defaultMaxAnimationPixels = 50_000_000
     /// 4 MiB: real RGB and gray profiles are 0.5-60 KB, CMYK ones up to about 2 MB.
     public static let defaultMaxColorProfileBytes = 4 << 20
+    /// 256 MiB: the coefficients of a progressive 4:2:0 photo up to about 89 megapixels (3 bytes a
+    /// pixel), a 4:4:4 one up to 44, CMYK up to 33. Two such decodes at once leave a 4 GB server
+    /// room for their pixels and everything else.
+    public static let defaultMaxDecoderMemory = 256 << 20
+    /// Real progressive JPEGs have 2-12 scans (libjpeg's own script writes 10); TurboJPEG's
+    /// benchmark refuses more than 500. 100 leaves ample room while capping a 100-megapixel file's
+    /// refinement work at a few seconds.
+    public static let defaultMaxProgressiveScans = 100
+    /// 8 seconds: a 100-megapixel PNG or progressive JPEG decodes in 1-3 s on one core of a small
+    /// server, and a hostile file gives up its core within a 10 s request deadline (imgproxy's).
+    public static let defaultMaxDecodeTime = Duration.seconds(8)
 
     public init(
         firstFrameOnly: Bool = false,
@@ -57,6 +81,9 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         maxPixels: Int = ImageDecodeOptions.defaultMaxPixels,
         maxFrames: Int = ImageDecodeOptions.defaultMaxFrames,
         maxAnimationPixels: Int = ImageDecodeOptions.defaultMaxAnimationPixels,
+        maxDecoderMemory: Int = ImageDecodeOptions.defaultMaxDecoderMemory,
+        maxProgressiveScans: Int = ImageDecodeOptions.defaultMaxProgressiveScans,
+        maxDecodeTime: Duration? = ImageDecodeOptions.defaultMaxDecodeTime,
         fileExtensionHint: String? = nil,
         extras: ImageCodingExtras = ImageCodingExtras(),
         colorHandling: ImageColorHandling = .default,
@@ -70,6 +97,9 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         self.maxPixels = maxPixels
         self.maxFrames = maxFrames
         self.maxAnimationPixels = maxAnimationPixels
+        self.maxDecoderMemory = maxDecoderMemory
+        self.maxProgressiveScans = maxProgressiveScans
+        self.maxDecodeTime = maxDecodeTime
         self.fileExtensionHint = fileExtensionHint
         self.extras = extras
         self.colorHandling = colorHandling
@@ -137,6 +167,21 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         if overflow { throw ImagePipeError.limitExceeded(.animationPixels, value: .max, maximum: maxAnimationPixels) }
         if total > maxAnimationPixels {
             throw ImagePipeError.limitExceeded(.animationPixels, value: total, maximum: maxAnimationPixels)
+        }
+    }
+
+    /// Throws `limitExceeded(.decoderMemory)` when a decoder's working set, estimated from the
+    /// header, is over `maxDecoderMemory`. Coders call it before allocating.
+    public func checkDecoderMemory(_ bytes: Int) throws {
+        if bytes > maxDecoderMemory {
+            throw ImagePipeError.limitExceeded(.decoderMemory, value: bytes, maximum: maxDecoderMemory)
+        }
+    }
+
+    /// Throws `limitExceeded(.progressiveScans)` once a decoder reaches a scan past the limit.
+    public func checkProgressiveScans(_ scan: Int) throws {
+        if scan > maxProgressiveScans {
+            throw ImagePipeError.limitExceeded(.progressiveScans, value: scan, maximum: maxProgressiveScans)
         }
     }
 

@@ -61,6 +61,12 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         public static let frames = Limit(name: "frames", setting: "ImageDecodeOptions.maxFrames")
         /// Canvas pixels summed over an animation's frames: `ImageDecodeOptions.maxAnimationPixels`.
         public static let animationPixels = Limit(name: "animationPixels", setting: "ImageDecodeOptions.maxAnimationPixels")
+        /// Bytes of a decoder's working memory: `ImageDecodeOptions.maxDecoderMemory`.
+        public static let decoderMemory = Limit(name: "decoderMemory", setting: "ImageDecodeOptions.maxDecoderMemory")
+        /// Scans of a progressive JPEG: `ImageDecodeOptions.maxProgressiveScans`.
+        public static let progressiveScans = Limit(name: "progressiveScans", setting: "ImageDecodeOptions.maxProgressiveScans")
+        /// Milliseconds one decode may take: `ImageDecodeOptions.maxDecodeTime`.
+        public static let decodeTime = Limit(name: "decodeTime", setting: "ImageDecodeOptions.maxDecodeTime")
         /// Bytes of a pixel buffer whose size overflows; no setting raises it.
         public static let bytes = Limit(name: "bytes", setting: nil)
         /// Bytes of an embedded colour profile: `ImageDecodeOptions.maxColorProfileBytes`. Over it

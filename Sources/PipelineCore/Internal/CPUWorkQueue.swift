@@ -6,7 +6,8 @@ import Synchronization
 /// Decoding a large image takes tens of milliseconds; on Swift's cooperative pool that would stall
 /// every other task on the thread, so it runs on a Dispatch thread while the task awaits it. The
 /// limit keeps a burst of requests from starting more decodes (and holding more pixels) than there
-/// are cores to run them.
+/// are cores to run them. Cancelling the awaiting task sets the work's `DecodeCancellation`, which
+/// coders poll, so a cancelled decode stops instead of running to the end on its thread.
 final class CPUWorkQueue: Sendable {
     private struct State {
         var running = 0
@@ -24,10 +25,15 @@ final class CPUWorkQueue: Sendable {
         await acquire()
         defer { release() }
         if Task.isCancelled { throw ImagePipeError.cancelled }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try work() })
+        let cancellation = DecodeCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(with: Result { try DecodeCancellation.$current.withValue(cancellation) { try work() } })
+                }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
