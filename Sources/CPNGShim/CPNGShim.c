@@ -58,6 +58,23 @@ static const char *ipng_status_warning(const ipng_status *status, int index, int
     return status->warnings[index].text;
 }
 
+// Ancillary chunks libpng knows but CodersPNG never uses (text, background, histogram, physical
+// size...): skipped unread, with their CRCs still checked, so none of them is ever allocated or
+// inflated. eXIf (orientation), tRNS (alpha) and the colour chunks (iCCP, sRGB, gAMA, cHRM) are
+// kept; unknown chunks are skipped too.
+static const png_byte ipng_unused_chunks[] =
+    "bKGD\0hIST\0iTXt\0oFFs\0pCAL\0pHYs\0sBIT\0sCAL\0sPLT\0sTER\0tEXt\0tIME\0zTXt";
+
+// Limits shared by both readers. Sizes are checked by the caller against its own pixel limit,
+// so libpng's default of 1,000,000 a side (which would refuse legal files) is lifted; the bytes
+// libpng may inflate for one chunk (an ICC profile) are capped at the caller's figure.
+static void ipng_set_limits(png_structp png, size_t max_chunk_bytes) {
+    png_set_user_limits(png, 0x7fffffffU, 0x7fffffffU);
+    png_set_chunk_malloc_max(png, max_chunk_bytes);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ipng_unused_chunks, (int)(sizeof ipng_unused_chunks / 5));
+}
+
 // The transforms that keep the narrowest 8-bit format: gray stays gray, alpha appears only when the
 // file has it (an alpha channel or tRNS). Gamma is left as stored. Must run under a setjmp point.
 static void ipng_configure(png_structp png, png_infop info, ipng_header *header) {
@@ -77,6 +94,7 @@ static void ipng_configure(png_structp png, png_infop info, ipng_header *header)
     header->height = png_get_image_height(png, info);
     header->channels = png_get_channels(png, info);
     header->interlaced = interlaced;
+    header->passes = interlaced ? 7 : 1;
     header->rowbytes = png_get_rowbytes(png, info);
 }
 
@@ -89,7 +107,27 @@ struct ipng_reader {
     const uint8_t *data;
     size_t size;
     size_t offset;
+    uint32_t height;
+    int interlaced;
+    // Compressed image data read after the last row was complete.
+    size_t data_after_rows;
+    // 1 once reading stopped at surplus image data: the rows are complete, the rest is unread.
+    int stopped_after_rows;
 };
+
+// After the last row only the end of the zlib stream should follow (a few bytes). libpng reads on
+// to the stream's end, inflating whatever is there: gigabytes of surplus data in a small file cost
+// minutes. Past this much, reading stops and the image counts as complete, as libpng itself only
+// warns about surplus data ("Too much image data").
+#define IPNG_MAX_DATA_AFTER_ROWS 32768
+// libpng's chunk names are big-endian 32-bit numbers; its png_IDAT is private.
+#define IPNG_CHUNK_IDAT 0x49444154U
+
+static int ipng_rows_complete(const ipng_reader *reader) {
+    if (reader->height == 0) return 0;
+    if (reader->interlaced) return png_get_current_pass_number(reader->png) >= 7;
+    return png_get_current_row_number(reader->png) >= reader->height;
+}
 
 static void ipng_read_memory(png_structp png, png_bytep out, size_t length) {
     ipng_reader *reader = (ipng_reader *)png_get_io_ptr(png);
@@ -97,11 +135,35 @@ static void ipng_read_memory(png_structp png, png_bytep out, size_t length) {
         reader->status.truncated = 1;
         png_error(png, "file is truncated");
     }
+    png_uint_32 state = png_get_io_state(png);
+    if ((state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_DATA && png_get_io_chunk_type(png) == IPNG_CHUNK_IDAT
+        && ipng_rows_complete(reader)) {
+        reader->data_after_rows += length;
+        if (reader->data_after_rows > IPNG_MAX_DATA_AFTER_ROWS) {
+            reader->stopped_after_rows = 1;
+            png_error(png, "surplus image data after the last row");
+        }
+    }
     memcpy(out, reader->data + reader->offset, length);
     reader->offset += length;
+    // A chunk libpng would read whole (anything but IDAT, which it reads in pieces and which may
+    // end early in a truncated file) must fit in the bytes left: refused before libpng allocates
+    // the length its header declares.
+    if ((state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR && length == 8) {
+        uint64_t declared = (uint64_t)out[0] << 24 | (uint64_t)out[1] << 16 | (uint64_t)out[2] << 8 | out[3];
+        uint64_t type = (uint64_t)out[4] << 24 | (uint64_t)out[5] << 16 | (uint64_t)out[6] << 8 | out[7];
+        uint64_t left = reader->size - reader->offset;
+        if (type != IPNG_CHUNK_IDAT && declared + 4 > left) {
+            char message[128];
+            snprintf(message, sizeof message, "file is truncated: a %.4s chunk declares %llu bytes, %llu remain",
+                     (const char *)out + 4, (unsigned long long)declared, (unsigned long long)(left >= 4 ? left - 4 : 0));
+            reader->status.truncated = 1;
+            png_error(png, message);
+        }
+    }
 }
 
-ipng_reader *ipng_reader_create(const uint8_t *data, size_t size) {
+ipng_reader *ipng_reader_create(const uint8_t *data, size_t size, size_t max_chunk_bytes) {
     ipng_reader *reader = calloc(1, sizeof *reader);
     if (reader == NULL) return NULL;
     reader->data = data;
@@ -113,9 +175,7 @@ ipng_reader *ipng_reader_create(const uint8_t *data, size_t size) {
         return NULL;
     }
     png_set_read_fn(reader->png, reader, ipng_read_memory);
-    // The caller checks the pixel count against its own limit before reading; libpng's default of
-    // 1,000,000 a side would refuse legal files that the caller's limit allows.
-    png_set_user_limits(reader->png, 0x7fffffffU, 0x7fffffffU);
+    ipng_set_limits(reader->png, max_chunk_bytes);
     return reader;
 }
 
@@ -134,6 +194,8 @@ int ipng_reader_read_header(ipng_reader *reader, ipng_header *header) {
     if (setjmp(png_jmpbuf(reader->png))) return 0;
     png_read_info(reader->png, reader->info);
     ipng_configure(reader->png, reader->info, header);
+    reader->height = header->height;
+    reader->interlaced = header->interlaced;
     return 1;
 }
 
@@ -167,23 +229,23 @@ void ipng_reader_color(const ipng_reader *reader, ipng_color *color) {
     }
 }
 
-int ipng_reader_read_image(ipng_reader *reader, uint8_t **rows) {
-    if (setjmp(png_jmpbuf(reader->png))) return 0;
-    png_read_image(reader->png, rows);
-    return 1;
-}
-
 int ipng_reader_read_rows(ipng_reader *reader, uint8_t **rows, uint32_t count) {
-    if (setjmp(png_jmpbuf(reader->png))) return 0;
+    if (reader->stopped_after_rows) return 1;
+    // Stopping at surplus data happens after the last row was written: a success.
+    if (setjmp(png_jmpbuf(reader->png))) return reader->stopped_after_rows;
     png_read_rows(reader->png, rows, NULL, count);
     return 1;
 }
 
 int ipng_reader_finish(ipng_reader *reader) {
-    if (setjmp(png_jmpbuf(reader->png))) return 0;
+    // libpng is mid-chunk after stopping at surplus data; what follows is left unread.
+    if (reader->stopped_after_rows) return 1;
+    if (setjmp(png_jmpbuf(reader->png))) return reader->stopped_after_rows;
     png_read_end(reader->png, NULL);
     return 1;
 }
+
+int ipng_reader_stopped_after_rows(const ipng_reader *reader) { return reader->stopped_after_rows; }
 
 const char *ipng_reader_message(const ipng_reader *reader) { return reader->status.message; }
 int ipng_reader_truncated(const ipng_reader *reader) { return reader->status.truncated; }
@@ -248,7 +310,7 @@ static void ipng_stream_on_end(png_structp png, png_infop info) {
     stream->finished = 1;
 }
 
-ipng_stream *ipng_stream_create(uint64_t max_pixels) {
+ipng_stream *ipng_stream_create(uint64_t max_pixels, size_t max_chunk_bytes) {
     ipng_stream *stream = calloc(1, sizeof *stream);
     if (stream == NULL) return NULL;
     stream->max_pixels = max_pixels;
@@ -258,7 +320,7 @@ ipng_stream *ipng_stream_create(uint64_t max_pixels) {
         ipng_stream_destroy(stream);
         return NULL;
     }
-    png_set_user_limits(stream->png, 0x7fffffffU, 0x7fffffffU);
+    ipng_set_limits(stream->png, max_chunk_bytes);
     png_set_progressive_read_fn(stream->png, stream, ipng_stream_on_info, ipng_stream_on_row, ipng_stream_on_end);
     return stream;
 }

@@ -3,7 +3,8 @@ import PipelineCore
 
 /// One-shot PNG decoding: the full image, or a thumbnail shrunk while the rows stream past.
 enum PNGDecoder {
-    /// Rows read per libpng call when shrinking: enough to amortise the call, few enough to stay small.
+    /// Rows read per libpng call: enough to amortise the call, few enough to stay small and to
+    /// check for cancellation and the time budget often.
     static let stripRows = 16
 
     /// libpng reads image data in 8 KiB pieces and loses a piece the file cannot fill whole; a
@@ -12,6 +13,20 @@ enum PNGDecoder {
 
     /// Thrown by a first read that found the file cut short: read again in small pieces.
     private struct CutShort: Error {}
+
+    /// The most libpng may inflate for one chunk: an ICC profile within the options' profile limit
+    /// (libpng drops a longer one with a warning), and never more than the decoder memory.
+    static func maxChunkBytes(_ options: ImageDecodeOptions) -> Int {
+        min(options.maxDecoderMemory, max(options.maxColorProfileBytes, 1 << 20))
+    }
+
+    /// Refuses, from the IHDR alone, a size over the pixel limit and a working set over the
+    /// decoder memory limit.
+    static func preflight(_ data: Data, options: ImageDecodeOptions) throws {
+        guard let header = PNGHeader(data) else { return }
+        try options.checkPixelLimit(header.size)
+        try options.checkDecoderMemory(header.decoderMemoryEstimate ?? .max)
+    }
 
     static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         do {
@@ -22,15 +37,14 @@ enum PNGDecoder {
     }
 
     private static func decode(_ data: Data, options: ImageDecodeOptions, readSize: Int?) throws -> Image {
-        if let header = PNGHeader(data) {
-            try options.checkPixelLimit(header.size)
-        }
+        try preflight(data, options: options)
+        let checkpoint = DecodeCheckpoint(options: options)
         var orientation = ImageOrientation.up
         var warnings: [ImageDecodeWarning] = []
         var profile: ImageColorProfile?
         var profileWarning: ImageDecodeWarning?
         let buffer = try data.withUnsafeBytes { bytes -> PixelBuffer in
-            let reader = try PNGReader(bytes, readSize: readSize)
+            let reader = try PNGReader(bytes, readSize: readSize, maxChunkBytes: maxChunkBytes(options))
             let layout = try reader.readHeader()
             orientation = reader.exifOrientation ?? .up
             (profile, profileWarning) = reader.colorProfile(options: options)
@@ -42,13 +56,16 @@ enum PNGDecoder {
             // Adam7 spreads every row over seven passes, so rows cannot be shrunk as they arrive;
             // interlaced thumbnails decode in full first.
             if target != layout.size, !layout.isInterlaced, factors.x > 1 || factors.y > 1 {
-                (pixels, rowsRead) = try readShrinking(reader, layout: layout, factorX: factors.x, factorY: factors.y)
+                (pixels, rowsRead) = try readShrinking(reader, layout: layout, factorX: factors.x, factorY: factors.y, checkpoint: checkpoint)
             } else {
-                (pixels, rowsRead) = try readFull(reader, layout: layout)
+                (pixels, rowsRead) = try readFull(reader, layout: layout, checkpoint: checkpoint)
             }
             if rowsRead == nil, try !reader.finish() { rowsRead = layout.size.height }
             if let rowsRead, rowsRead < layout.size.height, readSize == nil, !layout.isInterlaced { throw CutShort() }
             warnings = reader.warnings + (profileWarning.map { [$0] } ?? [])
+            if reader.stoppedAfterRows {
+                warnings.append(ImageDecodeWarning(.corruptData, message: "PNG: image data goes on after the last row; the rest of the file was not read"))
+            }
             if let rowsRead { warnings.append(try truncation(rowsRead: rowsRead, layout: layout)) }
             if pixels.size != target { pixels = pixels.resampled(to: target) }
             return pixels
@@ -72,7 +89,7 @@ enum PNGDecoder {
     }
 
     /// The full image, and the rows read when the file ended early (nil when it did not).
-    private static func readFull(_ reader: PNGReader, layout: PNGLayout) throws -> (PixelBuffer, Int?) {
+    private static func readFull(_ reader: PNGReader, layout: PNGLayout, checkpoint: DecodeCheckpoint) throws -> (PixelBuffer, Int?) {
         let byteCount = try PixelBuffer.byteCount(width: layout.size.width, height: layout.size.height, format: layout.format)
         var rowsRead: Int?
         let bytes = try [UInt8](unsafeUninitializedCapacity: byteCount) { storage, initialized in
@@ -80,8 +97,17 @@ enum PNGDecoder {
             var rows = (0..<layout.size.height).map { Optional(base + $0 * layout.bytesPerRow) }
             // libpng writes every byte of every row or fails; on failure the bytes are dropped,
             // unless the file was cut short: then the missing rows are zeroed.
-            let complete = try rows.withUnsafeMutableBufferPointer { rows in
-                try reader.readImage(into: rows.baseAddress!)
+            let complete = try rows.withUnsafeMutableBufferPointer { rows -> Bool in
+                for _ in 0..<layout.passes {
+                    var next = 0
+                    while next < layout.size.height {
+                        try checkpoint.check()
+                        let count = min(layout.size.height - next, stripRows)
+                        guard try reader.readRows(into: rows.baseAddress! + next, count: count) else { return false }
+                        next += count
+                    }
+                }
+                return true
             }
             if !complete {
                 let read = min(reader.rowsRead, layout.size.height)
@@ -95,13 +121,16 @@ enum PNGDecoder {
     }
 
     /// The image shrunk row by row, and the rows read when the file ended early (nil when it did not).
-    private static func readShrinking(_ reader: PNGReader, layout: PNGLayout, factorX: Int, factorY: Int) throws -> (PixelBuffer, Int?) {
+    private static func readShrinking(_ reader: PNGReader, layout: PNGLayout, factorX: Int, factorY: Int,
+                                      checkpoint: DecodeCheckpoint) throws -> (PixelBuffer, Int?) {
         var shrinker = try PNGRowShrinker(source: layout.size, format: layout.format, factorX: factorX, factorY: factorY)
+        let stripRows = min(Self.stripRows, layout.size.height)
         let strip = UnsafeMutablePointer<UInt8>.allocate(capacity: layout.bytesPerRow * stripRows)
         defer { strip.deallocate() }
         var rows = (0..<stripRows).map { Optional(strip + $0 * layout.bytesPerRow) }
         var remaining = layout.size.height
         while remaining > 0 {
+            try checkpoint.check()
             let count = min(remaining, stripRows)
             let complete = try rows.withUnsafeMutableBufferPointer { try reader.readRows(into: $0.baseAddress!, count: count) }
             let done = complete ? count : min(max(reader.rowsRead - (layout.size.height - remaining), 0), count)

@@ -9,6 +9,8 @@ struct PNGHeader: Equatable {
     static let minimumByteCount = 29
 
     let size: ImageSize
+    let bitDepth: Int
+    let colorType: Int
     let isInterlaced: Bool
 
     /// Nil when the bytes are too short or do not start with a signature and an IHDR chunk; libpng
@@ -21,6 +23,20 @@ struct PNGHeader: Equatable {
             Int(head[at]) << 24 | Int(head[at + 1]) << 16 | Int(head[at + 2]) << 8 | Int(head[at + 3])
         }
         size = ImageSize(width: be32(16), height: be32(20))
+        bitDepth = Int(head[24])
+        colorType = Int(head[25])
         isInterlaced = head[28] == 1
+    }
+
+    /// Bytes libpng and CodersPNG hold while decoding, besides the output pixels: libpng's two row
+    /// buffers at the widest pixel its transforms pass through (8 bytes for 16-bit RGBA), the strip
+    /// a thumbnail is read in, zlib's window and the IDAT read buffer. Nil when it overflows.
+    var decoderMemoryEstimate: Int? {
+        let pixelBytes = bitDepth > 8 ? 8 : 4
+        let (row, rowOverflow) = size.width.multipliedReportingOverflow(by: pixelBytes)
+        guard !rowOverflow else { return nil }
+        let stripRows = min(PNGDecoder.stripRows, max(size.height, 1))
+        let (rows, overflow) = row.multipliedReportingOverflow(by: 2 + stripRows)
+        return overflow ? nil : rows + 64 << 10
     }
 }

@@ -21,8 +21,8 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
                 if stream == nil {
                     // Wait for the IHDR so the pixel limit is checked before libpng starts.
                     guard data.count >= PNGHeader.minimumByteCount else { return false }
-                    if let header = PNGHeader(data) { try options.checkPixelLimit(header.size) }
-                    stream = try PNGStream(maxPixels: options.maxPixels)
+                    try PNGDecoder.preflight(data, options: options)
+                    stream = try PNGStream(maxPixels: options.maxPixels, maxChunkBytes: PNGDecoder.maxChunkBytes(options))
                 }
                 try data.withUnsafeBytes { try stream!.feed(UnsafeRawBufferPointer(rebasing: $0[fed...])) }
                 return true

@@ -8,11 +8,12 @@ final class PNGReader {
     private let handle: OpaquePointer
 
     /// `readSize`: the pieces libpng reads image data in (nil: its default of 8 KiB).
-    init(_ bytes: UnsafeRawBufferPointer, readSize: Int? = nil) throws {
+    /// `maxChunkBytes` caps what libpng inflates for one chunk (an ICC profile).
+    init(_ bytes: UnsafeRawBufferPointer, readSize: Int? = nil, maxChunkBytes: Int) throws {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             throw ImagePipeError.badImageData(reason: "PNG: no bytes")
         }
-        guard let handle = ipng_reader_create(base.assumingMemoryBound(to: UInt8.self), bytes.count) else {
+        guard let handle = ipng_reader_create(base.assumingMemoryBound(to: UInt8.self), bytes.count, max(maxChunkBytes, 0)) else {
             throw ImagePipeError.badImageData(reason: "PNG: libpng could not start (out of memory)")
         }
         self.handle = handle
@@ -56,13 +57,9 @@ final class PNGReader {
         return (.calibrated(gamma: Double(color.gamma) / 100_000, chromaticities: chromaticities), nil)
     }
 
-    /// Reads every row into `rows` (one pointer per row; Adam7 passes are combined by libpng).
-    /// False when the file ended first: then `rowsRead` rows of a non-interlaced image stand.
-    func readImage(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) throws -> Bool {
-        try checkUnlessTruncated(ipng_reader_read_image(handle, rows))
-    }
-
-    /// Reads the next `count` rows of a non-interlaced image. False when the file ended first.
+    /// Reads the next `count` rows of the current pass (an interlaced image is read `layout.passes`
+    /// times over, libpng combining each pass into the rows). False when the file ended first:
+    /// then `rowsRead` rows of a non-interlaced image stand.
     func readRows(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws -> Bool {
         try checkUnlessTruncated(ipng_reader_read_rows(handle, rows, UInt32(count)))
     }
@@ -75,6 +72,10 @@ final class PNGReader {
     func finish() throws -> Bool {
         try checkUnlessTruncated(ipng_reader_finish(handle))
     }
+
+    /// True when reading stopped at surplus compressed data after the last row: the image is
+    /// complete and the rest of the file was left unread.
+    var stoppedAfterRows: Bool { ipng_reader_stopped_after_rows(handle) != 0 }
 
     /// libpng's warnings so far (damaged ancillary chunks it dropped, benign errors it let pass).
     var warnings: [ImageDecodeWarning] {
@@ -102,6 +103,8 @@ struct PNGLayout {
     let size: ImageSize
     let format: PixelFormat
     let isInterlaced: Bool
+    /// Times the rows are read: 7 Adam7 passes, or 1.
+    let passes: Int
     let bytesPerRow: Int
 
     init(_ header: ipng_header) throws {
@@ -114,6 +117,7 @@ struct PNGLayout {
         default: throw ImagePipeError.badImageData(reason: "PNG: unexpected channel count \(header.channels)")
         }
         isInterlaced = header.interlaced != 0
+        passes = Int(header.passes)
         bytesPerRow = Int(header.rowbytes)
         let (expected, overflow) = size.width.multipliedReportingOverflow(by: format.bytesPerPixel)
         guard !overflow, expected == bytesPerRow else {

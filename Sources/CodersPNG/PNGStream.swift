@@ -8,9 +8,9 @@ final class PNGStream {
     fileprivate let handle: OpaquePointer
     private let maxPixels: Int
 
-    init(maxPixels: Int) throws {
+    init(maxPixels: Int, maxChunkBytes: Int) throws {
         self.maxPixels = maxPixels
-        guard let handle = ipng_stream_create(UInt64(max(maxPixels, 0))) else {
+        guard let handle = ipng_stream_create(UInt64(max(maxPixels, 0)), max(maxChunkBytes, 0)) else {
             throw ImagePipeError.badImageData(reason: "PNG: libpng could not start (out of memory)")
         }
         self.handle = handle

@@ -21,6 +21,8 @@ typedef struct ipng_header {
     int channels;
     /// 1 when Adam7-interlaced.
     int interlaced;
+    /// Passes to read the image in: 7 when interlaced, else 1. Each pass reads all `height` rows.
+    int passes;
     /// Bytes of one output row.
     size_t rowbytes;
 } ipng_header;
@@ -28,7 +30,10 @@ typedef struct ipng_header {
 /// A sequential reader over bytes in memory. The bytes must outlive the reader.
 typedef struct ipng_reader ipng_reader;
 
-ipng_reader *ipng_reader_create(const uint8_t *data, size_t size);
+/// `max_chunk_bytes` caps what libpng inflates for one chunk (an ICC profile). A chunk other than IDAT
+/// whose declared length is more than the bytes left fails as truncated before anything is
+/// allocated for it.
+ipng_reader *ipng_reader_create(const uint8_t *data, size_t size, size_t max_chunk_bytes);
 /// Reads image data in pieces of `size` bytes (libpng's default is 8 KiB). A piece the file cannot
 /// fill is lost whole, so a file cut short is read again in small pieces to keep the rows before
 /// the cut. Call before reading.
@@ -53,12 +58,14 @@ typedef struct ipng_color {
     int32_t chrm[8];
 } ipng_color;
 void ipng_reader_color(const ipng_reader *reader, ipng_color *color);
-/// Reads the whole image into `rows` (one pointer per row), interlaced or not. 1 on success.
-int ipng_reader_read_image(ipng_reader *reader, uint8_t **rows);
-/// Reads the next `count` rows of a non-interlaced image. 1 on success.
+/// Reads the next `count` rows of the current pass into `rows` (one pointer per row; for an
+/// interlaced image every pass reads all rows, and libpng combines them). 1 on success.
 int ipng_reader_read_rows(ipng_reader *reader, uint8_t **rows, uint32_t count);
 /// Reads the chunks after the image data up to IEND, checking their CRCs. 1 on success.
 int ipng_reader_finish(ipng_reader *reader);
+/// 1 when reading stopped at surplus compressed data after the last row (the image is complete;
+/// the rest of the file was not read).
+int ipng_reader_stopped_after_rows(const ipng_reader *reader);
 const char *ipng_reader_message(const ipng_reader *reader);
 /// 1 when the last failure was the bytes running out (a truncated file) rather than bad data.
 int ipng_reader_truncated(const ipng_reader *reader);
@@ -76,7 +83,7 @@ const char *ipng_reader_warning(const ipng_reader *reader, int index, int *repea
 /// allocates once the header is known and its pixel count is within `max_pixels`.
 typedef struct ipng_stream ipng_stream;
 
-ipng_stream *ipng_stream_create(uint64_t max_pixels);
+ipng_stream *ipng_stream_create(uint64_t max_pixels, size_t max_chunk_bytes);
 void ipng_stream_destroy(ipng_stream *stream);
 /// Pushes more bytes. 1 on success (including "needs more bytes"), 0 on error.
 int ipng_stream_feed(ipng_stream *stream, const uint8_t *data, size_t size);
