@@ -19,6 +19,7 @@ typedef struct ijpeg_error {
     ijpeg_warning kept[IJPEG_MAX_WARNINGS];
     int kept_count;
     int unsupported;
+    int out_of_memory_limit;
 } ijpeg_error;
 
 static void ijpeg_on_error_exit(j_common_ptr cinfo) {
@@ -27,6 +28,8 @@ static void ijpeg_on_error_exit(j_common_ptr cinfo) {
     int code = cinfo->err->msg_code;
     error->unsupported = code == JERR_BAD_PRECISION || code == JERR_SOF_UNSUPPORTED
         || code == JERR_ARITH_NOTIMPL;
+    // Without a backing store, libjpeg fails this way when its arrays exceed max_memory_to_use.
+    error->out_of_memory_limit = code == JERR_NO_BACKING_STORE;
     longjmp(error->jump, 1);
 }
 
@@ -107,11 +110,36 @@ static void ijpeg_source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 // MARK: decoder
 
 struct ijpeg_decoder {
+    // First, so the progress monitor can get from libjpeg's object to the decoder.
     struct jpeg_decompress_struct info;
     ijpeg_error error;
     ijpeg_source source;
+    struct jpeg_progress_mgr progress;
+    int max_scans;
+    ijpeg_should_stop should_stop;
+    void *stop_context;
+    int stop_reason;
     int failed;
 };
+
+static void ijpeg_stop(ijpeg_decoder *decoder, int reason, const char *message) {
+    decoder->stop_reason = reason;
+    strncpy(decoder->error.message, message, sizeof decoder->error.message - 1);
+    longjmp(decoder->error.jump, 1);
+}
+
+// libjpeg calls this before each piece of input it consumes while reading all scans ahead of the
+// output (progressive and multi-scan files) and before each output row group: the place to
+// stop a file with endless scans, a cancelled decode, or one past its time budget.
+static void ijpeg_on_progress(j_common_ptr cinfo) {
+    ijpeg_decoder *decoder = (ijpeg_decoder *)(void *)cinfo;
+    if (decoder->max_scans > 0 && decoder->info.input_scan_number > decoder->max_scans) {
+        ijpeg_stop(decoder, IJPEG_STOP_SCANS, "too many progressive scans");
+    }
+    if (decoder->should_stop != NULL && decoder->should_stop(decoder->stop_context)) {
+        ijpeg_stop(decoder, IJPEG_STOP_REQUESTED, "stopped by the caller");
+    }
+}
 
 ijpeg_decoder *ijpeg_decoder_create(void) {
     ijpeg_decoder *decoder = calloc(1, sizeof *decoder);
@@ -129,7 +157,17 @@ ijpeg_decoder *ijpeg_decoder_create(void) {
     decoder->source.pub.resync_to_restart = jpeg_resync_to_restart;
     decoder->source.pub.term_source = ijpeg_source_term;
     decoder->info.src = &decoder->source.pub;
+    decoder->progress.progress_monitor = ijpeg_on_progress;
+    decoder->info.progress = &decoder->progress;
     return decoder;
+}
+
+void ijpeg_decoder_set_limits(ijpeg_decoder *decoder, long max_memory, int max_scans,
+                              ijpeg_should_stop should_stop, void *stop_context) {
+    decoder->info.mem->max_memory_to_use = max_memory;
+    decoder->max_scans = max_scans;
+    decoder->should_stop = should_stop;
+    decoder->stop_context = stop_context;
 }
 
 void ijpeg_decoder_destroy(ijpeg_decoder *decoder) {
@@ -250,6 +288,8 @@ const char *ijpeg_decoder_warning(const ijpeg_decoder *decoder, int index, int *
     *is_truncation = warning->code == JWRN_JPEG_EOF;
     return warning->text;
 }
+int ijpeg_decoder_error_is_memory_limit(const ijpeg_decoder *decoder) { return decoder->error.out_of_memory_limit; }
+int ijpeg_decoder_stop_reason(const ijpeg_decoder *decoder) { return decoder->stop_reason; }
 
 // MARK: encoder
 

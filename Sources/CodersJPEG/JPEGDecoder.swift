@@ -4,8 +4,8 @@ import PipelineCore
 
 /// One-shot JPEG decoding, with shrink-on-load for thumbnails.
 enum JPEGDecoder {
-    /// Refuses what libjpeg's 8-bit API cannot decode and sizes over the limit, from the marker
-    /// scan alone, and gives the EXIF orientation.
+    /// Refuses what libjpeg's 8-bit API cannot decode, sizes over the pixel limit and working sets
+    /// over the decoder memory limit, from the marker scan alone.
     static func preflight(_ scan: JPEGHeaderScan, options: ImageDecodeOptions) throws {
         guard let frame = scan.frame else { return }
         if frame.isLossless {
@@ -15,6 +15,7 @@ enum JPEGDecoder {
             throw ImagePipeError.unsupportedFormat(.jpeg, reason: "\(frame.precision)-bit JPEG is not supported by the 8-bit libjpeg API")
         }
         if !frame.size.isEmpty { try options.checkPixelLimit(frame.size) }
+        if let estimate = frame.decoderMemoryEstimate() { try options.checkDecoderMemory(estimate) }
     }
 
     /// The image, with libjpeg's warnings in `metadata.warnings`.
@@ -24,6 +25,7 @@ enum JPEGDecoder {
         let (pixels, warnings) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning]) in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()
+            decompressor.limit(options, checkpoint: DecodeCheckpoint(options: options), frame: scan.frame)
             decompressor.use(bytes)
             _ = try decompressor.readHeader()
             let plan = try JPEGDecodePlan(info: decompressor.info, options: options)

@@ -8,6 +8,12 @@ import PipelineCore
 /// only; one-shot sources end with a fake EOI instead). Used by one thread at a time.
 final class JPEGDecompressor {
     private let handle: OpaquePointer
+    private var options = ImageDecodeOptions()
+    /// Kept alive here: libjpeg's progress monitor reaches it through an unretained pointer.
+    private var checkpoint: DecodeCheckpoint?
+    /// What the frame's coefficient buffers would take, for the error when libjpeg's own memory
+    /// limit stops it.
+    private var fullBufferEstimate: Int?
 
     init() throws {
         guard let handle = ijpeg_decoder_create() else {
@@ -21,6 +27,20 @@ final class JPEGDecompressor {
     /// The libjpeg object: header fields to read, decode parameters to set between `readHeader`
     /// and `startDecompress`.
     var info: UnsafeMutablePointer<jpeg_decompress_struct> { ijpeg_decoder_info(handle) }
+
+    /// Applies the options' decoder memory and scan limits, and polls `checkpoint` (if any) while
+    /// libjpeg reads scans ahead and between output row groups. Call before `readHeader`.
+    func limit(_ options: ImageDecodeOptions, checkpoint: DecodeCheckpoint?, frame: JPEGHeaderScan.Frame?) {
+        self.options = options
+        self.checkpoint = checkpoint
+        fullBufferEstimate = frame?.decoderMemoryEstimate(buffersAllScans: true)
+        let shouldStop: ijpeg_should_stop = { context in
+            guard let context else { return 0 }
+            return Unmanaged<DecodeCheckpoint>.fromOpaque(context).takeUnretainedValue().shouldStop ? 1 : 0
+        }
+        ijpeg_decoder_set_limits(handle, Int(clamping: max(options.maxDecoderMemory, 1)), Int32(clamping: max(options.maxProgressiveScans, 0)),
+                                 checkpoint == nil ? nil : shouldStop, checkpoint.map { Unmanaged.passUnretained($0).toOpaque() })
+    }
 
     /// Reads from `bytes` directly; they must stay pinned for the decompressor's life.
     func use(_ bytes: UnsafeRawBufferPointer) {
@@ -68,6 +88,19 @@ final class JPEGDecompressor {
 
     private func check(_ status: Int32) throws -> Bool {
         if status == IJPEG_ERROR {
+            switch Int(ijpeg_decoder_stop_reason(handle)) {
+            case Int(IJPEG_STOP_SCANS):
+                try options.checkProgressiveScans(Int(info.pointee.input_scan_number))
+            case Int(IJPEG_STOP_REQUESTED):
+                try checkpoint?.check()
+                throw ImagePipeError.cancelled
+            default:
+                break
+            }
+            if ijpeg_decoder_error_is_memory_limit(handle) != 0 {
+                let limit = options.maxDecoderMemory
+                throw ImagePipeError.limitExceeded(.decoderMemory, value: max(fullBufferEstimate ?? 0, limit &+ 1), maximum: limit)
+            }
             let message = String(cString: ijpeg_decoder_message(handle))
             if ijpeg_decoder_error_is_unsupported(handle) != 0 {
                 throw ImagePipeError.unsupportedFormat(.jpeg, reason: message)

@@ -7,13 +7,23 @@ import PipelineCore
 /// first SOS.
 struct JPEGHeaderScan {
     struct Frame: Equatable {
+        /// A component's sampling factors, 1-4 each.
+        struct Sampling: Equatable {
+            let horizontal: Int
+            let vertical: Int
+        }
+
         /// The SOF marker's second byte: 0xC0 baseline, 0xC2 progressive, 0xC9 arithmetic...
         let marker: UInt8
         let precision: Int
         let size: ImageSize
+        /// One entry per component, in the frame header's order (empty when it is cut short).
+        var components: [Sampling] = []
 
         /// SOF3, SOF7, SOF11 and SOF15 are lossless processes.
         var isLossless: Bool { [0xC3, 0xC7, 0xCB, 0xCF].contains(marker) }
+        /// SOF2, SOF6, SOF10 and SOF14 are progressive: libjpeg buffers every coefficient.
+        var isProgressive: Bool { [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) }
     }
 
     private(set) var frame: Frame?
@@ -44,9 +54,20 @@ struct JPEGHeaderScan {
             let segment = bytes[(offset + 2)..<(offset + length)]
             if Self.frameMarkers.contains(marker), frame == nil, segment.count >= 5 {
                 let s = segment.startIndex
-                frame = Frame(marker: marker, precision: Int(segment[s]),
-                              size: ImageSize(width: Int(segment[s + 3]) << 8 | Int(segment[s + 4]),
-                                              height: Int(segment[s + 1]) << 8 | Int(segment[s + 2])))
+                var found = Frame(marker: marker, precision: Int(segment[s]),
+                                  size: ImageSize(width: Int(segment[s + 3]) << 8 | Int(segment[s + 4]),
+                                                  height: Int(segment[s + 1]) << 8 | Int(segment[s + 2])))
+                // Nf, then three bytes a component: id, sampling factors (H << 4 | V), table.
+                if segment.count >= 6 {
+                    let count = Int(segment[s + 5])
+                    if segment.count >= 6 + 3 * count {
+                        found.components = (0..<count).map { index in
+                            let factors = segment[s + 7 + 3 * index]
+                            return Frame.Sampling(horizontal: Int(factors >> 4), vertical: Int(factors & 0x0F))
+                        }
+                    }
+                }
+                frame = found
             } else if marker == 0xE1, exifOrientation == nil, segment.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                 exifOrientation = ExifOrientation.rawValue(in: segment)
             } else if marker == 0xE2, JPEGICCSegments.isICC(segment) {

@@ -39,7 +39,13 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         let options = self.options
         state.withLock { state in
             state.update(data, isComplete: isComplete, decodeComplete: { try JPEGDecoder.decode($0, options: options) }) { progress, data, fed in
-                if progress == nil { progress = Progress(decompressor: try JPEGDecompressor()) }
+                if progress == nil {
+                    // Partial images stop at the scan and memory limits; the time budget is the
+                    // final decode's (a slow download is no reason to stop showing progress).
+                    let decompressor = try JPEGDecompressor()
+                    decompressor.limit(options, checkpoint: nil, frame: JPEGHeaderScan(data).frame)
+                    progress = Progress(decompressor: decompressor)
+                }
                 try Self.feed(&progress!, data: data, fed: fed, options: options)
                 return true
             }
@@ -103,7 +109,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
                 try readSequentialRows(&progress, decompressor: decompressor)
                 return
             case .buffered:
-                try showCompletedScans(&progress, decompressor: decompressor)
+                try showCompletedScans(&progress, decompressor: decompressor, options: options)
                 return
             case .done:
                 return
@@ -123,7 +129,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
 
     /// Consumes what has arrived, then shows the newest completed scan. Scans are only shown once
     /// complete, so reading their rows never needs input that has not arrived.
-    private static func showCompletedScans(_ progress: inout Progress, decompressor: JPEGDecompressor) throws {
+    private static func showCompletedScans(_ progress: inout Progress, decompressor: JPEGDecompressor, options: ImageDecodeOptions) throws {
         let info = decompressor.info
         if progress.finishOutputPending {
             guard try decompressor.finishOutput() else { return }
@@ -132,6 +138,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         consuming: while true {
             switch try decompressor.consumeInput() {
             case JPEG_SUSPENDED: break consuming
+            case JPEG_REACHED_SOS: try options.checkProgressiveScans(Int(info.pointee.input_scan_number))
             case JPEG_SCAN_COMPLETED: progress.completedScan = info.pointee.input_scan_number
             case JPEG_REACHED_EOI:
                 progress.completedScan = info.pointee.input_scan_number

@@ -28,6 +28,25 @@ typedef struct ijpeg_decoder ijpeg_decoder;
 
 ijpeg_decoder *ijpeg_decoder_create(void);
 void ijpeg_decoder_destroy(ijpeg_decoder *decoder);
+
+/// Asked between pieces of work; nonzero stops the decode (cancelled, or out of time).
+typedef int (*ijpeg_should_stop)(void *context);
+/// Why a call failed when it was not libjpeg's own error.
+enum {
+    IJPEG_STOP_NONE = 0,
+    /// The file reached a scan past `max_scans`.
+    IJPEG_STOP_SCANS = 1,
+    /// `should_stop` said so.
+    IJPEG_STOP_REQUESTED = 2,
+};
+/// Limits for the next calls: libjpeg's `max_memory_to_use` (its big arrays fail with
+/// "Backing store not supported" past it), the scan number past which a decode stops (0 for
+/// none), and a check libjpeg's progress monitor makes (NULL for none). `stop_context` must
+/// outlive the decoder.
+void ijpeg_decoder_set_limits(ijpeg_decoder *decoder, long max_memory, int max_scans,
+                              ijpeg_should_stop should_stop, void *stop_context);
+/// IJPEG_STOP_SCANS or IJPEG_STOP_REQUESTED when the last failure was a stop, else 0.
+int ijpeg_decoder_stop_reason(const ijpeg_decoder *decoder);
 /// The libjpeg object, for reading header fields and setting decode parameters from Swift.
 struct jpeg_decompress_struct *ijpeg_decoder_info(ijpeg_decoder *decoder);
 
@@ -50,6 +69,8 @@ int ijpeg_finish_output(ijpeg_decoder *decoder);
 const char *ijpeg_decoder_message(const ijpeg_decoder *decoder);
 /// 1 when the error was a JPEG process libjpeg's 8-bit API does not implement (12-bit, lossless).
 int ijpeg_decoder_error_is_unsupported(const ijpeg_decoder *decoder);
+/// 1 when the error was libjpeg's arrays exceeding `max_memory_to_use`.
+int ijpeg_decoder_error_is_memory_limit(const ijpeg_decoder *decoder);
 /// The most distinct warnings (libjpeg message codes) a decoder keeps; later kinds are dropped.
 #define IJPEG_MAX_WARNINGS 4
 /// Distinct warnings kept so far (0 ... IJPEG_MAX_WARNINGS).
