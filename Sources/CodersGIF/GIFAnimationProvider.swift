@@ -17,6 +17,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
     private let durations: [Double]
     private let screen: ImageSize
     private let compositor: Mutex<GIFCompositor>
+    private let options: ImageDecodeOptions
 
     init(data: Data, options: ImageDecodeOptions) throws {
         let index = try GIFIndex(data, options: options)
@@ -32,6 +33,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
         // GIF has no reduced-size decoding; thumbnails are composited full size and resampled.
         canvasSize = options.targetSize(for: index.screen, frameCount: index.frames.count)
         compositor = Mutex(try GIFCompositor(data: data, index: index))
+        self.options = options
     }
 
     func duration(at index: Int) -> Double {
@@ -42,7 +44,9 @@ final class GIFAnimationProvider: AnimatedImageProvider {
         guard index >= 0, index < frameCount else {
             throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
         }
-        let pixels = try compositor.withLock { try $0.render(frame: index) }
+        // Each frame is a decode of its own: its time budget starts here.
+        let checkpoint = DecodeCheckpoint(options: options)
+        let pixels = try compositor.withLock { try $0.render(frame: index, checkpoint: checkpoint) }
         var buffer = try PixelBuffer(width: screen.width, height: screen.height, format: pixelFormat, bytes: pixels)
         if canvasSize != screen { buffer = buffer.resampled(to: canvasSize) }
         return buffer

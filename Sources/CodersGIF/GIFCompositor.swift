@@ -39,7 +39,8 @@ struct GIFCompositor: Sendable {
 
     /// The canvas showing displayed frame `frame`: continues from the last block drawn when that
     /// is at or after the frame's key block, else starts over at the key block, never at block 0.
-    mutating func render(frame: Int) throws -> [UInt8] {
+    /// `checkpoint` is polled before each block drawn.
+    mutating func render(frame: Int, checkpoint: DecodeCheckpoint) throws -> [UInt8] {
         let target = index.frames[frame].lastBlock
         let key = index.keyBlocks[target]
         let first: Int
@@ -55,6 +56,7 @@ struct GIFCompositor: Sendable {
         lastDrawn = nil
         isClear = false
         for block in first...target {
+            try checkpoint.check()
             if block > first { dispose(block - 1) }
             saved = index.blocks[block].disposal == 3 ? save(index.blocks[block]) : nil
             try draw(block)

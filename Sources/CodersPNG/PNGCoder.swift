@@ -46,7 +46,25 @@ public struct PNGCoder: ProgressiveImageCoder {
         PNGIncrementalDecoder(options: limited(options))
     }
 
-    private func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {
+    func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {
         options.cappingPixels(at: maxPixels)
+    }
+}
+
+extension PNGCoder: DecodeMemoryEstimating {
+    /// libpng's row buffers and the strip a thumbnail is read in, plus the pixels: the full image
+    /// (4 bytes a pixel at most), or for a non-interlaced thumbnail the box-shrunk image, then the
+    /// resampled result.
+    public func decodeMemoryEstimate(for data: Data, options: ImageDecodeOptions) -> DecodeMemoryEstimate? {
+        guard let header = PNGHeader(data), let decoder = header.decoderMemoryEstimate,
+              let full = try? PixelBuffer.byteCount(width: header.size.width, height: header.size.height, format: .rgba8)
+        else { return nil }
+        let target = limited(options).targetSize(for: header.size)
+        guard target != header.size else { return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: full) }
+        let result = target.width * target.height * 4
+        guard !header.isInterlaced else { return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: full + result) }
+        let factors = PNGRowShrinker.factors(from: header.size, to: target)
+        let shrunk = (header.size.width + factors.x - 1) / factors.x * ((header.size.height + factors.y - 1) / factors.y) * 4
+        return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: shrunk + result)
     }
 }

@@ -21,6 +21,7 @@ final class WebPAnimationProvider: AnimatedImageProvider {
     private let frames: [WebPFrameInfo]
     private let keyFrames: [Int]
     private let state: Mutex<State>
+    private let options: ImageDecodeOptions
 
     private struct State: ~Copyable {
         let demuxer: WebPDemuxer
@@ -57,6 +58,7 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         // leave seams; opaque full-canvas frames decode at thumbnail size directly.
         self.canvasSize = options.targetSize(for: size, frameCount: count)
         self.state = Mutex(State(demuxer: demuxer, canvas: try WebPCanvas(size: size), composited: nil))
+        self.options = options
     }
 
     func duration(at index: Int) -> Double {
@@ -82,13 +84,17 @@ final class WebPAnimationProvider: AnimatedImageProvider {
                 }
             }
         }
-        let pixels = try state.withLock { state in try composite(upTo: index, in: &state) }
+        // Each frame is a decode of its own: its time budget starts here.
+        let checkpoint = DecodeCheckpoint(options: options)
+        let pixels = try state.withLock { state in try composite(upTo: index, in: &state, checkpoint: checkpoint) }
         var buffer = try PixelBuffer(width: fullSize.width, height: fullSize.height, format: .rgba8, bytes: pixels)
         if canvasSize != fullSize { buffer = buffer.resampled(to: canvasSize) }
         return buffer
     }
 
-    private func composite(upTo target: Int, in state: inout State) throws -> [UInt8] {
+    /// Composites from the nearest key frame (or the frame shown) up to `target`, polling
+    /// `checkpoint` before each frame decoded.
+    private func composite(upTo target: Int, in state: inout State, checkpoint: DecodeCheckpoint) throws -> [UInt8] {
         let key = keyFrames[target]
         let first: Int
         let restarted: Bool
@@ -106,6 +112,7 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         // that a later request would continue from.
         state.composited = nil
         for index in first...target {
+            try checkpoint.check()
             if index > first, frames[index - 1].disposesToBackground { state.canvas.clear(frames[index - 1]) }
             let frame = frames[index]
             let isKey = keyFrames[index] == index

@@ -67,3 +67,19 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
         return try WebPEncoder.encodeAnimation(frameCount: frames.count, loopCount: loopCount, options: options) { frames[$0] }
     }
 }
+
+extension WebPCoder: DecodeMemoryEstimating {
+    /// For a still image: libwebp's buffers (the whole image in 32-bit pixels when lossless) plus
+    /// the output at its decoded size, 4 bytes a pixel at most. Nil for animations, whose frames
+    /// are decoded one at a time.
+    public func decodeMemoryEstimate(for data: Data, options: ImageDecodeOptions) -> DecodeMemoryEstimate? {
+        data.withUnsafeBytes { bytes -> DecodeMemoryEstimate? in
+            guard let features = try? WebPPixelDecoder.features(bytes), features.has_animation == 0 else { return nil }
+            let size = ImageSize(width: Int(features.width), height: Int(features.height))
+            let target = options.targetSize(for: size)
+            let (pixels, overflow) = target.width.multipliedReportingOverflow(by: target.height)
+            return DecodeMemoryEstimate(decoderBytes: WebPPixelDecoder.decoderMemoryEstimate(features),
+                                        pixelBytes: overflow || pixels > Int.max / 4 ? .max : pixels * 4)
+        }
+    }
+}

@@ -88,6 +88,21 @@ enum WebPPixelDecoder {
         guard status == VP8_STATUS_OK else { throw error(status) }
     }
 
+    /// Bytes libwebp holds to decode a bitstream with these features, besides the output: a
+    /// lossless (VP8L) image is decoded whole into 32-bit pixels before conversion; a lossy one
+    /// keeps a few macroblock rows, plus a byte a pixel for an alpha plane (two when that plane is
+    /// itself lossless-coded, as encoders write it).
+    static func decoderMemoryEstimate(_ features: WebPBitstreamFeatures) -> Int {
+        let width = Int(features.width), height = Int(features.height)
+        let pixels = width.multipliedReportingOverflow(by: height)
+        guard !pixels.overflow else { return .max }
+        let rows = width * 16 * 4 * 4
+        switch features.format {
+        case 2: return pixels.partialValue.multipliedReportingOverflow(by: 4).overflow ? .max : pixels.partialValue * 4 + rows
+        default: return (features.has_alpha != 0 ? pixels.partialValue * 2 : 0) + rows
+        }
+    }
+
     static func features(_ bytes: UnsafeRawBufferPointer) throws -> WebPBitstreamFeatures {
         var features = WebPBitstreamFeatures()
         let status = WebPGetFeatures(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &features)

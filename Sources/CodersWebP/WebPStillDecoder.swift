@@ -18,6 +18,7 @@ enum WebPStillDecoder {
             }
             let size = ImageSize(width: Int(features.width), height: Int(features.height))
             try options.checkPixelLimit(size)
+            try options.checkDecoderMemory(WebPPixelDecoder.decoderMemoryEstimate(features))
             // RGB stays RGB: a third less memory than widening every opaque photo to RGBA.
             let format: PixelFormat = features.has_alpha != 0 ? .rgba8 : .rgb8
             let target = options.targetSize(for: size)
