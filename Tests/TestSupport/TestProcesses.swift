@@ -36,6 +36,43 @@ public enum TestProcesses {
         return result
     }
 
+    /// How a child process ended and the most memory it ever held.
+    public struct PeakMemoryRun: Sendable {
+        /// The exit status, or nil when a signal ended it.
+        public let exitStatus: Int32?
+        public let signal: Int32?
+        public let standardError: String
+        /// The child's peak resident set (`ru_maxrss`), in bytes.
+        public let maxResidentBytes: Int
+    }
+
+    /// Runs `path` with `arguments` to its end (standard output discarded) and reads its peak
+    /// resident memory from `wait4`, which measures that process alone.
+    public static func runMeasuringPeakMemory(_ path: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PeakMemoryRun {
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("peak-memory-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw TestServerError.process("posix_spawn \(path) failed: \(spawned)") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw TestServerError.process("wait4 failed: \(errno)") }
+        }
+        let signal = status & 0x7F
+        let standardError = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        return PeakMemoryRun(exitStatus: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal,
+                             standardError: standardError, maxResidentBytes: usage.ru_maxrss * 1024)
+    }
+
     /// A TCP port nobody listens on right now (bound to 0, read back, released).
     public static func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
