@@ -48,8 +48,8 @@ public struct JPEGCoder: ProgressiveImageCoder {
 
 extension JPEGCoder: DecodeMemoryEstimating {
     /// libjpeg's buffers (every coefficient for a progressive file), plus the pixels: libjpeg's
-    /// output at its DCT scale (4 bytes a pixel for CMYK, then 3 more for the RGB conversion), then
-    /// the resampled result.
+    /// output at its DCT scale (CMYK is converted to RGB a strip at a time), then the resampled
+    /// result.
     public func decodeMemoryEstimate(for data: Data, options: ImageDecodeOptions) -> DecodeMemoryEstimate? {
         guard let frame = JPEGHeaderScan(data).frame, !frame.size.isEmpty,
               let decoder = frame.decoderMemoryEstimate()
@@ -57,7 +57,7 @@ extension JPEGCoder: DecodeMemoryEstimating {
         let target = limited(options).targetSize(for: frame.size)
         let denominator = JPEGDecodePlan.scaleDenominator(from: frame.size, to: target)
         let output = ((frame.size.width + denominator - 1) / denominator) * ((frame.size.height + denominator - 1) / denominator)
-        let outputBytes = output * (frame.components.count == 4 ? 4 + 3 : max(frame.components.count, 1))
+        let outputBytes = output * (frame.components.count == 4 ? 3 : max(frame.components.count, 1))
         let result = output == target.width * target.height ? 0 : target.width * target.height * 3
         return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: outputBytes + result)
     }

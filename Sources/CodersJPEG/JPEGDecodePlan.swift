@@ -72,16 +72,18 @@ struct JPEGDecodePlan {
     /// libjpeg's output rows (`outputComponents` bytes a pixel) as the caller's pixels: CMYK
     /// turned into RGB, then resampled to the exact target size.
     func pixels(fromOutput output: [UInt8], width: Int, height: Int) throws -> PixelBuffer {
-        var buffer: PixelBuffer
         if case .cmyk(let inverted) = colorModel {
-            buffer = try PixelBuffer(width: width, height: height, format: .rgb8,
-                                     bytes: Self.rgb(fromCMYK: output, inverted: inverted))
-        } else {
-            buffer = try PixelBuffer(width: width, height: height, format: pixelFormat, bytes: output)
+            return resampled(try PixelBuffer(width: width, height: height, format: .rgb8,
+                                             bytes: Self.rgb(fromCMYK: output, inverted: inverted)))
         }
-        let target = partialTarget(forHeight: height, outputHeight: scaledHeight)
-        if buffer.size != target { buffer = buffer.resampled(to: target, filter: Self.thumbnailFilter) }
-        return buffer
+        return resampled(try PixelBuffer(width: width, height: height, format: pixelFormat, bytes: output))
+    }
+
+    /// Rows of libjpeg's output already in `pixelFormat`, resampled to the exact target size (or
+    /// its top part for a partial image).
+    func resampled(_ buffer: PixelBuffer) -> PixelBuffer {
+        let target = partialTarget(forHeight: buffer.height, outputHeight: scaledHeight)
+        return buffer.size == target ? buffer : buffer.resampled(to: target, filter: Self.thumbnailFilter)
     }
 
     /// Height libjpeg gives the whole image at the plan's DCT scale.
@@ -103,15 +105,20 @@ struct JPEGDecodePlan {
         let pixels = cmyk.count / 4
         return [UInt8](unsafeUninitializedCapacity: pixels * 3) { out, initialized in
             cmyk.withUnsafeBufferPointer { input in
-                for i in 0..<pixels {
-                    var c = UInt32(input[i * 4]), m = UInt32(input[i * 4 + 1]), y = UInt32(input[i * 4 + 2]), k = UInt32(input[i * 4 + 3])
-                    if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
-                    out[i * 3] = UInt8((c * k + 127) / 255)
-                    out[i * 3 + 1] = UInt8((m * k + 127) / 255)
-                    out[i * 3 + 2] = UInt8((y * k + 127) / 255)
-                }
+                convertCMYK(input.baseAddress!, to: out.baseAddress!, pixels: pixels, inverted: inverted)
             }
             initialized = pixels * 3
+        }
+    }
+
+    /// `rgb(fromCMYK:inverted:)` for `pixels` pixels from `input` into `output`.
+    static func convertCMYK(_ input: UnsafePointer<UInt8>, to output: UnsafeMutablePointer<UInt8>, pixels: Int, inverted: Bool) {
+        for i in 0..<pixels {
+            var c = UInt32(input[i * 4]), m = UInt32(input[i * 4 + 1]), y = UInt32(input[i * 4 + 2]), k = UInt32(input[i * 4 + 3])
+            if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+            output[i * 3] = UInt8((c * k + 127) / 255)
+            output[i * 3 + 1] = UInt8((m * k + 127) / 255)
+            output[i * 3 + 2] = UInt8((y * k + 127) / 255)
         }
     }
 }

@@ -51,23 +51,51 @@ enum JPEGDecoder {
         guard components == plan.outputComponents, width > 0, height > 0 else {
             throw ImagePipeError.badImageData(reason: "JPEG: unexpected output \(width)x\(height)x\(components)")
         }
-        let rowBytes = width * components
-        let (byteCount, overflow) = rowBytes.multipliedReportingOverflow(by: height)
-        guard !overflow else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
-        let output = try [UInt8](unsafeUninitializedCapacity: byteCount) { storage, initialized in
-            guard let base = storage.baseAddress else { return }
-            var rows = (0..<height).map { Optional(base + $0 * rowBytes) }
-            try rows.withUnsafeMutableBufferPointer { rows in
-                var done = 0
-                while done < height {
-                    let read = try decompressor.readScanlines(into: rows.baseAddress! + done, count: height - done)
-                    // A complete source never suspends; 0 rows would loop forever.
-                    guard read > 0 else { throw ImagePipeError.badImageData(reason: "JPEG: decoder made no progress") }
-                    done += read
+        let byteCount = try PixelBuffer.byteCount(width: width, height: height, format: plan.pixelFormat)
+        let bytes: [UInt8]
+        if case .cmyk(let inverted) = plan.colorModel {
+            // CMYK is read a strip at a time and converted into the RGB rows, so the image is never
+            // held twice (four bytes a pixel beside three).
+            let rowBytes = width * 4
+            let stripRows = min(height, cmykStripRows)
+            var strip = [UInt8](repeating: 0, count: rowBytes * stripRows)
+            bytes = try [UInt8](unsafeUninitializedCapacity: byteCount) { storage, initialized in
+                guard let base = storage.baseAddress else { return }
+                try strip.withUnsafeMutableBufferPointer { strip in
+                    var rows = (0..<stripRows).map { Optional(strip.baseAddress! + $0 * rowBytes) }
+                    var done = 0
+                    while done < height {
+                        let count = min(stripRows, height - done)
+                        try rows.withUnsafeMutableBufferPointer { try readRows(decompressor, into: $0.baseAddress!, count: count) }
+                        JPEGDecodePlan.convertCMYK(strip.baseAddress!, to: base + done * width * 3, pixels: count * width, inverted: inverted)
+                        done += count
+                    }
                 }
+                initialized = byteCount
             }
-            initialized = byteCount
+        } else {
+            let rowBytes = width * components
+            bytes = try [UInt8](unsafeUninitializedCapacity: byteCount) { storage, initialized in
+                guard let base = storage.baseAddress else { return }
+                var rows = (0..<height).map { Optional(base + $0 * rowBytes) }
+                try rows.withUnsafeMutableBufferPointer { try readRows(decompressor, into: $0.baseAddress!, count: height) }
+                initialized = byteCount
+            }
         }
-        return try plan.pixels(fromOutput: output, width: width, height: height)
+        return plan.resampled(try PixelBuffer(width: width, height: height, format: plan.pixelFormat, bytes: bytes))
+    }
+
+    /// CMYK rows converted to RGB at a time.
+    private static let cmykStripRows = 16
+
+    /// Reads exactly `count` rows into `rows`.
+    private static func readRows(_ decompressor: JPEGDecompressor, into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws {
+        var done = 0
+        while done < count {
+            let read = try decompressor.readScanlines(into: rows + done, count: count - done)
+            // A complete source never suspends; 0 rows would loop forever.
+            guard read > 0 else { throw ImagePipeError.badImageData(reason: "JPEG: decoder made no progress") }
+            done += read
+        }
     }
 }

@@ -67,7 +67,7 @@ struct JPEGHostileInputTests {
         #expect(error?.description.contains("ImageDecodeOptions.maxDecoderMemory") == true)
         let estimate = try #require(coder.decodeMemoryEstimate(for: file, options: ImageDecodeOptions()))
         #expect(estimate.decoderBytes == 801_280_000)
-        #expect(estimate.pixelBytes == 700_000_000)
+        #expect(estimate.pixelBytes == 300_000_000)
     }
 
     @Test("A sequential file whose first scan holds one component hits libjpeg's own memory limit")

@@ -33,9 +33,10 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// every block again, so a small file repeating one scan costs minutes of CPU
     /// (`limitExceeded(.progressiveScans)`).
     public var maxProgressiveScans: Int
-    /// CPU time one decode may take, counted from when the decoder starts (not while it waits for a
-    /// core). Checked between rows, scans and frames (`limitExceeded(.decodeTime)`); nil for none.
-    /// A duration rather than an instant, so equal options stay equal and can share one decode.
+    /// Time one decode may take, on the clock, counted from when the decoder starts (not while it
+    /// waits for a core; each frame of an animation counts on its own). Checked between rows, scans
+    /// and frames (`limitExceeded(.decodeTime)`, in milliseconds); nil for none. A duration rather
+    /// than an instant, so equal options stay equal and can share one decode.
     public var maxDecodeTime: Duration?
     /// A file extension hint, without the dot, for container formats that need one.
     public var fileExtensionHint: String?
