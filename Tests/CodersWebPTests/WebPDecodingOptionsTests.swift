@@ -18,6 +18,15 @@ struct WebPDecodingOptionsTests {
         #expect(image.isThumbnail)
     }
 
+    @Test("A still whose libwebp working set is over maxDecoderMemory is refused from its header")
+    func decoderMemoryLimit() throws {
+        let data = try Corpus.data("webp", "libwebp-test-data/bryce.webp")
+        let error = #expect(throws: ImagePipeError.self) { try coder.decode(data, options: ImageDecodeOptions(maxDecoderMemory: 1 << 20)) }
+        guard case .limitExceeded(let limit, let value, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(limit == .decoderMemory)
+        #expect(value == coder.decodeMemoryEstimate(for: data, options: ImageDecodeOptions())?.decoderBytes)
+    }
+
     @Test("Every frame of an animation is decoded at the thumbnail size")
     func animatedThumbnail() throws {
         let data = try Corpus.data("webp", "sdwebimage-webpcoder/TestImageAnimated.webp")
