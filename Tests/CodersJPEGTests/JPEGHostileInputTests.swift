@@ -81,9 +81,11 @@ struct JPEGHostileInputTests {
         #expect(value > maximum)
     }
 
-    @Test("A cancelled decode stops with cancelled; a spent time budget with decodeTime")
-    func cancellationAndDeadline() throws {
-        let file = try repeatedScans(0)
+    @Test("A cancelled decode stops with cancelled; a spent time budget with decodeTime", arguments: [true, false])
+    func cancellationAndDeadline(progressive: Bool) throws {
+        var encode = ImageEncodeOptions()
+        encode.extras[.jpegProgressive] = progressive
+        let file = try coder.encode(Image(JPEGTestImages.gradient(width: 96, height: 64, format: .rgb8)), as: .jpeg, options: encode)
         let cancellation = DecodeCancellation()
         cancellation.cancel()
         let cancelled = #expect(throws: ImagePipeError.self) {
