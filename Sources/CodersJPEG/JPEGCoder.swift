@@ -46,19 +46,22 @@ public struct JPEGCoder: ProgressiveImageCoder {
     }
 }
 
-extension JPEGCoder: DecodeMemoryEstimating {
-    /// libjpeg's buffers (every coefficient for a progressive file), plus the pixels: libjpeg's
-    /// output at its DCT scale (CMYK is converted to RGB a strip at a time), then the resampled
-    /// result.
-    public func decodeMemoryEstimate(for data: Data, options: ImageDecodeOptions) -> DecodeMemoryEstimate? {
-        guard let frame = JPEGHeaderScan(data).frame, !frame.size.isEmpty,
-              let decoder = frame.decoderMemoryEstimate()
+extension JPEGCoder {
+    /// The output (gray or RGB) plus libjpeg's buffers (every coefficient of a progressive file)
+    /// and, for a thumbnail, libjpeg's output at its DCT scale before the final resample (CMYK is
+    /// converted a strip at a time). Nil when the header is unreadable or refused by a limit, so
+    /// the decode fails with that limit's own error.
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
+        let options = limited(options)
+        let scan = JPEGHeaderScan(data)
+        guard let frame = scan.frame, !frame.size.isEmpty, (try? JPEGDecoder.preflight(scan, options: options)) != nil,
+              var working = frame.decoderMemoryEstimate()
         else { return nil }
-        let target = limited(options).targetSize(for: frame.size)
+        let bytesPerPixel = frame.components.count == 1 ? 1 : 3
+        let target = options.targetSize(for: frame.size)
         let denominator = JPEGDecodePlan.scaleDenominator(from: frame.size, to: target)
-        let output = ((frame.size.width + denominator - 1) / denominator) * ((frame.size.height + denominator - 1) / denominator)
-        let outputBytes = output * (frame.components.count == 4 ? 3 : max(frame.components.count, 1))
-        let result = output == target.width * target.height ? 0 : target.width * target.height * 3
-        return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: outputBytes + result)
+        let scaled = ImageSize(width: (frame.size.width + denominator - 1) / denominator, height: (frame.size.height + denominator - 1) / denominator)
+        if scaled != target, let pixels = scaled.pixelCount { working += pixels * bytesPerPixel }
+        return ImageDecodeEstimate(outputSize: target, bytesPerPixel: bytesPerPixel, workingBytes: working)
     }
 }

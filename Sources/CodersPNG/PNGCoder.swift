@@ -51,20 +51,24 @@ public struct PNGCoder: ProgressiveImageCoder {
     }
 }
 
-extension PNGCoder: DecodeMemoryEstimating {
-    /// libpng's row buffers and the strip a thumbnail is read in, plus the pixels: the full image
-    /// (4 bytes a pixel at most), or for a non-interlaced thumbnail the box-shrunk image, then the
-    /// resampled result.
-    public func decodeMemoryEstimate(for data: Data, options: ImageDecodeOptions) -> DecodeMemoryEstimate? {
-        guard let header = PNGHeader(data), let decoder = header.decoderMemoryEstimate,
-              let full = try? PixelBuffer.byteCount(width: header.size.width, height: header.size.height, format: .rgba8)
+extension PNGCoder {
+    /// The output (4 bytes a pixel at most) plus libpng's row buffers and the strip a thumbnail is
+    /// read in, plus what is held before the final resample: the full image when interlaced, else
+    /// the box-shrunk one. Nil when the header is unreadable or refused by a limit, so the decode
+    /// fails with that limit's own error.
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
+        let options = limited(options)
+        guard let header = PNGHeader(data), (try? PNGDecoder.preflight(data, options: options)) != nil,
+              var working = header.decoderMemoryEstimate
         else { return nil }
-        let target = limited(options).targetSize(for: header.size)
-        guard target != header.size else { return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: full) }
-        let result = target.width * target.height * 4
-        guard !header.isInterlaced else { return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: full + result) }
-        let factors = PNGRowShrinker.factors(from: header.size, to: target)
-        let shrunk = (header.size.width + factors.x - 1) / factors.x * ((header.size.height + factors.y - 1) / factors.y) * 4
-        return DecodeMemoryEstimate(decoderBytes: decoder, pixelBytes: shrunk + result)
+        let target = options.targetSize(for: header.size)
+        if target != header.size {
+            let factors = header.isInterlaced ? (x: 1, y: 1) : PNGRowShrinker.factors(from: header.size, to: target)
+            let held = ((header.size.width + factors.x - 1) / factors.x).multipliedReportingOverflow(by: (header.size.height + factors.y - 1) / factors.y * 4)
+            working = held.overflow ? .max : working.addingReportingOverflow(held.partialValue).overflow ? .max : working + held.partialValue
+        }
+        // Gray stays gray (alpha from tRNS at most); colour and palettes may gain alpha.
+        let bytesPerPixel = header.colorType == 0 || header.colorType == 4 ? 2 : 4
+        return ImageDecodeEstimate(outputSize: target, bytesPerPixel: bytesPerPixel, workingBytes: working)
     }
 }

@@ -68,18 +68,17 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
     }
 }
 
-extension WebPCoder: DecodeMemoryEstimating {
-    /// For a still image: libwebp's buffers (the whole image in 32-bit pixels when lossless) plus
-    /// the output at its decoded size, 4 bytes a pixel at most. Nil for animations, whose frames
-    /// are decoded one at a time.
-    public func decodeMemoryEstimate(for data: Data, options: ImageDecodeOptions) -> DecodeMemoryEstimate? {
-        data.withUnsafeBytes { bytes -> DecodeMemoryEstimate? in
+extension WebPCoder {
+    /// For a still image: the output at its decoded size plus libwebp's buffers (the whole image in
+    /// 32-bit pixels when lossless). Nil for animations, for unreadable headers, and for files a
+    /// limit refuses (the decode then fails with that limit's own error).
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
+        data.withUnsafeBytes { bytes -> ImageDecodeEstimate? in
             guard let features = try? WebPPixelDecoder.features(bytes), features.has_animation == 0 else { return nil }
             let size = ImageSize(width: Int(features.width), height: Int(features.height))
-            let target = options.targetSize(for: size)
-            let (pixels, overflow) = target.width.multipliedReportingOverflow(by: target.height)
-            return DecodeMemoryEstimate(decoderBytes: WebPPixelDecoder.decoderMemoryEstimate(features),
-                                        pixelBytes: overflow || pixels > Int.max / 4 ? .max : pixels * 4)
+            let working = WebPPixelDecoder.decoderMemoryEstimate(features)
+            guard (try? options.checkPixelLimit(size)) != nil, (try? options.checkDecoderMemory(working)) != nil else { return nil }
+            return ImageDecodeEstimate(headerSize: size, options: options, bytesPerPixel: features.has_alpha != 0 ? 4 : 3, workingBytes: working)
         }
     }
 }

@@ -24,7 +24,7 @@ struct WebPDecodingOptionsTests {
         let error = #expect(throws: ImagePipeError.self) { try coder.decode(data, options: ImageDecodeOptions(maxDecoderMemory: 1 << 20)) }
         guard case .limitExceeded(let limit, let value, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(limit == .decoderMemory)
-        #expect(value == coder.decodeMemoryEstimate(for: data, options: ImageDecodeOptions())?.decoderBytes)
+        #expect(value == coder.decodeEstimate(for: data, options: ImageDecodeOptions())?.workingBytes)
     }
 
     @Test("Every frame of an animation is decoded at the thumbnail size")
