@@ -7,8 +7,8 @@ import TestSupport
 
 @Suite("PNG hostile input")
 struct PNGHostileInputTests {
-    @Test("A chunk declaring more bytes than the file holds fails as truncated, whatever its type",
-          arguments: ["iTXt", "zTXt", "sPLT", "pCAL", "sCAL", "tEXt", "eXIf", "IDAT"])
+    @Test("A chunk declaring more bytes than the file holds fails as truncated before it is allocated",
+          arguments: ["iTXt", "zTXt", "sPLT", "pCAL", "sCAL", "tEXt", "eXIf"])
     func hugeChunkIsTruncated(type: String) throws {
         let file = HostileImages.pngWithHugeChunk(type)
         #expect(file.count == 57)
@@ -18,6 +18,13 @@ struct PNGHostileInputTests {
             #expect(reason.contains("truncated"), "\(reason)")
             #expect(reason.contains("declares 2147483632 bytes"), "\(reason)")
         }
+    }
+
+    @Test("Image data declaring more bytes than the file holds is a truncated file, read in pieces")
+    func hugeImageDataIsTruncated() throws {
+        let error = #expect(throws: ImagePipeError.self) { try PNGCoder().decode(HostileImages.pngWithHugeChunk("IDAT"), options: ImageDecodeOptions()) }
+        guard case .badImageData(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(reason.contains("truncated before its first row"), "\(reason)")
     }
 
     @Test("Surplus image data after the last row is left uninflated: reading stops and the image is whole")
