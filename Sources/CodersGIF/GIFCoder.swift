@@ -60,3 +60,21 @@ public struct GIFCoder: AnimatedImageCoder {
         return try GIFEncoder.encode(frames, loopCount: loopCount, options: options)
     }
 }
+
+extension GIFCoder {
+    /// From the logical screen alone (4 bytes a pixel: transparency is known only after a scan of
+    /// the whole file): the output at the options' size, plus what the compositor holds at screen
+    /// size, its canvas and the backup a "restore to previous" block keeps, plus for a thumbnail
+    /// the full-size frame it is resampled from. Nil when the header is unreadable or its screen
+    /// is refused by the pixel limit, so the decode fails with that error.
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
+        guard canDecode(data), data.count >= 10 else { return nil }
+        let start = data.startIndex
+        let screen = ImageSize(width: Int(data[start + 6]) | Int(data[start + 7]) << 8,
+                               height: Int(data[start + 8]) | Int(data[start + 9]) << 8)
+        guard !screen.isEmpty, (try? options.checkPixelLimit(screen)) != nil, let pixels = screen.pixelCount else { return nil }
+        let target = options.targetSize(for: screen)
+        let screens = target == screen ? 2 : 3
+        return ImageDecodeEstimate(outputSize: target, workingBytes: pixels * 4 * screens)
+    }
+}

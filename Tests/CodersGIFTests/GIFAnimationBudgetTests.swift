@@ -31,6 +31,22 @@ struct GIFAnimationBudgetTests {
         }
     }
 
+    @Test("A GIF's decode reserves its screen from the decode memory budget: output, canvas and restore backup")
+    func decodeEstimateCoversCompositor() async throws {
+        let data = HostileAnimations.gif(frames: 3, width: 1_000, height: 500)
+        let estimate = try #require(coder.decodeEstimate(for: data, options: ImageDecodeOptions()))
+        #expect(estimate.outputSize == ImageSize(width: 1_000, height: 500))
+        #expect(estimate.bytes == 500_000 * 4 * 3)
+        let thumbnail = try #require(coder.decodeEstimate(for: data, options: ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 100, height: 100))))
+        #expect(thumbnail.outputSize == ImageSize(width: 100, height: 50))
+        #expect(thumbnail.bytes == 100 * 50 * 4 + 500_000 * 4 * 3, "the full-size frame before its resample too")
+        #expect(coder.decodeEstimate(for: data, options: ImageDecodeOptions(maxPixels: 499_999)) == nil, "refused by its own limit")
+        let coders = ImageCodersManager(coders: [coder], decodeMemoryBudget: DecodeMemoryBudget(limitBytes: 5_999_999))
+        await #expect(throws: ImagePipeError.limitExceeded(.decodeMemoryBudget, value: 6_000_000, maximum: 5_999_999)) {
+            try await ImageDecoding.decode(data, options: ImageDecodeOptions(), coders: coders) { work in try work() }
+        }
+    }
+
     @Test("Encoding a decoded, transformed animation pulls each frame once, in order, and caches none of them")
     func encodeStreamsFrames() throws {
         let source = try coder.decode(HostileAnimations.gif(frames: 12, width: 40, height: 30, rect: 3), options: ImageDecodeOptions())
