@@ -70,14 +70,23 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
 
 extension WebPCoder {
     /// For a still image: the output at its decoded size plus libwebp's buffers (the whole image in
-    /// 32-bit pixels when lossless). Nil for animations, for unreadable headers, and for files a
-    /// limit refuses (the decode then fails with that limit's own error).
+    /// 32-bit pixels when lossless). For an animation: the poster frame at its decoded size plus
+    /// what compositing holds at canvas size, the RGBA canvas, a blended frame decoded beside it
+    /// (at most canvas size), and for a thumbnail the full-size frame it is resampled from. Nil for
+    /// unreadable headers and for files a limit refuses (the decode then fails with that limit's
+    /// own error).
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
         data.withUnsafeBytes { bytes -> ImageDecodeEstimate? in
-            guard let features = try? WebPPixelDecoder.features(bytes), features.has_animation == 0 else { return nil }
+            guard let features = try? WebPPixelDecoder.features(bytes) else { return nil }
             let size = ImageSize(width: Int(features.width), height: Int(features.height))
+            guard (try? options.checkPixelLimit(size)) != nil else { return nil }
+            if features.has_animation != 0 {
+                guard !size.isEmpty, let pixels = size.pixelCount else { return nil }
+                let canvases = options.targetSize(for: size) == size ? 2 : 3
+                return ImageDecodeEstimate(headerSize: size, options: options, workingBytes: pixels * 4 * canvases)
+            }
             let working = WebPPixelDecoder.decoderMemoryEstimate(features)
-            guard (try? options.checkPixelLimit(size)) != nil, (try? options.checkDecoderMemory(working)) != nil else { return nil }
+            guard (try? options.checkDecoderMemory(working)) != nil else { return nil }
             return ImageDecodeEstimate(headerSize: size, options: options, bytesPerPixel: features.has_alpha != 0 ? 4 : 3, workingBytes: working)
         }
     }

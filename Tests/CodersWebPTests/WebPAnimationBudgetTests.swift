@@ -28,6 +28,20 @@ struct WebPAnimationBudgetTests {
         #expect(error?.description.contains("ImageDecodeOptions.maxAnimationPixels") == true)
     }
 
+    @Test("An animated WebP's decode reserves its canvas from the decode memory budget: poster, canvas and a blended frame")
+    func decodeEstimateCoversCanvas() async throws {
+        let data = HostileAnimations.webp(frames: 3, width: 1_000, height: 500)
+        let estimate = try #require(coder.decodeEstimate(for: data, options: ImageDecodeOptions()))
+        #expect(estimate.outputSize == ImageSize(width: 1_000, height: 500))
+        #expect(estimate.bytes == 500_000 * 4 * 3)
+        let thumbnail = try #require(coder.decodeEstimate(for: data, options: ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 100, height: 100))))
+        #expect(thumbnail.bytes == 100 * 50 * 4 + 500_000 * 4 * 3, "the full-size frame before its resample too")
+        let coders = ImageCodersManager(coders: [coder], decodeMemoryBudget: DecodeMemoryBudget(limitBytes: 5_999_999))
+        await #expect(throws: ImagePipeError.limitExceeded(.decodeMemoryBudget, value: 6_000_000, maximum: 5_999_999)) {
+            try await ImageDecoding.decode(data, options: ImageDecodeOptions(), coders: coders) { work in try work() }
+        }
+    }
+
     @Test("Re-encoding a decoded animation walks its frames without filling the frame cache, and keeps them")
     func encodeStreamsFrames() throws {
         let source = try coder.decode(HostileAnimations.webp(frames: 9, width: 30, height: 20), options: ImageDecodeOptions())
