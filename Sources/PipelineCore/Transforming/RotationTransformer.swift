@@ -28,10 +28,10 @@ public struct RotationTransformer: PixelTransformer {
         return ((Int(turns.rounded()) % 4) + 4) % 4
     }
 
-    /// Throws `limitExceeded(.pixels)` as for an overflowing size when the angle is not finite:
-    /// no canvas can be computed for it.
+    /// `unbounded` when the angle is not finite or the canvas too large to count: no pixel limit
+    /// admits it, so `apply(to:)` refuses it naming the request's own `maxPixels`.
     public func outputSize(for size: ImageSize) throws -> ImageSize {
-        guard angle.isFinite else { throw ImagePipeError.limitExceeded(.pixels, value: .max, maximum: ImageDecodeOptions.defaultMaxPixels) }
+        guard angle.isFinite else { return Self.unbounded }
         if let turns = quarterTurns, fitSize || turns % 2 == 0 || size.width == size.height {
             return turns % 2 == 0 ? size : ImageSize(width: size.height, height: size.width)
         }
@@ -40,11 +40,12 @@ public struct RotationTransformer: PixelTransformer {
         let (w, h) = (Double(size.width), Double(size.height))
         let (c, s) = (abs(cos(angle)), abs(sin(angle)))
         let width = (w * c + h * s - 1e-6).rounded(.up), height = (w * s + h * c - 1e-6).rounded(.up)
-        guard width < 0x1p62, height < 0x1p62 else {
-            throw ImagePipeError.limitExceeded(.pixels, value: .max, maximum: ImageDecodeOptions.defaultMaxPixels)
-        }
+        guard width < 0x1p62, height < 0x1p62 else { return Self.unbounded }
         return ImageSize(width: max(Int(width), 1), height: max(Int(height), 1))
     }
+
+    /// A size whose pixel count overflows.
+    static let unbounded = ImageSize(width: .max, height: .max)
 
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         if let turns = quarterTurns {
