@@ -60,14 +60,21 @@ struct InfoCommand: AsyncParsableCommand {
         return ImageColorConvertersManager.shared.profileDescription(profile)
     }
 
+    /// Decodes as the pipeline does, within `coders.decodeMemoryBudget`, keeping the source's colour
+    /// profile so it can be named. Info composites the first frame only and reads the others'
+    /// timing from the header, so an animation over the budget for processing every frame is still
+    /// described.
+    static func decode(_ data: Data, coders: ImageCodersManager = .shared) async throws -> Image {
+        let options = ImageDecodeOptions(maxAnimationPixels: .max, colorHandling: .keepSourceProfile)
+        return try await ImageDecoding.decode(data, options: options, coders: coders) { work in try work() }
+    }
+
     /// The description of one source; `warnings` gets the decoder's warnings (printed here) even
     /// when `--fail-on-warning` then refuses the source.
     func describe(_ source: String, warnings: inout [ImageDecodeWarning]) async throws -> Description {
         guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
         let loaded = try await ImageLoadersManager.shared.load(url, options: [], context: ImageContext(), progress: nil)
-        // Info composites the first frame only and reads the others' timing from the header, so an
-        // animation over the budget for processing every frame is still described.
-        let image = try ImageCodersManager.shared.decode(loaded.data, options: ImageDecodeOptions(maxAnimationPixels: .max))
+        let image = try await Self.decode(loaded.data)
         warnings = image.metadata.warnings
         DecodeWarnings.report(warnings, source: source)
         try warningOptions.check(warnings)
