@@ -8,11 +8,18 @@ enum PNGDecoder {
     static let stripRows = 16
 
     /// libpng reads image data in 8 KiB pieces and loses a piece the file cannot fill whole; a
-    /// file cut short is read again in pieces this small, so the rows before the cut are shown.
+    /// file cut short is read in pieces this small, so the rows before the cut are shown.
     static let cutFileReadSize = 256
 
-    /// Thrown by a first read that found the file cut short: read again in small pieces.
-    private struct CutShort: Error {}
+    /// The IEND chunk as every complete PNG ends: empty, with its fixed CRC.
+    private static let iendChunk: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+
+    /// The pieces libpng reads `data`'s image data in: its default for a file ending with a whole
+    /// IEND chunk, else `cutFileReadSize`. Chosen before the one pass over the file, so a file cut
+    /// short costs one decode, not a full-size attempt and then a second one.
+    static func readSize(for data: Data) -> Int? {
+        data.count >= iendChunk.count && data.suffix(iendChunk.count).elementsEqual(iendChunk) ? nil : cutFileReadSize
+    }
 
     /// The most libpng may inflate for one chunk: an ICC profile within the options' profile limit
     /// (libpng drops a longer one with a warning), and never more than the decoder memory.
@@ -29,14 +36,6 @@ enum PNGDecoder {
     }
 
     static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        do {
-            return try decode(data, options: options, readSize: nil)
-        } catch is CutShort {
-            return try decode(data, options: options, readSize: cutFileReadSize)
-        }
-    }
-
-    private static func decode(_ data: Data, options: ImageDecodeOptions, readSize: Int?) throws -> Image {
         try preflight(data, options: options)
         let checkpoint = DecodeCheckpoint(options: options)
         var orientation = ImageOrientation.up
@@ -44,7 +43,7 @@ enum PNGDecoder {
         var profile: ImageColorProfile?
         var profileWarning: ImageDecodeWarning?
         let buffer = try data.withUnsafeBytes { bytes -> PixelBuffer in
-            let reader = try PNGReader(bytes, readSize: readSize, maxChunkBytes: maxChunkBytes(options))
+            let reader = try PNGReader(bytes, readSize: readSize(for: data), maxChunkBytes: maxChunkBytes(options))
             let layout = try reader.readHeader()
             orientation = reader.exifOrientation ?? .up
             (profile, profileWarning) = reader.colorProfile(options: options)
@@ -61,7 +60,6 @@ enum PNGDecoder {
                 (pixels, rowsRead) = try readFull(reader, layout: layout, checkpoint: checkpoint)
             }
             if rowsRead == nil, try !reader.finish() { rowsRead = layout.size.height }
-            if let rowsRead, rowsRead < layout.size.height, readSize == nil, !layout.isInterlaced { throw CutShort() }
             warnings = reader.warnings + (profileWarning.map { [$0] } ?? [])
             if reader.stoppedAfterRows {
                 warnings.append(ImageDecodeWarning(.corruptData, message: "PNG: image data goes on after the last row; the rest of the file was not read"))
