@@ -40,30 +40,47 @@ enum WebPPixelDecoder {
         return try PixelBuffer(width: target.width, height: target.height, format: format, bytes: pixels)
     }
 
-    /// What libwebp's incremental decoder makes of a file cut short, full size: the rows it
-    /// finished (and how many), the rest zero (black, or transparent with alpha); nil when it
-    /// finished none.
-    static func decodeRowsPresent(_ bytes: UnsafeRawBufferPointer, as format: PixelFormat) throws -> (PixelBuffer, Int)? {
+    /// What libwebp's incremental decoder makes of a file cut short, decoded straight at `target`
+    /// (libwebp's scaler, as `decode`): the output rows it finished (and how many), the rest zero
+    /// (black, or transparent with alpha); nil when it finished none. Never allocates the full
+    /// canvas of a thumbnail.
+    static func decodeRowsPresent(_ bytes: UnsafeRawBufferPointer, as format: PixelFormat, scaledTo target: ImageSize) throws -> (PixelBuffer, Int)? {
         let features = try self.features(bytes)
         let size = ImageSize(width: Int(features.width), height: Int(features.height))
-        let count = try PixelBuffer.byteCount(width: size.width, height: size.height, format: format)
+        let count = try PixelBuffer.byteCount(width: target.width, height: target.height, format: format)
+        // The incremental decoder keeps a pointer to its configuration until WebPIDelete.
+        let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
+        config.initialize(to: WebPDecoderConfig())
+        defer { config.deallocate() }
+        guard WebPInitDecoderConfig(config) != 0 else {
+            throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
+        }
+        config.pointee.output.colorspace = format == .rgba8 ? MODE_RGBA : MODE_RGB
+        if target != size {
+            config.pointee.options.use_scaling = 1
+            config.pointee.options.scaled_width = Int32(clamping: target.width)
+            config.pointee.options.scaled_height = Int32(clamping: target.height)
+        }
         var rows: Int32 = 0
         var pixels = [UInt8](repeating: 0, count: count)
         try pixels.withUnsafeMutableBufferPointer { out in
             // libwebp writes into our buffer (external memory) and keeps no pointer past WebPIDelete.
-            guard let decoder = WebPINewRGB(format == .rgba8 ? MODE_RGBA : MODE_RGB, out.baseAddress, count,
-                                            Int32(clamping: size.width * format.bytesPerPixel))
-            else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
+            config.pointee.output.is_external_memory = 1
+            config.pointee.output.u.RGBA.rgba = out.baseAddress
+            config.pointee.output.u.RGBA.stride = Int32(clamping: target.width * format.bytesPerPixel)
+            config.pointee.output.u.RGBA.size = count
+            guard let decoder = WebPIDecode(nil, 0, config) else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
             defer { WebPIDelete(decoder) }
             let status = WebPIUpdate(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
             guard status == VP8_STATUS_SUSPENDED || status == VP8_STATUS_OK else { throw error(status) }
             var width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0
             guard WebPIDecGetRGB(decoder, &rows, &width, &height, &stride) != nil,
-                  Int(width) == size.width, Int(height) == size.height
+                  Int(width) == target.width, Int(height) == target.height
             else { rows = 0; return }
         }
+        WebPFreeDecBuffer(&config.pointee.output)
         guard rows > 0 else { return nil }
-        return (try PixelBuffer(width: size.width, height: size.height, format: format, bytes: pixels), min(Int(rows), size.height))
+        return (try PixelBuffer(width: target.width, height: target.height, format: format, bytes: pixels), min(Int(rows), target.height))
     }
 
     /// Decodes RGBA straight into a region of a larger buffer (a canvas row stride), for frames

@@ -25,9 +25,9 @@ enum WebPStillDecoder {
             do {
                 return (try WebPPixelDecoder.decode(bytes, as: format, scaledTo: target), [])
             } catch let error as ImagePipeError where error == WebPPixelDecoder.error(VP8_STATUS_NOT_ENOUGH_DATA) {
-                guard let (pixels, rows) = try WebPPixelDecoder.decodeRowsPresent(bytes, as: format) else { throw error }
-                let warning = ImageDecodeWarning(.truncated, message: "WebP: file is truncated: \(rows) of \(size.height) rows decoded, the rest left blank")
-                return (pixels.size == target ? pixels : pixels.resampled(to: target), [warning])
+                guard let (pixels, rows) = try WebPPixelDecoder.decodeRowsPresent(bytes, as: format, scaledTo: target) else { throw error }
+                let warning = ImageDecodeWarning(.truncated, message: "WebP: file is truncated: \(rows) of \(target.height) rows decoded, the rest left blank")
+                return (pixels, [warning])
             }
         }
     }

@@ -156,4 +156,24 @@ struct WebPCorpusTests {
         #expect(image.firstFrame.bytes.prefix(cut) == complete.firstFrame.bytes.prefix(cut))
         #expect(image.firstFrame.bytes.dropFirst(cut).allSatisfy { $0 == 0 })
     }
+
+    @Test("A thumbnail of a still WebP cut short decodes the rows present straight at the thumbnail size: the thumbnail's own rows, not a resampled full canvas",
+          arguments: ["image-rs/images/webp/lossy_images/simple-rgb.webp", "image-webp/regression/lossless_indexed_4bit_palette.webp"])
+    func truncatedStillThumbnail(file: String) throws {
+        let whole = try Corpus.data("webp", file)
+        let full = try coder.decode(whole, options: ImageDecodeOptions()).pixelSize
+        let options = ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: full.width / 2, height: full.height / 2))
+        let complete = try coder.decode(whole, options: options)
+        let target = complete.pixelSize
+        #expect(target.height < full.height)
+        let image = try coder.decode(whole.prefix(whole.count * 3 / 4), options: options)
+        #expect(image.pixelSize == target)
+        let warning = try #require(image.metadata.warnings.first)
+        #expect(warning.message.hasSuffix(" of \(target.height) rows decoded, the rest left blank"), "\(warning.message)")
+        let rows = try #require(Int(warning.message.split(separator: " ")[4]))
+        #expect(rows > 0 && rows < target.height)
+        let cut = image.firstFrame.bytesPerRow * rows
+        #expect(image.firstFrame.bytes.prefix(cut) == complete.firstFrame.bytes.prefix(cut), "the rows libwebp's scaler finished")
+        #expect(image.firstFrame.bytes.dropFirst(cut).allSatisfy { $0 == 0 })
+    }
 }
