@@ -12,26 +12,15 @@ enum WebPPixelDecoder {
         var features = WebPBitstreamFeatures()
         let headerStatus = WebPGetFeatures(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &features)
         guard headerStatus == VP8_STATUS_OK else { throw error(headerStatus) }
-        let target = size ?? ImageSize(width: Int(features.width), height: Int(features.height))
+        let full = ImageSize(width: Int(features.width), height: Int(features.height))
+        let target = size ?? full
         let count = try PixelBuffer.byteCount(width: target.width, height: target.height, format: format)
         var config = WebPDecoderConfig()
-        guard WebPInitDecoderConfig(&config) != 0 else {
-            throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
-        }
-        config.output.colorspace = format == .rgba8 ? MODE_RGBA : MODE_RGB
-        if let size, size != ImageSize(width: Int(features.width), height: Int(features.height)) {
-            config.options.use_scaling = 1
-            config.options.scaled_width = Int32(clamping: size.width)
-            config.options.scaled_height = Int32(clamping: size.height)
-        }
         var status = VP8_STATUS_OK
         // libwebp fills every pixel on success, so the buffer need not be zeroed first; on failure
         // the bytes are dropped unread.
-        let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-            config.output.is_external_memory = 1
-            config.output.u.RGBA.rgba = out.baseAddress
-            config.output.u.RGBA.stride = Int32(clamping: target.width * format.bytesPerPixel)
-            config.output.u.RGBA.size = count
+        let pixels = try [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            try configure(&config, as: format, from: full, to: target, into: out)
             status = WebPDecode(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &config)
             initialized = status == VP8_STATUS_OK ? count : 0
         }
@@ -52,23 +41,11 @@ enum WebPPixelDecoder {
         let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
         config.initialize(to: WebPDecoderConfig())
         defer { config.deallocate() }
-        guard WebPInitDecoderConfig(config) != 0 else {
-            throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
-        }
-        config.pointee.output.colorspace = format == .rgba8 ? MODE_RGBA : MODE_RGB
-        if target != size {
-            config.pointee.options.use_scaling = 1
-            config.pointee.options.scaled_width = Int32(clamping: target.width)
-            config.pointee.options.scaled_height = Int32(clamping: target.height)
-        }
         var rows: Int32 = 0
         var pixels = [UInt8](repeating: 0, count: count)
         try pixels.withUnsafeMutableBufferPointer { out in
             // libwebp writes into our buffer (external memory) and keeps no pointer past WebPIDelete.
-            config.pointee.output.is_external_memory = 1
-            config.pointee.output.u.RGBA.rgba = out.baseAddress
-            config.pointee.output.u.RGBA.stride = Int32(clamping: target.width * format.bytesPerPixel)
-            config.pointee.output.u.RGBA.size = count
+            try configure(&config.pointee, as: format, from: size, to: target, into: out)
             guard let decoder = WebPIDecode(nil, 0, config) else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
             defer { WebPIDelete(decoder) }
             let status = WebPIUpdate(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
@@ -81,6 +58,25 @@ enum WebPPixelDecoder {
         WebPFreeDecBuffer(&config.pointee.output)
         guard rows > 0 else { return nil }
         return (try PixelBuffer(width: target.width, height: target.height, format: format, bytes: pixels), min(Int(rows), target.height))
+    }
+
+    /// `config` initialised to decode a `size` bitstream as `format` (`.rgb8` or `.rgba8`) at
+    /// `target`, through libwebp's scaler when that differs, into `out` (external memory).
+    private static func configure(_ config: inout WebPDecoderConfig, as format: PixelFormat, from size: ImageSize, to target: ImageSize,
+                                  into out: UnsafeMutableBufferPointer<UInt8>) throws {
+        guard WebPInitDecoderConfig(&config) != 0 else {
+            throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
+        }
+        config.output.colorspace = format == .rgba8 ? MODE_RGBA : MODE_RGB
+        if target != size {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(clamping: target.width)
+            config.options.scaled_height = Int32(clamping: target.height)
+        }
+        config.output.is_external_memory = 1
+        config.output.u.RGBA.rgba = out.baseAddress
+        config.output.u.RGBA.stride = Int32(clamping: target.width * format.bytesPerPixel)
+        config.output.u.RGBA.size = out.count
     }
 
     /// Decodes RGBA straight into a region of a larger buffer (a canvas row stride), for frames
