@@ -39,9 +39,11 @@ enum JPEGDecoder {
         }
         let orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
         let (profile, profileWarning) = scan.iccSegments.profile(options: options)
+        let (exif, exifWarning) = options.acceptingMetadata(scan.exif.map { Data($0) }, kind: "EXIF", format: "JPEG")
+        let (xmp, xmpWarning) = options.acceptingMetadata(scan.xmp.map { Data($0) }, kind: "XMP", format: "JPEG")
         return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + (profileWarning.map { [$0] } ?? []),
-                                             colorProfile: profile))
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + [profileWarning, exifWarning, xmpWarning].compactMap { $0 },
+                                             colorProfile: profile, exif: exif, xmp: xmp))
     }
 
     private static func readAllRows(_ decompressor: JPEGDecompressor, plan: JPEGDecodePlan) throws -> PixelBuffer {

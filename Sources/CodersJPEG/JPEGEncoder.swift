@@ -3,17 +3,18 @@ import Foundation
 import PipelineCore
 
 /// JPEG encoding: upright pixels, scaled into `maxPixelSize`, alpha composited over the
-/// background colour (JPEG has no alpha), gray kept gray, and the image's ICC profile embedded
-/// when its pixels are still in it (`ImageColorProfile.iccData(describing:)`).
+/// background colour (JPEG has no alpha), gray kept gray, and the image's EXIF (orientation 1, as
+/// the pixels are upright), XMP and ICC profile embedded (the profile when its pixels are still in
+/// it, `ImageColorProfile.iccData(describing:)`).
 enum JPEGEncoder {
     static func encode(_ image: Image, options: ImageEncodeOptions) throws -> Data {
-        let data = try encodePixels(image, options: options)
-        guard let profile = image.metadata.colorProfile?.iccData(describing: image.pixelFormat.isGray ? .gray8 : .rgb8) else { return data }
-        return JPEGICCSegments.embedding(profile, in: data) ?? data
+        let upright = try image.applyingOrientation()
+        let data = try encodePixels(upright, options: options)
+        return JPEGAppSegments.inserting(JPEGAppSegments.segments(for: upright), in: data) ?? data
     }
 
-    private static func encodePixels(_ image: Image, options: ImageEncodeOptions) throws -> Data {
-        var pixels = try image.applyingOrientation().firstFrame
+    private static func encodePixels(_ upright: Image, options: ImageEncodeOptions) throws -> Data {
+        var pixels = upright.firstFrame
         if let box = options.maxPixelSize, !box.isEmpty {
             let fitted = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
             if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }

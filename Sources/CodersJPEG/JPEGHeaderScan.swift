@@ -2,8 +2,8 @@ import Foundation
 import PipelineCore
 
 /// What ImagePipe reads from a JPEG's markers itself, before libjpeg: the frame header, to refuse
-/// unsupported processes and hostile sizes before any decoder state exists, the EXIF orientation
-/// from APP1, which libjpeg does not interpret, and the ICC profile's APP2 segments. Stops at the
+/// unsupported processes and hostile sizes before any decoder state exists, EXIF and XMP from
+/// APP1, which libjpeg does not interpret, and the ICC profile's APP2 segments. Stops at the
 /// first SOS.
 struct JPEGHeaderScan {
     struct Frame: Equatable {
@@ -27,7 +27,12 @@ struct JPEGHeaderScan {
     }
 
     private(set) var frame: Frame?
-    private(set) var exifOrientation: Int?
+    /// The first APP1 EXIF segment's TIFF structure (after `Exif\0\0`).
+    private(set) var exif: ArraySlice<UInt8>?
+    /// The first APP1 XMP segment's packet (after its namespace header).
+    private(set) var xmp: ArraySlice<UInt8>?
+    var exifOrientation: Int? { exif.flatMap { ExifEditor.rawOrientation(in: $0) } }
+    static let xmpHeader: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
     /// The APP2 segments of an embedded ICC profile, in file order.
     private(set) var iccSegments = JPEGICCSegments()
 
@@ -68,8 +73,10 @@ struct JPEGHeaderScan {
                     }
                 }
                 frame = found
-            } else if marker == 0xE1, exifOrientation == nil, segment.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
-                exifOrientation = ExifOrientation.rawValue(in: segment)
+            } else if marker == 0xE1, exif == nil, segment.starts(with: ExifEditor.exifHeader) {
+                exif = segment.dropFirst(ExifEditor.exifHeader.count)
+            } else if marker == 0xE1, xmp == nil, segment.starts(with: Self.xmpHeader) {
+                xmp = segment.dropFirst(Self.xmpHeader.count)
             } else if marker == 0xE2, JPEGICCSegments.isICC(segment) {
                 iccSegments.add(segment)
             }

@@ -57,27 +57,15 @@ extension JPEGICCSegments {
     /// Profile bytes one APP2 segment holds: 65,535 less the length field, signature and numbers.
     static let maxBytesPerSegment = 65_535 - 2 - 14
 
-    /// `jpeg` with `profile` written as APP2 segments after SOI and a JFIF APP0, where libjpeg's
-    /// `jpeg_write_icc_profile` puts them. Nil when the profile needs more than 255 segments.
-    static func embedding(_ profile: Data, in jpeg: Data) -> Data? {
+    /// `profile` as APP2 segments, as libjpeg's `jpeg_write_icc_profile` splits it. Nil when it
+    /// needs more than 255 segments.
+    static func segments(_ profile: Data) -> [JPEGAppSegments.Segment]? {
         let count = (profile.count + maxBytesPerSegment - 1) / maxBytesPerSegment
-        guard count > 0, count <= 255, jpeg.count >= 4 else { return nil }
-        var insertAt = jpeg.startIndex + 2
-        if jpeg[insertAt] == 0xFF, jpeg[insertAt + 1] == 0xE0, jpeg.count >= 6 {
-            insertAt += 2 + (Int(jpeg[insertAt + 2]) << 8 | Int(jpeg[insertAt + 3]))
-        }
-        guard insertAt <= jpeg.endIndex else { return nil }
-        var out = Data(capacity: jpeg.count + profile.count + count * 18)
-        out.append(jpeg[..<insertAt])
-        for index in 0..<count {
+        guard count > 0, count <= 255 else { return nil }
+        return (0..<count).map { index in
             let start = profile.startIndex + index * maxBytesPerSegment
             let part = profile[start..<min(start + maxBytesPerSegment, profile.endIndex)]
-            let length = 2 + signature.count + 2 + part.count
-            out.append(contentsOf: [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)])
-            out.append(contentsOf: signature + [UInt8(index + 1), UInt8(count)])
-            out.append(part)
+            return JPEGAppSegments.Segment(marker: 0xE2, payload: signature + [UInt8(index + 1), UInt8(count)] + part)
         }
-        out.append(jpeg[insertAt...])
-        return out
     }
 }

@@ -38,14 +38,13 @@ enum PNGDecoder {
     static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         try preflight(data, options: options)
         let checkpoint = DecodeCheckpoint(options: options)
-        var orientation = ImageOrientation.up
+        let metadata = PNGMetadataChunks(data).metadata(in: data, options: options)
         var warnings: [ImageDecodeWarning] = []
         var profile: ImageColorProfile?
         var profileWarning: ImageDecodeWarning?
         let buffer = try data.withUnsafeBytes { bytes -> PixelBuffer in
             let reader = try PNGReader(bytes, readSize: readSize(for: data), maxChunkBytes: maxChunkBytes(options))
             let layout = try reader.readHeader()
-            orientation = reader.exifOrientation ?? .up
             (profile, profileWarning) = reader.colorProfile(options: options)
             try options.checkPixelLimit(layout.size)
             let target = options.targetSize(for: layout.size)
@@ -60,7 +59,7 @@ enum PNGDecoder {
                 (pixels, rowsRead) = try readFull(reader, layout: layout, checkpoint: checkpoint)
             }
             if rowsRead == nil, try !reader.finish() { rowsRead = layout.size.height }
-            warnings = reader.warnings + (profileWarning.map { [$0] } ?? [])
+            warnings = reader.warnings + (profileWarning.map { [$0] } ?? []) + metadata.warnings
             if reader.stoppedAfterRows {
                 warnings.append(ImageDecodeWarning(.corruptData, message: "PNG: image data goes on after the last row; the rest of the file was not read"))
             }
@@ -68,8 +67,9 @@ enum PNGDecoder {
             if pixels.size != target { pixels = pixels.resampled(to: target) }
             return pixels
         }
-        return Image(buffer, format: .png, orientation: orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings, colorProfile: profile))
+        return Image(buffer, format: .png, orientation: metadata.orientation ?? .up, scale: options.scaleFactor,
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings, colorProfile: profile,
+                                             exif: metadata.exif, xmp: metadata.xmp))
     }
 
     /// A truncated file shows the rows that arrived, as browsers and libvips do, with a warning;

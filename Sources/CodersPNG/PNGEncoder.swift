@@ -5,7 +5,8 @@ import PipelineCore
 /// PNG encoding: upright pixels, scaled into `maxPixelSize`, written in the narrowest colour type
 /// that loses nothing (an opaque RGBA image is written as RGB, a gray one as gray), with the
 /// image's ICC profile in iCCP when its pixels are still in it (then colour stays colour: PNG
-/// allows an RGB profile only on colour types).
+/// allows an RGB profile only on colour types), its EXIF in eXIf (orientation 1, as the pixels
+/// are upright) and its XMP in iTXt.
 ///
 /// The file is not written by libpng: the shim frames the PNG itself (IHDR, IDAT, IEND) and
 /// compresses the filtered rows with libdeflate, because zlib's deflate inside libpng's writer was
@@ -17,7 +18,8 @@ enum PNGEncoder {
     static let defaultCompressionLevel = 6
 
     static func encode(_ image: Image, options: ImageEncodeOptions) throws -> Data {
-        var pixels = try image.applyingOrientation().firstFrame
+        let upright = try image.applyingOrientation()
+        var pixels = upright.firstFrame
         if let box = options.maxPixelSize, !box.isEmpty {
             let fitted = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
             if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
@@ -32,8 +34,8 @@ enum PNGEncoder {
         let data = try pixels.bytes.withUnsafeBufferPointer { bytes in
             try write(bytes, width: width, height: height, channels: channels, level: level)
         }
-        guard let profile else { return data }
-        return PNGColorChunk.embedding(profile, in: data) ?? data
+        let chunks = [profile.flatMap(PNGColorChunk.iccp)].compactMap { $0 } + PNGMetadataChunks.chunks(for: upright)
+        return PNGChunkInsertion.inserting(chunks, in: data) ?? data
     }
 
     /// Writes `pixels` (`height` rows of `width` pixels of `channels` 8-bit channels, tightly packed)

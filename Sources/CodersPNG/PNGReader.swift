@@ -29,14 +29,6 @@ final class PNGReader {
         return try PNGLayout(header)
     }
 
-    /// The orientation in an eXIf chunk before the image data, if there is one.
-    var exifOrientation: ImageOrientation? {
-        var bytes: UnsafePointer<UInt8>?
-        let count = ipng_reader_exif(handle, &bytes)
-        guard count > 0, let bytes else { return nil }
-        return ExifOrientation.orientation(in: UnsafeBufferPointer(start: bytes, count: count))
-    }
-
     /// The colour description read with the header, as browsers rank the chunks: iCCP, else
     /// sRGB, else gAMA (with cHRM when present). Nil when the file has none of them; a profile
     /// over `options.maxColorProfileBytes` is dropped with a warning.

@@ -21,17 +21,17 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
         // The header says whether the file is animated; stills skip the demuxer (and its copy).
         let isAnimated = try data.withUnsafeBytes { try WebPPixelDecoder.features($0).has_animation != 0 }
         let (profile, profileWarning) = WebPColorProfile.read(data, options: options)
-        if isAnimated, var animated = try decodeAnimation(data, options: options) {
+        let metadata = WebPMetadata(data, options: options)
+        if isAnimated, var animated = try decodeAnimation(data, options: options, orientation: metadata.orientation) {
             animated.metadata.colorProfile = profile
-            if let profileWarning, animated.metadata.warnings.count < ImageDecodeWarning.maxPerImage {
-                animated.metadata.warnings.append(profileWarning)
-            }
+            (animated.metadata.exif, animated.metadata.xmp) = (metadata.exif, metadata.xmp)
+            for warning in [profileWarning] + metadata.warnings { animated.metadata.addWarning(warning) }
             return animated
         }
         let (pixels, warnings) = try WebPStillDecoder.decode(data, options: options)
-        return Image(pixels, format: .webp, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + (profileWarning.map { [$0] } ?? []),
-                                             colorProfile: profile))
+        return Image(pixels, format: .webp, orientation: metadata.orientation, scale: options.scaleFactor,
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + [profileWarning].compactMap { $0 } + metadata.warnings,
+                                             colorProfile: profile, exif: metadata.exif, xmp: metadata.xmp))
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
@@ -47,17 +47,17 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "WebPCoder", format: .webp) }
+        // Upright, as the other encoders write, so the EXIF written says orientation 1.
+        let upright = try image.applyingOrientation()
         let data: Data
-        if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
+        if let animation = upright.animation, !options.firstFrameOnly, animation.frameCount > 1 {
             data = try WebPEncoder.encodeAnimation(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
-                try image.streamedFrame(at: $0)
+                try upright.streamedFrame(at: $0)
             }
         } else {
-            data = try WebPEncoder.encode(image.firstFrame, options: options)
+            data = try WebPEncoder.encode(upright.firstFrame, options: options)
         }
-        // WebP pixels are always colour, so only an RGB profile fits them.
-        guard let profile = image.metadata.colorProfile?.iccData(describing: .rgb8) else { return data }
-        return WebPColorProfile.embedding(profile, in: data) ?? data
+        return WebPChunks.setting(WebPMetadata.chunks(for: upright), in: data) ?? data
     }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {

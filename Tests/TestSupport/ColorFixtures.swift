@@ -98,7 +98,8 @@ public enum ColorFixtures {
         insertPNGChunk("gAMA", payload: bigEndian(UInt32((gamma * 100_000).rounded())), into: png)
     }
 
-    private static func insertPNGChunk(_ type: String, payload: [UInt8], into png: Data) -> Data {
+    /// `png` with a `type` chunk holding `payload` right after IHDR.
+    public static func insertPNGChunk(_ type: String, payload: [UInt8], into png: Data) -> Data {
         let typed = Array(type.utf8) + payload
         let crc = typed.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
         let chunk = bigEndian(UInt32(payload.count)) + typed + bigEndian(crc)
@@ -117,13 +118,13 @@ public enum ColorFixtures {
         return Data(Array("RIFF".utf8) + littleEndian(UInt32(4 + body.count)) + Array("WEBP".utf8) + body)
     }
 
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    private static func littleEndian(_ value: UInt32) -> [UInt8] { bigEndian(value).reversed() }
+    static func littleEndian(_ value: UInt32) -> [UInt8] { bigEndian(value).reversed() }
 
-    private static func littleEndian24(_ value: Int) -> [UInt8] {
+    static func littleEndian24(_ value: Int) -> [UInt8] {
         [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)]
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How to decode: SDWebImage's decode coder options, plus the limits a server needs.
 ///
 /// Hashable on purpose: two requests with equal decode options can share one decode.
@@ -47,6 +49,11 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// The largest embedded colour profile a coder reads. A larger one is dropped with a
     /// `.colorProfileIgnored` warning naming this setting, and the pixels stay as stored.
     public var maxColorProfileBytes: Int
+    /// Strip EXIF and XMP (the default) or keep them; see `ImageMetadataHandling`.
+    public var metadataHandling: ImageMetadataHandling
+    /// The largest EXIF block or XMP packet a coder keeps on the image. A larger one is dropped
+    /// with a `.metadataIgnored` warning naming this setting; orientation is still read from it.
+    public var maxMetadataBytes: Int
 
     /// 100 megapixels: a 10,000 x 10,000 photo decodes; a 65,535 x 65,535 header does not.
     public static let defaultMaxPixels = 100_000_000
@@ -61,6 +68,9 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public static let defaultMaxAnimationPixels = 50_000_000
     /// 4 MiB: real RGB and gray profiles are 0.5-60 KB, CMYK ones up to about 2 MB.
     public static let defaultMaxColorProfileBytes = 4 << 20
+    /// 1 MiB: JPEG holds EXIF and standard XMP in 64 KB segments; camera EXIF with a preview
+    /// image and rich XMP stay well under this.
+    public static let defaultMaxMetadataBytes = 1 << 20
     /// 256 MiB: the coefficients of a progressive 4:2:0 photo up to about 89 megapixels (3 bytes a
     /// pixel), a 4:4:4 one up to 44, CMYK up to 33. Two such decodes at once leave a 4 GB server
     /// room for their pixels and everything else.
@@ -88,7 +98,9 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         fileExtensionHint: String? = nil,
         extras: ImageCodingExtras = ImageCodingExtras(),
         colorHandling: ImageColorHandling = .default,
-        maxColorProfileBytes: Int = ImageDecodeOptions.defaultMaxColorProfileBytes
+        maxColorProfileBytes: Int = ImageDecodeOptions.defaultMaxColorProfileBytes,
+        metadataHandling: ImageMetadataHandling = .default,
+        maxMetadataBytes: Int = ImageDecodeOptions.defaultMaxMetadataBytes
     ) {
         self.firstFrameOnly = firstFrameOnly
         self.scaleFactor = scaleFactor
@@ -105,6 +117,17 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         self.extras = extras
         self.colorHandling = colorHandling
         self.maxColorProfileBytes = maxColorProfileBytes
+        self.metadataHandling = metadataHandling
+        self.maxMetadataBytes = maxMetadataBytes
+    }
+
+    /// `bytes` when within `maxMetadataBytes`, else nil plus the warning that says so (`format`
+    /// and `kind`, "EXIF" or "XMP", start its message). For coders, as they read metadata.
+    public func acceptingMetadata(_ bytes: Data?, kind: String, format: String) -> (Data?, ImageDecodeWarning?) {
+        guard let bytes, bytes.count > maxMetadataBytes else { return (bytes, nil) }
+        let limit = ImagePipeError.Limit.metadataBytes
+        return (nil, ImageDecodeWarning(.metadataIgnored, message:
+            "\(format): \(kind) of \(bytes.count) bytes ignored, over \(limit.setting ?? limit.name) (\(maxMetadataBytes))"))
     }
 
     /// `profile` when it is within `maxColorProfileBytes`, else nil plus the warning that says so

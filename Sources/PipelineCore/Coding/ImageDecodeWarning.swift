@@ -25,6 +25,8 @@ public struct ImageDecodeWarning: Sendable, Hashable, CustomStringConvertible {
         /// `ImageDecodeOptions.maxColorProfileBytes`, or not for these pixels): the pixels are
         /// as stored, so colours may be off.
         public static let colorProfileIgnored = Kind(name: "colorProfileIgnored")
+        /// An EXIF block or XMP packet was not kept (over `ImageDecodeOptions.maxMetadataBytes`).
+        public static let metadataIgnored = Kind(name: "metadataIgnored")
     }
 
     public let kind: Kind

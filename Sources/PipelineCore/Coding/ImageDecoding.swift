@@ -2,7 +2,7 @@ import Foundation
 
 /// The decode step shared by caches and loaders (SDWebImage's `SDImageCacheDecodeImageData` and
 /// `SDImageLoaderDecodeImageData`): pick the coder, decode, refuse empty results, manage colour as
-/// `options.colorHandling` says, and record the options used so `isThumbnail` can be told later.
+/// `options.colorHandling` says, strip or keep EXIF and XMP as `options.metadataHandling` says, and record the options used so `isThumbnail` can be told later.
 public enum ImageDecoding {
     /// Decodes `data` with the context's coder if it names one (used as is, without `canDecode`,
     /// as SDWebImage does), else with `coders`; then converts it to sRGB through `colorConverters`
@@ -17,6 +17,7 @@ public enum ImageDecoding {
         guard !image.pixelSize.isEmpty else { throw ImagePipeError.badImageData(reason: "image has 0 pixels") }
         if options.firstFrameOnly { image = image.firstFrameOnly() }
         image = colorConverters.apply(options.colorHandling, to: image)
+        image = options.metadataHandling.apply(to: image)
         image.metadata.decodeOptions = options
         return image
     }

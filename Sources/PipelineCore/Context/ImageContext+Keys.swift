@@ -60,6 +60,12 @@ extension ImageContext.Key where Value == ImageColorHandling {
     public static var colorHandling: Self { .init("colorHandling") }
 }
 
+extension ImageContext.Key where Value == ImageMetadataHandling {
+    /// Strip EXIF and XMP (default) or keep them; overrides the decode options' field. Part of the
+    /// cache key when not the default.
+    public static var metadataHandling: Self { .init("metadataHandling") }
+}
+
 extension ImageContext.Key where Value == Int {
     /// `imageScaleDownLimitBytes`: byte budget for decoded pixels (all frames). Not part of the key.
     public static var scaleDownLimitBytes: Self { .init("scaleDownLimitBytes") }

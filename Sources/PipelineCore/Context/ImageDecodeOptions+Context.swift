@@ -18,6 +18,7 @@ extension ImageDecodeOptions {
         if let preserve = context[.preserveAspectRatio] { preserveAspectRatio = preserve }
         if let size = context[.thumbnailPixelSize] { thumbnailPixelSize = size.isEmpty ? nil : size }
         if let handling = context[.colorHandling] { colorHandling = handling }
+        if let handling = context[.metadataHandling] { metadataHandling = handling }
         if let limit = context[.scaleDownLimitBytes] {
             scaleDownLimitBytes = limit
         } else if options.contains(.scaleDownLargeImages) {

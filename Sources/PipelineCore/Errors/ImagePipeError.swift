@@ -72,6 +72,9 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         /// Bytes of an embedded colour profile: `ImageDecodeOptions.maxColorProfileBytes`. Over it
         /// the profile is dropped with a warning naming this setting; the image still decodes.
         public static let colorProfileBytes = Limit(name: "colorProfileBytes", setting: "ImageDecodeOptions.maxColorProfileBytes")
+        /// Bytes of an EXIF block or XMP packet: `ImageDecodeOptions.maxMetadataBytes`. Over it the
+        /// block is dropped with a warning naming this setting; the image still decodes.
+        public static let metadataBytes = Limit(name: "metadataBytes", setting: "ImageDecodeOptions.maxMetadataBytes")
     }
 
     /// Why a transfer failed. `blockedAddress`: a loader's policy refused the address before

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A decoded image: immutable and `Sendable`, so one instance can be cached and handed to many
 /// tasks at once.
 ///
@@ -121,6 +123,7 @@ public struct Image: Sendable {
             copy = Image(animation: try animation.mapped { [orientation] in $0.applying(orientation) }, scale: scale, metadata: metadata)
         }
         copy.format = format
+        copy.metadata.exif = metadata.exif.map(ExifEditor.settingOrientationUp)
         return copy
     }
 
@@ -152,16 +155,35 @@ public struct ImageMetadata: Hashable, Sendable {
     /// How the pixels are meant to be read as colours, as the file said (nil: it said nothing,
     /// read as sRGB); `.sRGB` once the decode step has converted them. Kept by every transform.
     public var colorProfile: ImageColorProfile?
+    /// The file's EXIF as a TIFF structure (without JPEG's `Exif\0\0`), as decoded; after the
+    /// decode step only when `ImageMetadataHandling.keep` asked for it, with GPS removed. Its
+    /// orientation is reset to 1 wherever the pixels are turned upright. Encoders write it.
+    public var exif: Data?
+    /// The file's XMP packet (UTF-8 XML), as decoded; after the decode step only when kept.
+    public var xmp: Data?
+    /// True when the decode step removed EXIF, XMP or their GPS data by policy: the file's bytes
+    /// then carry metadata this image does not, so they must not be served as its encoding.
+    public var removedMetadata: Bool
 
     public init(
         isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil,
-        warnings: [ImageDecodeWarning] = [], colorProfile: ImageColorProfile? = nil
+        warnings: [ImageDecodeWarning] = [], colorProfile: ImageColorProfile? = nil,
+        exif: Data? = nil, xmp: Data? = nil
     ) {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
         self.decodeOptions = decodeOptions
         self.warnings = Array(warnings.prefix(ImageDecodeWarning.maxPerImage))
         self.colorProfile = colorProfile
+        self.exif = exif
+        self.xmp = xmp
+        self.removedMetadata = false
+    }
+
+    /// Appends `warning` unless the image already holds `ImageDecodeWarning.maxPerImage`.
+    public mutating func addWarning(_ warning: ImageDecodeWarning?) {
+        guard let warning, warnings.count < ImageDecodeWarning.maxPerImage else { return }
+        warnings.append(warning)
     }
 }
 

@@ -249,10 +249,12 @@ struct ImageLoadFlow: Sendable {
     private func storeOriginal(_ source: DecodedSource, from cacheType: ImageCacheType, keys: ImageCacheKeys, url: URL) async {
         let cache: any ImageCache = context[.originalImageCache] ?? context[.imageCache] ?? manager.cache
         var type = context[.originalStoreCacheType] ?? .disk
-        // A thumbnail, or pixels kept out of sRGB by a non-default colour handling, is not what
-        // the original key stands for: only the bytes are stored under it.
-        let keptColors = (source.image.metadata.decodeOptions?.colorHandling ?? .default) != .default
-        var image: Image? = source.image.isThumbnail || keptColors ? nil : source.image
+        // A thumbnail, pixels kept out of sRGB by a non-default colour handling, or kept metadata,
+        // is not what the original key stands for: only the bytes are stored under it.
+        let decodeOptions = source.image.metadata.decodeOptions
+        let keptColors = (decodeOptions?.colorHandling ?? .default) != .default
+        let keptMetadata = (decodeOptions?.metadataHandling ?? .default) != .default
+        var image: Image? = source.image.isThumbnail || keptColors || keptMetadata ? nil : source.image
         if keys.final == keys.original {
             let finalType = context[.storeCacheType] ?? .all
             type = ImageCacheType(memory: type.includesMemory || finalType.includesMemory, disk: type.includesDisk || finalType.includesDisk)

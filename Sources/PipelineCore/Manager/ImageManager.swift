@@ -153,6 +153,9 @@ struct ImageCacheKeys {
         if let suffix = (context[.colorHandling] ?? context[.decodeOptions]?.colorHandling)?.cacheKeySuffix {
             key = ImageCacheKey.transformed(key, transformerKey: suffix)
         }
+        if let suffix = (context[.metadataHandling] ?? context[.decodeOptions]?.metadataHandling)?.cacheKeySuffix {
+            key = ImageCacheKey.transformed(key, transformerKey: suffix)
+        }
         if let transformer {
             key = ImageCacheKey.transformed(key, transformerKey: transformer.key)
         }

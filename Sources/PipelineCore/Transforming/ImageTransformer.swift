@@ -17,7 +17,7 @@ extension ImageTransformer {
 
     /// Transforms as the pipeline does: the output is marked transformed and, when
     /// `preservesImageMetadata`, keeps the input's format, scale and decode options (SDWebImage's
-    /// `SDImageCopyAssociatedObject` step). Decode warnings and the colour profile are always
+    /// `SDImageCopyAssociatedObject` step). Decode warnings, the colour profile and EXIF/XMP are always
     /// kept: the output's pixels come from the same decode, in the same colours.
     public func apply(to image: Image) throws -> Image {
         var output = try transform(image)
@@ -29,6 +29,13 @@ extension ImageTransformer {
         output.metadata.isTransformed = true
         output.metadata.warnings = image.metadata.warnings
         output.metadata.colorProfile = image.metadata.colorProfile
+        output.metadata.exif = image.metadata.exif
+        // Pixel transformers turn the pixels upright first: the EXIF must say so too.
+        if output.orientation == .up, image.orientation != .up {
+            output.metadata.exif = output.metadata.exif.map(ExifEditor.settingOrientationUp)
+        }
+        output.metadata.xmp = image.metadata.xmp
+        output.metadata.removedMetadata = image.metadata.removedMetadata
         return output
     }
 }

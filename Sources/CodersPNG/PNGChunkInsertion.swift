@@ -1,0 +1,37 @@
+import CDeflate
+import Foundation
+
+/// Ancillary chunks the encoder adds to the shim's output (iCCP, eXIf, iTXt), right after IHDR:
+/// before IDAT, where iCCP and eXIf must be.
+enum PNGChunkInsertion {
+    struct Chunk {
+        let type: String
+        let payload: [UInt8]
+    }
+
+    /// Signature (8) plus IHDR (4 length + 4 type + 13 data + 4 CRC): PNGWriter.c writes these first.
+    static let afterIHDR = 33
+
+    /// `png` with `chunks` framed (length, type, payload, CRC) after IHDR; nil when it is too short
+    /// or a chunk too long for PNG.
+    static func inserting(_ chunks: [Chunk], in png: Data) -> Data? {
+        guard !chunks.isEmpty else { return png }
+        guard png.count > afterIHDR else { return nil }
+        var framed: [UInt8] = []
+        for chunk in chunks {
+            guard let length = UInt32(exactly: chunk.payload.count), length <= 0x7FFF_FFFF else { return nil }
+            let typed = Array(chunk.type.utf8) + chunk.payload
+            let crc = typed.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+            framed += bigEndian(length) + typed + bigEndian(crc)
+        }
+        var out = Data(capacity: png.count + framed.count)
+        out.append(png.prefix(afterIHDR))
+        out.append(contentsOf: framed)
+        out.append(png.dropFirst(afterIHDR))
+        return out
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// Reads and edits EXIF data: a TIFF structure (byte order, magic 42, IFD0 offset, then IFDs of
+/// 12-byte entries), bare as PNG's `eXIf` and WebP's `EXIF` chunks hold it or after JPEG APP1's
+/// `Exif\0\0`. The one EXIF reader of ImagePipe: coders read orientation through it, and the decode
+/// and orientation steps edit with it.
+///
+/// EXIF comes from untrusted files: every offset and count is checked against the bytes before use,
+/// IFD chains are followed at most `maxChainedIFDs` deep and never twice to one offset, so hostile
+/// data gives nil or an unchanged copy, never a crash or a loop. Edits are made in place, keeping
+/// every other byte (and so every offset) as it was.
+public struct ExifEditor: Sendable {
+    /// The data as given, with the `Exif\0\0` header when it had one, edits applied.
+    public private(set) var bytes: [UInt8]
+    /// Where the TIFF structure starts in `bytes` (6 after `Exif\0\0`, else 0).
+    private let base: Int
+    private let bigEndian: Bool
+
+    static let orientationTag: UInt16 = 0x0112
+    static let gpsPointerTag: UInt16 = 0x8825
+    /// What precedes the TIFF structure in a JPEG APP1 segment: `Exif\0\0`.
+    public static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
+    /// IFD0, IFD1 (the thumbnail's) and a few more than any real file has.
+    static let maxChainedIFDs = 8
+
+    /// Nil when the data does not start like a TIFF structure (after an optional `Exif\0\0`).
+    public init?(_ exif: some Collection<UInt8>) {
+        bytes = Array(exif)
+        base = bytes.starts(with: Self.exifHeader) ? Self.exifHeader.count : 0
+        guard bytes.count >= base + 8 else { return nil }
+        switch (bytes[base], bytes[base + 1]) {
+        case (0x49, 0x49): bigEndian = false
+        case (0x4D, 0x4D): bigEndian = true
+        default: return nil
+        }
+        guard uint16(at: 2) == 42 else { return nil }
+    }
+
+    /// The bytes without a JPEG `Exif\0\0` header: the TIFF structure PNG, WebP and
+    /// `ImageMetadata.exif` hold.
+    public var tiffData: Data { Data(bytes[base...]) }
+
+    // MARK: Orientation
+
+    /// The raw Orientation tag (1–8 when valid; files also carry 0 or junk), or nil without a
+    /// readable one. Only IFD0 is read: that is where the tag lives.
+    public var rawOrientation: Int? {
+        guard let ifd = ifd(at: ifd0Offset), let entry = ifd.entry(tagged: Self.orientationTag, in: self),
+              let type = uint16(at: entry + 2), let count = uint32(at: entry + 4), count >= 1
+        else { return nil }
+        switch type {
+        case 3: return uint16(at: entry + 8).map(Int.init)  // SHORT, as the spec says
+        case 4: return uint32(at: entry + 8).map(Int.init)  // LONG, seen from some writers
+        default: return nil
+        }
+    }
+
+    /// The orientation recorded, or nil without a readable tag. Values outside 1–8 (0 is common)
+    /// mean upright, as every viewer treats them.
+    public var orientation: ImageOrientation? { rawOrientation.map { ImageOrientation(exifValue: $0) } }
+
+    /// Sets the Orientation tag to 1 (upright) if there is one: for pixels that have been turned.
+    public mutating func setOrientationUp() {
+        guard let ifd = ifd(at: ifd0Offset), let entry = ifd.entry(tagged: Self.orientationTag, in: self),
+              let type = uint16(at: entry + 2)
+        else { return }
+        switch type {
+        case 3: write(1, at: entry + 8, size: 2)
+        case 4: write(1, at: entry + 8, size: 4)
+        default: break
+        }
+    }
+
+    // MARK: GPS
+
+    /// Removes the GPS IFD pointer (tag 0x8825) from every IFD of the chain and zeroes the GPS
+    /// IFD's entries and values where they lie within the data. Everything else (copyright,
+    /// artist, camera, the Exif sub-IFD) stays byte for byte. False when IFD0 cannot be read, so
+    /// the caller cannot know the data is free of GPS and should drop it.
+    @discardableResult
+    public mutating func removeGPS() -> Bool {
+        guard ifd(at: ifd0Offset) != nil else { return false }
+        var visited: Set<Int> = []
+        var next = ifd0Offset
+        while let offset = next, visited.count < Self.maxChainedIFDs, visited.insert(offset).inserted {
+            // Read afresh after each removal: the count has dropped and zeroing may have touched it.
+            while let ifd = ifd(at: offset), let index = ifd.entryIndex(tagged: Self.gpsPointerTag, in: self) {
+                let entry = ifd.entriesStart + index * 12
+                let pointer = uint32(at: entry + 8).map(Int.init)
+                removeEntry(index, from: ifd)
+                if let pointer, !visited.contains(pointer) { zeroIFD(at: pointer) }
+            }
+            next = self.ifd(at: offset)?.nextOffset(in: self)
+        }
+        return true
+    }
+
+    /// Zeroes an IFD's entries, count and next pointer, and the out-of-line values its entries
+    /// point to, each only where it lies wholly within the data and past the TIFF header.
+    private mutating func zeroIFD(at offset: Int) {
+        guard let ifd = ifd(at: offset) else { return }
+        for index in 0..<ifd.count {
+            let entry = ifd.entriesStart + index * 12
+            guard let type = uint16(at: entry + 2), let count = uint32(at: entry + 4),
+                  let size = Self.typeSize(type) else { continue }
+            let (length, overflow) = Int(count).multipliedReportingOverflow(by: size)
+            guard !overflow, length > 4, let valueOffset = uint32(at: entry + 8).map(Int.init) else { continue }
+            zero(valueOffset, length)
+        }
+        zero(offset, 2 + ifd.count * 12 + 4)
+    }
+
+    /// Removes entry `index` from `ifd`: the later entries and the next-IFD pointer move up 12
+    /// bytes, the freed 12 at the end are zeroed, and the count drops by one.
+    private mutating func removeEntry(_ index: Int, from ifd: IFD) {
+        let entry = base + ifd.entriesStart + index * 12
+        let tail = min(base + ifd.entriesStart + ifd.count * 12 + 4, bytes.count)
+        if entry + 12 < tail { bytes.replaceSubrange(entry..<tail - 12, with: bytes[(entry + 12)..<tail]) }
+        for position in max(tail - 12, entry)..<tail { bytes[position] = 0 }
+        write(UInt32(ifd.count - 1), at: ifd.offset, size: 2)
+    }
+
+    // MARK: TIFF structure
+
+    /// An IFD whose entries all lie within the data.
+    private struct IFD {
+        let offset: Int
+        let count: Int
+        var entriesStart: Int { offset + 2 }
+
+        func entryIndex(tagged tag: UInt16, in editor: ExifEditor) -> Int? {
+            (0..<count).first { editor.uint16(at: entriesStart + $0 * 12) == tag }
+        }
+
+        func entry(tagged tag: UInt16, in editor: ExifEditor) -> Int? {
+            entryIndex(tagged: tag, in: editor).map { entriesStart + $0 * 12 }
+        }
+
+        func nextOffset(in editor: ExifEditor) -> Int? {
+            guard let next = editor.uint32(at: entriesStart + count * 12), next != 0 else { return nil }
+            return Int(next)
+        }
+    }
+
+    private var ifd0Offset: Int? { uint32(at: 4).map(Int.init) }
+
+    /// The IFD at `offset` (from the TIFF header) when its count and entries fit in the data.
+    private func ifd(at offset: Int?) -> IFD? {
+        guard let offset, offset >= 8, let count = uint16(at: offset).map(Int.init) else { return nil }
+        let (end, overflow) = (base + offset + 2).addingReportingOverflow(count * 12)
+        guard !overflow, end <= bytes.count else { return nil }
+        return IFD(offset: offset, count: count)
+    }
+
+    /// Bytes a value of TIFF type `type` takes (BYTE, ASCII, SHORT, LONG, RATIONAL...), or nil.
+    static func typeSize(_ type: UInt16) -> Int? {
+        switch type {
+        case 1, 2, 6, 7: 1
+        case 3, 8: 2
+        case 4, 9, 11, 13: 4
+        case 5, 10, 12: 8
+        default: nil
+        }
+    }
+
+    private func uint16(at offset: Int) -> UInt16? {
+        guard offset >= 0, offset <= bytes.count - base - 2 else { return nil }
+        let (a, b) = (UInt16(bytes[base + offset]), UInt16(bytes[base + offset + 1]))
+        return bigEndian ? a << 8 | b : b << 8 | a
+    }
+
+    private func uint32(at offset: Int) -> UInt32? {
+        guard offset >= 0, offset <= bytes.count - base - 4 else { return nil }
+        let b = (0..<4).map { UInt32(bytes[base + offset + $0]) }
+        return bigEndian ? b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3] : b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0]
+    }
+
+    private mutating func write(_ value: UInt32, at offset: Int, size: Int) {
+        guard offset >= 0, offset <= bytes.count - base - size else { return }
+        for index in 0..<size {
+            let shift = bigEndian ? (size - 1 - index) * 8 : index * 8
+            bytes[base + offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+        }
+    }
+
+    private mutating func zero(_ offset: Int, _ length: Int) {
+        let (end, overflow) = offset.addingReportingOverflow(length)
+        guard offset >= 8, !overflow, end <= bytes.count - base else { return }
+        for position in (base + offset)..<(base + end) { bytes[position] = 0 }
+    }
+}
+
+extension ExifEditor {
+    /// The raw Orientation tag in `exif`, or nil; see `rawOrientation`.
+    public static func rawOrientation(in exif: some Collection<UInt8>) -> Int? {
+        ExifEditor(exif)?.rawOrientation
+    }
+
+    /// The orientation `exif` records, or nil; see `orientation`.
+    public static func orientation(in exif: some Collection<UInt8>) -> ImageOrientation? {
+        ExifEditor(exif)?.orientation
+    }
+
+    /// `exif` with its orientation set to 1; unchanged when it has no readable tag.
+    public static func settingOrientationUp(_ exif: Data) -> Data {
+        guard var editor = ExifEditor(exif) else { return exif }
+        editor.setOrientationUp()
+        return Data(editor.bytes)
+    }
+
+    /// `exif` as a TIFF structure with its GPS IFD removed, or nil when it cannot be read (and so
+    /// cannot be shown free of GPS).
+    public static func removingGPS(_ exif: Data) -> Data? {
+        guard var editor = ExifEditor(exif), editor.removeGPS() else { return nil }
+        return editor.tiffData
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// What the decode step does with a file's EXIF and XMP. Stripping is the default, as libvips'
+/// `strip`, imgproxy and sharp do for derivatives: EXIF carries where a photo was taken and the
+/// camera's serial number, which a thumbnail should not pass on unasked.
+public enum ImageMetadataHandling: Hashable, Sendable {
+    /// Drops EXIF and XMP from the image, so encoders write none (the default).
+    case strip
+    /// Keeps EXIF without its GPS IFD (its copyright, artist and camera tags stay) and XMP, unless
+    /// the XMP packet holds GPS properties: then it is dropped. Encoders write what is kept, with
+    /// the EXIF orientation 1 once the pixels are upright.
+    case keep
+
+    public static let `default` = ImageMetadataHandling.strip
+
+    /// Appended to cache keys when not the default, since the image differs: `Metadata(keep)`.
+    var cacheKeySuffix: String? {
+        switch self {
+        case .strip: nil
+        case .keep: "Metadata(keep)"
+        }
+    }
+
+    /// `image` with its EXIF and XMP as this handling says.
+    public func apply(to image: Image) -> Image {
+        let (exif, xmp) = (image.metadata.exif, image.metadata.xmp)
+        guard exif != nil || xmp != nil else { return image }
+        var result = image
+        switch self {
+        case .strip:
+            result.metadata.exif = nil
+            result.metadata.xmp = nil
+        case .keep:
+            result.metadata.exif = exif.flatMap(ExifEditor.removingGPS)
+            result.metadata.xmp = xmp.flatMap { Self.mentionsGPS($0) ? nil : $0 }
+        }
+        // Whatever changed, the file's own bytes no longer stand for this image.
+        result.metadata.removedMetadata = result.metadata.exif != exif || result.metadata.xmp != xmp
+        return result
+    }
+
+    /// Whether an XMP packet has GPS properties (`exif:GPSLatitude`, `drone-dji:GpsLongitude`…):
+    /// any qualified name starting `GPS`, in any case. Editing XML is out of scope here, so such a
+    /// packet is dropped whole; a false alarm loses the XMP, never a location.
+    static func mentionsGPS(_ xmp: Data) -> Bool {
+        let needle: [UInt8] = Array(":gps".utf8)
+        let bytes = [UInt8](xmp)
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == 0x3A {
+            if (1..<needle.count).allSatisfy({ bytes[start + $0] | 0x20 == needle[$0] }) { return true }
+        }
+        return false
+    }
+}
