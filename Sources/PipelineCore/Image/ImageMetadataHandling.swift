@@ -10,6 +10,9 @@ public enum ImageMetadataHandling: Hashable, Sendable {
     /// the XMP packet holds GPS properties: then it is dropped. Encoders write what is kept, with
     /// the EXIF orientation 1 once the pixels are upright.
     case keep
+    /// Keeps EXIF and XMP exactly as decoded, GPS included: for callers that inspect metadata
+    /// (`imagepipe info`) or must pass everything on, and say so.
+    case keepAll
 
     public static let `default` = ImageMetadataHandling.strip
 
@@ -18,13 +21,14 @@ public enum ImageMetadataHandling: Hashable, Sendable {
         switch self {
         case .strip: nil
         case .keep: "Metadata(keep)"
+        case .keepAll: "Metadata(keepAll)"
         }
     }
 
     /// `image` with its EXIF and XMP as this handling says.
     public func apply(to image: Image) -> Image {
         let (exif, xmp) = (image.metadata.exif, image.metadata.xmp)
-        guard exif != nil || xmp != nil else { return image }
+        guard exif != nil || xmp != nil, self != .keepAll else { return image }
         var result = image
         switch self {
         case .strip:
@@ -33,6 +37,8 @@ public enum ImageMetadataHandling: Hashable, Sendable {
         case .keep:
             result.metadata.exif = exif.flatMap(ExifEditor.removingGPS)
             result.metadata.xmp = xmp.flatMap { Self.mentionsGPS($0) ? nil : $0 }
+        case .keepAll:
+            break
         }
         // Whatever changed, the file's own bytes no longer stand for this image.
         result.metadata.removedMetadata = result.metadata.exif != exif || result.metadata.xmp != xmp

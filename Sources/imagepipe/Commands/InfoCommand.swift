@@ -61,11 +61,11 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     /// Decodes as the pipeline does, within `coders.decodeMemoryBudget`, keeping the source's colour
-    /// profile so it can be named. Info composites the first frame only and reads the others'
-    /// timing from the header, so an animation over the budget for processing every frame is still
-    /// described.
+    /// profile so it can be named, and its EXIF and XMP as the file has them. Info composites the
+    /// first frame only and reads the others' timing from the header, so an animation over the
+    /// budget for processing every frame is still described.
     static func decode(_ data: Data, coders: ImageCodersManager = .shared) async throws -> Image {
-        let options = ImageDecodeOptions(maxAnimationPixels: .max, colorHandling: .keepSourceProfile)
+        let options = ImageDecodeOptions(maxAnimationPixels: .max, colorHandling: .keepSourceProfile, metadataHandling: .keepAll)
         return try await ImageDecoding.decode(data, options: options, coders: coders) { work in try work() }
     }
 
@@ -75,6 +75,7 @@ struct InfoCommand: AsyncParsableCommand {
         guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
         let loaded = try await ImageLoadersManager.shared.load(url, options: [], context: ImageContext(), progress: nil)
         let image = try await Self.decode(loaded.data)
+        let (hasExif, hasXmp) = (image.metadata.exif != nil, image.metadata.xmp != nil)
         warnings = image.metadata.warnings
         DecodeWarnings.report(warnings, source: source)
         try warningOptions.check(warnings)
@@ -93,6 +94,8 @@ struct InfoCommand: AsyncParsableCommand {
         result.json.add("hasAlpha", image.hasAlpha)
         result.json.add("pixelFormat", image.pixelFormat.rawValue)
         result.json.add("iccProfile", iccProfileDescription(image.metadata.colorProfile))
+        result.json.add("hasExif", hasExif)
+        result.json.add("hasXmp", hasXmp)
         result.json.add("warnings", DecodeWarnings.json(warnings))
         var text = "\(TerminalEscaping.escape(source)): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
         if image.isAnimated {
@@ -101,6 +104,8 @@ struct InfoCommand: AsyncParsableCommand {
         }
         if image.orientation != .up { text += ", orientation \(image.orientation.rawValue)" }
         if let profile = iccProfileDescription(image.metadata.colorProfile) { text += ", ICC \(TerminalEscaping.escape(profile))" }
+        let metadata = [hasExif ? "EXIF" : nil, hasXmp ? "XMP" : nil].compactMap { $0 }
+        if !metadata.isEmpty { text += ", " + metadata.joined(separator: " and ") }
         result.text = text
         return result
     }

@@ -21,13 +21,15 @@ enum ImageOutput {
         return turned
     }
 
-    /// The bytes to write: the loaded bytes untouched when nothing changed, else an encode.
+    /// The bytes to write: the loaded bytes untouched when nothing changed (metadata stripped by
+    /// policy is a change), else an encode.
     static func encode(
         _ image: Image, originalData: Data?, as format: ImageFormat, frame: Int? = nil,
         options: ImageEncodeOptions, coders: ImageCodersManager = .shared
     ) throws -> Data {
         if frame == nil, let originalData, image.format == format, image.orientation == .up,
-           !image.metadata.isTransformed, !image.isThumbnail, ImageFormat.detect(in: originalData) == format {
+           !image.metadata.isTransformed, !image.isThumbnail, !image.metadata.removedMetadata,
+           ImageFormat.detect(in: originalData) == format {
             return originalData
         }
         if let frame {

@@ -4,7 +4,7 @@ import LoaderHTTP
 import Logging
 import PipelineCore
 
-/// `--thumbnail`, `--transform`, `--quality` and `--keep-icc`, shared by `fetch` and `convert`.
+/// `--thumbnail`, `--transform`, `--quality`, `--keep-icc` and `--keep-metadata`, shared by `fetch` and `convert`.
 struct ImageProcessingOptions: ParsableArguments {
     @Option(name: .long, help: "Decode no larger than WxH (fit, aspect kept), e.g. 256x256.")
     var thumbnail: String?
@@ -17,6 +17,9 @@ struct ImageProcessingOptions: ParsableArguments {
 
     @Flag(name: .customLong("keep-icc"), help: "Keep the source's ICC profile: skip the conversion to sRGB and embed the profile in the output (PNG, JPEG, WebP).")
     var keepsICCProfile = false
+
+    @Flag(name: .customLong("keep-metadata"), help: "Keep the source's EXIF (GPS removed, orientation 1) and XMP in the output (PNG, JPEG, WebP); stripped by default.")
+    var keepsMetadata = false
 
     func validate() throws {
         _ = try thumbnailSize()
@@ -53,6 +56,7 @@ struct ImageProcessingOptions: ParsableArguments {
         context[.imageTransformer] = try transformer()
         context[.encodeOptions] = encodeOptions()
         if keepsICCProfile { context[.colorHandling] = .keepSourceProfile }
+        if keepsMetadata { context[.metadataHandling] = .keep }
         return context
     }
 }

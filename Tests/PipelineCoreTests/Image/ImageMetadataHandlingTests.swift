@@ -52,6 +52,14 @@ struct ImageMetadataHandlingTests {
         #expect(image.metadata.removedMetadata)
     }
 
+    @Test("keepAll keeps EXIF and XMP as decoded, GPS included")
+    func keepsAll() throws {
+        let image = try decode(.keepAll, xmpWithGPS: true)
+        #expect(image.metadata.exif == Data(MetadataFixtures.exif(orientation: 6)))
+        #expect(image.metadata.xmp == Data(MetadataFixtures.xmp(withGPS: true)))
+        #expect(!image.metadata.removedMetadata)
+    }
+
     @Test("An XMP packet with GPS properties is dropped when kept")
     func dropsXMPWithGPS() throws {
         #expect(try decode(.keep, xmpWithGPS: true).metadata.xmp == nil)
