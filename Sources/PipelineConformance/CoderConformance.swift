@@ -28,6 +28,10 @@ public enum CoderConformance {
         /// is tagged with it, encoded and decoded, and must come back with the same bytes
         /// (`encode.colorProfile`). Nil: the coder makes no such claim.
         public var colorProfile: Data?
+        /// For a coder that claims to write `ImageMetadata.exif` and `.xmp`: each still sample is
+        /// given the kit's EXIF (orientation 1 and a copyright tag) and XMP packet, encoded and
+        /// decoded, and must come back with both byte for byte (`encode.metadata`).
+        public var writesMetadata = false
         /// Lossy round trips may change pixels; they must keep size and frames.
         public init() {}
     }
@@ -54,6 +58,7 @@ public enum CoderConformance {
             await checkFirstFrameOnly(coder, sample, options, &log)
             await checkRoundTrip(coder, sample, image, options, &log)
             await checkColorProfile(coder, sample, image, options, &log)
+            await checkMetadata(coder, sample, image, options, &log)
             if image.isAnimated { await AnimatedCoderContracts.check(image, sample, &log) }
             if let progressive = coder as? any ProgressiveImageCoder {
                 await ProgressiveCoderContracts.check(progressive, sample, image, options, &log)

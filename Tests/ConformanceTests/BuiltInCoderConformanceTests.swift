@@ -52,10 +52,11 @@ struct BuiltInCoderConformanceTests {
         "image-webp/animated/random_lossy.webp": ("image-webp/reference/animated/random_lossy-1.png", 8),
     ]
 
-    /// PNG, JPEG and WebP write ICC profiles, so the kit checks they round-trip.
-    static let writingColorProfiles: CoderConformance.Options = {
+    /// PNG, JPEG and WebP write ICC profiles, EXIF and XMP, so the kit checks they round-trip.
+    static let writingProfilesAndMetadata: CoderConformance.Options = {
         var options = CoderConformance.Options()
         options.colorProfile = ColorFixtures.displayP3Profile()
+        options.writesMetadata = true
         return options
     }()
 
@@ -66,17 +67,17 @@ struct BuiltInCoderConformanceTests {
 
     @Test("PNGCoder (still, progressive)", arguments: png)
     func pngCoder(_ row: Corpus.Row) async throws {
-        await CoderConformance.check(PNGCoder(), samples: [try sample(row, .png)], options: Self.writingColorProfiles)
+        await CoderConformance.check(PNGCoder(), samples: [try sample(row, .png)], options: Self.writingProfilesAndMetadata)
     }
 
     @Test("JPEGCoder (still, progressive; lossy round trips)", arguments: jpeg)
     func jpegCoder(_ row: Corpus.Row) async throws {
-        await CoderConformance.check(JPEGCoder(), samples: [try sample(row, .jpeg)], options: Self.writingColorProfiles)
+        await CoderConformance.check(JPEGCoder(), samples: [try sample(row, .jpeg)], options: Self.writingProfilesAndMetadata)
     }
 
     @Test("WebPCoder (still and animated, progressive)", arguments: webp)
     func webpCoder(_ row: Corpus.Row) async throws {
-        await CoderConformance.check(WebPCoder(), samples: [try sample(row, .webp)], options: Self.writingColorProfiles)
+        await CoderConformance.check(WebPCoder(), samples: [try sample(row, .webp)], options: Self.writingProfilesAndMetadata)
     }
 
     @Test("GIFCoder (still and animated)", arguments: gif)

@@ -25,6 +25,15 @@ struct KitSelfTests {
         #expect(failures.first?.detail.contains("came back as none") == true)
     }
 
+    @Test("A coder that claims to write EXIF and XMP but drops them fails encode.metadata")
+    func droppedMetadata() async throws {
+        var options = CoderConformance.Options()
+        options.writesMetadata = true
+        let failures = await CoderConformance.failures(for: RawCoder(), samples: try samples(), options: options)
+        #expect(failures.map(\.contract) == ["encode.metadata", "encode.metadata"])
+        #expect(failures.first?.detail.contains("came back as none") == true)
+    }
+
     @Test("A coder whose canDecode decodes fails canDecode.cheap")
     func decodingSniffer() async throws {
         let contracts = Set(await CoderConformance.failures(for: DecodingSnifferCoder(), samples: try samples()).map(\.contract))

@@ -68,6 +68,10 @@ enum CoderFuzzing {
         }
         try check(image, options: options, what: "decode")
         try readFrames(of: image, random: &random)
+        // EXIF with its GPS removed must have none left: removing again changes nothing.
+        if let exif = image.metadata.exif, let kept = ExifEditor.removingGPS(exif), ExifEditor.removingGPS(kept) != kept {
+            throw FuzzViolation("EXIF still has a GPS IFD after removing it")
+        }
         if image.orientation != .up {
             do {
                 let upright = try image.applyingOrientation()

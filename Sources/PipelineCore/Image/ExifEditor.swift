@@ -75,11 +75,26 @@ public struct ExifEditor: Sendable {
 
     /// Removes the GPS IFD pointer (tag 0x8825) from every IFD of the chain and zeroes the GPS
     /// IFD's entries and values where they lie within the data. Everything else (copyright,
-    /// artist, camera, the Exif sub-IFD) stays byte for byte. False when IFD0 cannot be read, so
-    /// the caller cannot know the data is free of GPS and should drop it.
+    /// artist, camera, the Exif sub-IFD) stays byte for byte. False when IFD0 cannot be read, or
+    /// when hostile overlapping IFDs keep producing pointers: the caller cannot know the data is
+    /// free of GPS and should drop it.
     @discardableResult
     public mutating func removeGPS() -> Bool {
         guard ifd(at: ifd0Offset) != nil else { return false }
+        // Removing an entry moves bytes, which in crafted data may be another IFD's; so passes
+        // repeat until one finds nothing, and a pass that does proves the result clean.
+        for _ in 0..<Self.maxGPSRemovalPasses {
+            if removeGPSPointersOnce() == 0 { return true }
+        }
+        return false
+    }
+
+    /// Passes over the IFD chain `removeGPS` makes; real data needs one, crafted data two at most.
+    static let maxGPSRemovalPasses = 4
+
+    /// One walk of the IFD chain removing GPS pointers; the number removed.
+    private mutating func removeGPSPointersOnce() -> Int {
+        var removed = 0
         var visited: Set<Int> = []
         var next = ifd0Offset
         while let offset = next, visited.count < Self.maxChainedIFDs, visited.insert(offset).inserted {
@@ -88,11 +103,12 @@ public struct ExifEditor: Sendable {
                 let entry = ifd.entriesStart + index * 12
                 let pointer = uint32(at: entry + 8).map(Int.init)
                 removeEntry(index, from: ifd)
+                removed += 1
                 if let pointer, !visited.contains(pointer) { zeroIFD(at: pointer) }
             }
             next = self.ifd(at: offset)?.nextOffset(in: self)
         }
-        return true
+        return removed
     }
 
     /// Zeroes an IFD's entries, count and next pointer, and the out-of-line values its entries

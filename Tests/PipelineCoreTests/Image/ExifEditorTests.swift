@@ -151,7 +151,10 @@ struct ExifEditorTests {
             }
             _ = ExifEditor.rawOrientation(in: bytes)
             _ = ExifEditor.settingOrientationUp(Data(bytes))
-            if let cleaned = ExifEditor.removingGPS(Data(bytes)) { #expect(!(MetadataFixtures.ifd0Tags(cleaned) ?? []).contains(0x8825)) }
+            if let cleaned = ExifEditor.removingGPS(Data(bytes)) {
+                #expect(!(MetadataFixtures.ifd0Tags(cleaned) ?? []).contains(0x8825))
+                #expect(ExifEditor.removingGPS(cleaned) == cleaned)
+            }
         }
     }
 
