@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
-            "ColorConverterLCMS", "CodersJPEG", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
+            "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
         ]),
         .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
         .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "PipelineConformance", "TestSupport"]),

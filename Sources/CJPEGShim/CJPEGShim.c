@@ -337,7 +337,7 @@ int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int com
     destination.pub.term_destination = ijpeg_destination_term;
     *out = NULL;
     *out_size = 0;
-    if ((components != 1 && components != 3) || width == 0 || height == 0) {
+    if ((components != 1 && components != 3 && components != 4) || width == 0 || height == 0) {
         snprintf(message, message_size, "invalid image geometry");
         return 0;
     }
@@ -355,7 +355,7 @@ int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int com
     info.image_width = width;
     info.image_height = height;
     info.input_components = components;
-    info.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    info.in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_CMYK;
     jpeg_set_defaults(&info);
     jpeg_set_quality(&info, quality, TRUE);
     if (components == 3 && chroma_444) {

@@ -11,6 +11,9 @@ import PipelineCore
 /// - Files that libjpeg decodes with warnings (corrupt entropy data, missing scans, truncation)
 ///   decode; the warnings are never printed but kept in the image's `metadata.warnings` (a
 ///   truncated file's missing rows are libjpeg's grey).
+/// - A CMYK JPEG with a CMYK ICC profile is converted to sRGB through the profile, a strip of rows
+///   at a time, when the options convert colour and a converter in `colorConverters` handles CMYK
+///   (`LCMSColorConverter`); otherwise CMYK becomes RGB with naive arithmetic.
 /// - The EXIF orientation (APP1) is recorded on the image, not applied.
 /// - Thumbnails are decoded at 1/2, 1/4 or 1/8 scale by libjpeg where that still leaves 2x for the
 ///   resampler (libvips' rule), then resampled to the exact size.
@@ -19,15 +22,19 @@ public struct JPEGCoder: ProgressiveImageCoder {
     /// This coder's own pixel limit; the smaller of it and a request's `maxPixels` applies.
     public let maxPixels: Int
 
-    public init(maxPixels: Int = ImageDecodeOptions.defaultMaxPixels) {
+    /// Where CMYK JPEGs with a CMYK profile find their converter (see `decode`).
+    public let colorConverters: ImageColorConvertersManager
+
+    public init(maxPixels: Int = ImageDecodeOptions.defaultMaxPixels, colorConverters: ImageColorConvertersManager = .shared) {
         self.maxPixels = maxPixels
+        self.colorConverters = colorConverters
     }
 
     public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(in: data) == .jpeg }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "JPEGCoder", format: .jpeg) }
-        return try JPEGDecoder.decode(data, options: limited(options))
+        return try JPEGDecoder.decode(data, options: limited(options), colorConverters: colorConverters)
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { format == .jpeg }
@@ -38,7 +45,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
     }
 
     public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder {
-        JPEGIncrementalDecoder(options: limited(options))
+        JPEGIncrementalDecoder(options: limited(options), colorConverters: colorConverters)
     }
 
     func limited(_ options: ImageDecodeOptions) -> ImageDecodeOptions {

@@ -18,10 +18,15 @@ enum JPEGDecoder {
         if let estimate = frame.decoderMemoryEstimate() { try options.checkDecoderMemory(estimate) }
     }
 
-    /// The image, with libjpeg's warnings in `metadata.warnings`.
-    static func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+    /// The image, with libjpeg's warnings in `metadata.warnings`. A CMYK image with a CMYK profile
+    /// is converted to sRGB through it by `colorConverters` when `options.colorHandling` converts
+    /// and a converter there handles CMYK; otherwise with naive arithmetic, keeping the profile
+    /// on the image (encoders never write a CMYK profile beside RGB pixels).
+    static func decode(_ data: Data, options: ImageDecodeOptions, colorConverters: ImageColorConvertersManager) throws -> Image {
         let scan = JPEGHeaderScan(data)
         try preflight(scan, options: options)
+        var (profile, profileWarning) = scan.iccSegments.profile(options: options)
+        var conversionWarning: ImageDecodeWarning?
         let (pixels, warnings) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning]) in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()
@@ -30,23 +35,35 @@ enum JPEGDecoder {
             _ = try decompressor.readHeader()
             let plan = try JPEGDecodePlan(info: decompressor.info, options: options)
             plan.apply(to: decompressor.info)
+            var cmykRows: (any CMYKRowConverter)?
+            if case .cmyk(let inverted) = plan.colorModel {
+                do {
+                    cmykRows = try colorConverters.cmykConverter(for: options.colorHandling, profile: profile, inverted: inverted)
+                } catch {
+                    // A profile lcms2 refuses is dropped, so the decode step does not refuse it again.
+                    profile = nil
+                    conversionWarning = ImageDecodeWarning(.colorProfileIgnored, message: "JPEG: CMYK colour profile not applied, CMYK converted without it: \(error)")
+                }
+            }
             _ = try decompressor.startDecompress()
-            let pixels = try readAllRows(decompressor, plan: plan)
+            let pixels = try readAllRows(decompressor, plan: plan, cmykRows: cmykRows)
+            if cmykRows != nil { profile = .sRGB }
             // The image is complete; what follows it (junk before EOI, a missing EOI) only adds
             // warnings, and a failure there must not throw the decoded pixels away.
             _ = try? decompressor.finishDecompress()
             return (pixels, decompressor.warnings)
         }
         let orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
-        let (profile, profileWarning) = scan.iccSegments.profile(options: options)
         let (exif, exifWarning) = options.acceptingMetadata(scan.exif.map { Data($0) }, kind: "EXIF", format: "JPEG")
         let (xmp, xmpWarning) = options.acceptingMetadata(scan.xmp.map { Data($0) }, kind: "XMP", format: "JPEG")
+        let extra = [profileWarning, conversionWarning, exifWarning, xmpWarning].compactMap { $0 }
         return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + [profileWarning, exifWarning, xmpWarning].compactMap { $0 },
+                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + extra,
                                              colorProfile: profile, exif: exif, xmp: xmp))
     }
 
-    private static func readAllRows(_ decompressor: JPEGDecompressor, plan: JPEGDecodePlan) throws -> PixelBuffer {
+    /// The rows as the plan's pixels; CMYK through `cmykRows` when given, else naively.
+    private static func readAllRows(_ decompressor: JPEGDecompressor, plan: JPEGDecodePlan, cmykRows: (any CMYKRowConverter)?) throws -> PixelBuffer {
         let info = decompressor.info
         let width = Int(info.pointee.output_width), height = Int(info.pointee.output_height)
         let components = Int(info.pointee.output_components)
@@ -69,7 +86,12 @@ enum JPEGDecoder {
                     while done < height {
                         let count = min(stripRows, height - done)
                         try rows.withUnsafeMutableBufferPointer { try readRows(decompressor, into: $0.baseAddress!, count: count) }
-                        JPEGDecodePlan.convertCMYK(strip.baseAddress!, to: base + done * width * 3, pixels: count * width, inverted: inverted)
+                        if let cmykRows {
+                            cmykRows.convert(UnsafeBufferPointer(start: strip.baseAddress!, count: count * rowBytes),
+                                             into: UnsafeMutableBufferPointer(start: base + done * width * 3, count: count * width * 3))
+                        } else {
+                            JPEGDecodePlan.convertCMYK(strip.baseAddress!, to: base + done * width * 3, pixels: count * width, inverted: inverted)
+                        }
                         done += count
                     }
                 }

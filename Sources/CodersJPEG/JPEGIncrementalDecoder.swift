@@ -29,16 +29,18 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     }
 
     private let options: ImageDecodeOptions
+    private let colorConverters: ImageColorConvertersManager
     private let state = Mutex(IncrementalDecodeState<Progress>())
 
-    init(options: ImageDecodeOptions) {
+    init(options: ImageDecodeOptions, colorConverters: ImageColorConvertersManager) {
         self.options = options
+        self.colorConverters = colorConverters
     }
 
     func update(_ data: Data, isComplete: Bool) {
-        let options = self.options
+        let options = self.options, colorConverters = self.colorConverters
         state.withLock { state in
-            state.update(data, isComplete: isComplete, decodeComplete: { try JPEGDecoder.decode($0, options: options) }) { progress, data, fed in
+            state.update(data, isComplete: isComplete, decodeComplete: { try JPEGDecoder.decode($0, options: options, colorConverters: colorConverters) }) { progress, data, fed in
                 if progress == nil {
                     // Partial images stop at the scan and memory limits; the time budget is the
                     // final decode's (a slow download is no reason to stop showing progress).

@@ -3,15 +3,15 @@ import Foundation
 import PipelineCore
 
 /// Colour management on Little CMS 2: converts pixels described by an ICC profile (RGB or gray)
-/// or by PNG's gAMA/cHRM facts to sRGB, as libvips, imgproxy and sharp do on lcms2.
+/// or by PNG's gAMA/cHRM facts to sRGB, and CMYK JPEGs' rows through their CMYK profile, as libvips, imgproxy and sharp do on lcms2.
 ///
 /// Register it once and the decode step converts every image that carries a profile:
 ///
 ///     ImageColorConvertersManager.shared.add(LCMSColorConverter())
 ///
 /// Transforms are cached per profile and shared by every thread. lcms2 never prints: its error
-/// messages become the reason of the image's `.colorProfileIgnored` warning. CMYK and Lab
-/// profiles are refused (ImagePipe's CMYK JPEGs reach this converter already as RGB).
+/// messages become the reason of the image's `.colorProfileIgnored` warning. A CMYK profile is
+/// used only on CMYK rows (`cmykConverter`, which the JPEG decoder calls); Lab profiles are refused.
 public struct LCMSColorConverter: ImageColorConverter {
     private let cache: LCMSTransformCache
 
@@ -34,9 +34,25 @@ public struct LCMSColorConverter: ImageColorConverter {
 
     public func convertToSRGB(_ pixels: PixelBuffer, from profile: ImageColorProfile, intent: ImageRenderingIntent) throws -> PixelBuffer {
         if profile.isSRGB { return pixels }
-        let key = LCMSTransformCache.Key(profile: profile, format: pixels.format, intent: intent)
-        let transform = try cache.transform(for: key) { try LCMSTransform(from: $0.profile, format: $0.format, intent: $0.intent) }
-        return try transform.apply(to: pixels)
+        return try transform(profile, input: .pixels(pixels.format), intent: intent).apply(to: pixels)
+    }
+
+    public func cmykConverter(from profile: ImageColorProfile, inverted: Bool, intent: ImageRenderingIntent) throws -> (any CMYKRowConverter)? {
+        CMYKRows(transform: try transform(profile, input: .cmyk(inverted: inverted), intent: intent))
+    }
+
+    private func transform(_ profile: ImageColorProfile, input: LCMSTransform.Input, intent: ImageRenderingIntent) throws -> LCMSTransform {
+        let key = LCMSTransformCache.Key(profile: profile, input: input, intent: intent)
+        return try cache.transform(for: key) { try LCMSTransform(from: $0.profile, input: $0.input, intent: $0.intent) }
+    }
+
+    /// A cached CMYK transform, as the JPEG decoder calls it strip by strip.
+    private struct CMYKRows: CMYKRowConverter {
+        let transform: LCMSTransform
+
+        func convert(_ cmyk: UnsafeBufferPointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>) {
+            transform.convertCMYK(cmyk, into: rgb)
+        }
     }
 
     public func profileDescription(_ profile: ImageColorProfile) -> String? {

@@ -2,7 +2,7 @@ import PipelineCore
 import Synchronization
 
 /// Transforms made so far, by profile (its bytes: the dictionary hashes them and compares equal
-/// keys byte for byte, so two profiles never share a transform), pixel format and intent. Making a
+/// keys byte for byte, so two profiles never share a transform), input (pixel format or CMYK) and intent. Making a
 /// transform parses the profile and builds tables, which costs more than converting a thumbnail;
 /// the same few profiles (Display P3, Adobe RGB, a camera's) come back all day.
 ///
@@ -11,7 +11,7 @@ import Synchronization
 final class LCMSTransformCache: Sendable {
     struct Key: Hashable, Sendable {
         let profile: ImageColorProfile
-        let format: PixelFormat
+        let input: LCMSTransform.Input
         let intent: ImageRenderingIntent
 
         var profileBytes: Int { profile.iccData?.count ?? 0 }

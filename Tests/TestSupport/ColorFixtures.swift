@@ -36,6 +36,47 @@ public enum ColorFixtures {
         return Data(bytes)
     }
 
+    /// A CMYK output profile (ICC v2, whose lut16 holds a bare CLUT): a 2-point CLUT from ink (CMYK) to Lab, with a warm paper white
+    /// (L 94, b 6) and inks that are not the naive complements, so conversion through it is far
+    /// from the naive arithmetic.
+    public static func cmykProfile() -> Data {
+        let profile = cmsCreateProfilePlaceholder(nil)!
+        cmsSetProfileVersion(profile, 2.1)
+        cmsSetDeviceClass(profile, cmsSigOutputClass)
+        cmsSetColorSpace(profile, cmsSigCmykData)
+        cmsSetPCS(profile, cmsSigLabData)
+        // Grid corners, C slowest and K fastest; Lab in lcms2's v4 16-bit encoding.
+        var table: [UInt16] = []
+        for c in 0...1 { for m in 0...1 { for y in 0...1 { for k in 0...1 {
+            let (c, m, y, k) = (Double(c), Double(m), Double(y), Double(k))
+            let lightness = 94 * (1 - 0.35 * c - 0.45 * m - 0.08 * y) * (1 - 0.85 * k)
+            let a = 70 * m - 35 * c - 10 * y
+            let b = 6 + 80 * y - 45 * c - 25 * m
+            table += [UInt16(max(lightness, 0) / 100 * 65535), UInt16((a + 128) * 257), UInt16((b + 128) * 257)]
+        } } } }
+        let pipeline = cmsPipelineAlloc(nil, 4, 3)!
+        defer { cmsPipelineFree(pipeline) }
+        cmsPipelineInsertStage(pipeline, cmsAT_BEGIN, cmsStageAllocCLut16bit(nil, 2, 4, 3, &table))
+        cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeMutableRawPointer(pipeline))
+        var white = cmsD50_XYZ().pointee
+        cmsWriteTag(profile, cmsSigMediaWhitePointTag, &white)
+        return save(profile, description: "Test CMYK")
+    }
+
+    /// lcms2's own conversion of CMYK ink values (0 no ink, 255 full) through `profile` into
+    /// sRGB, perceptual: what a decoder that applies the profile must give.
+    public static func lcmsSRGB(fromCMYK ink: [UInt8], profile: Data) -> [UInt8] {
+        let source = profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, UInt32($0.count)) }!
+        let target = cmsCreate_sRGBProfile()!
+        defer { cmsCloseProfile(source); cmsCloseProfile(target) }
+        let cmyk8 = UInt32(PT_CMYK) << 16 | 4 << 3 | 1, rgb8 = UInt32(PT_RGB) << 16 | 3 << 3 | 1
+        let transform = cmsCreateTransform(source, cmyk8, target, rgb8, UInt32(INTENT_PERCEPTUAL), 0)!
+        defer { cmsDeleteTransform(transform) }
+        var output = [UInt8](repeating: 0, count: ink.count / 4 * 3)
+        cmsDoTransform(transform, ink, &output, UInt32(ink.count / 4))
+        return output
+    }
+
     private static func rgbProfile(description: String, red: (Double, Double), green: (Double, Double), blue: (Double, Double)) -> Data {
         var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
         var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),

@@ -79,7 +79,8 @@ int ijpeg_decoder_warning_count(const ijpeg_decoder *decoder);
 /// `*is_truncation` 1 when it is libjpeg's "Premature end of JPEG file". NULL past the end.
 const char *ijpeg_decoder_warning(const ijpeg_decoder *decoder, int index, int *repeats, int *is_truncation);
 
-/// Encodes `height` rows of `width` pixels with `components` (1 gray or 3 RGB) 8-bit channels.
+/// Encodes `height` rows of `width` pixels with `components` (1 gray, 3 RGB or 4 CMYK, written as
+/// libjpeg does with an Adobe APP14 marker) 8-bit channels.
 /// On success `*out` is a malloc'd JPEG of `*out_size` bytes (release with `ijpeg_free`).
 int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components, int quality,
                  int progressive, int chroma_444, uint8_t **out, size_t *out_size,

@@ -18,6 +18,27 @@ public protocol ImageColorConverter: Sendable {
     /// The profile's own name (an ICC profile's description tag, e.g. "Display P3"), or nil when it
     /// has none or cannot be read.
     func profileDescription(_ profile: ImageColorProfile) -> String?
+
+    /// A converter of CMYK rows described by the CMYK `profile` into sRGB, for decoders whose
+    /// library hands out CMYK (JPEG), which convert a strip at a time so the CMYK image is never
+    /// held whole. `inverted` is Adobe's form, where stored 255 means no ink. Nil when this
+    /// converter does not convert CMYK (the default).
+    ///
+    /// - Throws: `ImageColorConversionError` when the profile is broken or is not CMYK.
+    func cmykConverter(from profile: ImageColorProfile, inverted: Bool, intent: ImageRenderingIntent) throws -> (any CMYKRowConverter)?
+}
+
+extension ImageColorConverter {
+    public func cmykConverter(from profile: ImageColorProfile, inverted: Bool, intent: ImageRenderingIntent) throws -> (any CMYKRowConverter)? {
+        nil
+    }
+}
+
+/// Turns CMYK pixels (4 bytes each) into sRGB ones (3 bytes each) through one profile. Used from
+/// many tasks at once.
+public protocol CMYKRowConverter: Sendable {
+    /// Converts `cmyk.count / 4` pixels into the start of `rgb`, which holds at least 3 bytes for each.
+    func convert(_ cmyk: UnsafeBufferPointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>)
 }
 
 /// How colours outside sRGB's gamut are brought into it (ICC rendering intents).

@@ -31,6 +31,20 @@ public final class ImageColorConvertersManager: Sendable {
         registry.byPriority.first { $0.canConvert(from: profile) }
     }
 
+    /// The CMYK converter `handling` asks for with a CMYK `profile`: from the highest-priority
+    /// converter that reads the profile and converts CMYK. Nil when `handling` keeps the source
+    /// profile, the profile is not a CMYK ICC profile, or no converter here converts CMYK, so the
+    /// decoder keeps its own naive CMYK arithmetic.
+    ///
+    /// - Throws: `ImageColorConversionError` when the converter refuses the profile.
+    public func cmykConverter(for handling: ImageColorHandling, profile: ImageColorProfile?, inverted: Bool) throws -> (any CMYKRowConverter)? {
+        guard case .convertToSRGB(let intent) = handling, let profile, profile.iccColorSpace == "CMYK" else { return nil }
+        for converter in registry.byPriority where converter.canConvert(from: profile) {
+            if let rows = try converter.cmykConverter(from: profile, inverted: inverted, intent: intent) { return rows }
+        }
+        return nil
+    }
+
     /// The profile's name from the converter that reads it, or nil.
     public func profileDescription(_ profile: ImageColorProfile) -> String? {
         converter(for: profile)?.profileDescription(profile)
