@@ -14,6 +14,9 @@ final class GIFAnimationProvider: AnimatedImageProvider {
     let loopCount: Int
     /// What the index scan recovered from (a truncated file), for the decoded image.
     let warnings: [ImageDecodeWarning]
+    /// The file's ICC profile and XMP packet (application extensions), for the decoded image.
+    let colorProfile: ImageColorProfile?
+    let xmp: Data?
     private let durations: [Double]
     private let screen: ImageSize
     private let compositor: Mutex<GIFCompositor>
@@ -27,6 +30,8 @@ final class GIFAnimationProvider: AnimatedImageProvider {
         frameCount = index.frames.count
         loopCount = index.loopCount
         warnings = index.warnings
+        colorProfile = index.colorProfile
+        xmp = index.xmp
         durations = index.frames.map(\.duration)
         // RGB when nothing can ever be transparent: a third less memory per frame.
         pixelFormat = index.hasTransparency ? .rgba8 : .rgb8

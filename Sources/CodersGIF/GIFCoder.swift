@@ -14,7 +14,9 @@ import PipelineCore
 /// refuses) fails with `badImageData`; `invalid-colors` and `plain-text` decode as giflib reads
 /// them (out-of-table indices draw black, plain-text extensions are not rendered). A file that ends
 /// inside a record after its first image keeps what was read (the cut image drawn as far as its
-/// data goes) with a `.truncated` warning in `metadata.warnings`.
+/// data goes) with a `.truncated` warning in `metadata.warnings`. An ICC profile (`ICCRGBG1012`)
+/// and an XMP packet (`XMP DataXMP`) in application extensions are read into `metadata` and written
+/// back when the image still carries them.
 public struct GIFCoder: AnimatedImageCoder {
     public init() {}
 
@@ -26,7 +28,8 @@ public struct GIFCoder: AnimatedImageCoder {
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "GIFCoder", format: .gif) }
         let provider = try GIFAnimationProvider(data: data, options: options)
-        let metadata = ImageMetadata(decodeOptions: options, warnings: provider.warnings)
+        let metadata = ImageMetadata(decodeOptions: options, warnings: provider.warnings,
+                                     colorProfile: provider.colorProfile, xmp: provider.xmp)
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), scale: options.scaleFactor, metadata: metadata)
         }
@@ -44,11 +47,11 @@ public struct GIFCoder: AnimatedImageCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "GIFCoder", format: .gif) }
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
-            return try GIFEncoder.encode(frameCount: animation.frameCount, loopCount: animation.loopCount, options: options) {
+            return try GIFEncoder.encode(frameCount: animation.frameCount, loopCount: animation.loopCount, metadata: image.metadata, options: options) {
                 try image.streamedFrame(at: $0)
             }
         }
-        return try GIFEncoder.encode([ImageFrame(image.firstFrame, duration: 0)], loopCount: nil, options: options)
+        return try GIFEncoder.encode([ImageFrame(image.firstFrame, duration: 0)], loopCount: nil, metadata: image.metadata, options: options)
     }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {

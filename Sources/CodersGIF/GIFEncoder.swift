@@ -9,17 +9,19 @@ private final class GIFByteWriter {
 }
 
 /// Still and animated GIF from RGBA frames, one median-cut palette per frame (as a local colour
-/// table), 1-bit transparency, NETSCAPE2.0 loop count and delays in centiseconds.
+/// table), 1-bit transparency, NETSCAPE2.0 loop count and delays in centiseconds; the image's RGB
+/// ICC profile and XMP packet, when it still carries them, in their application extensions.
 ///
 /// Frames are asked for one at a time and written before the next is asked for: with a palette
 /// per frame nothing needs a second pass, so an animation streams through holding one frame.
 enum GIFEncoder {
-    static func encode(_ frames: [ImageFrame], loopCount: Int?, options: ImageEncodeOptions) throws -> Data {
-        try encode(frameCount: frames.count, loopCount: loopCount, options: options) { frames[$0] }
+    static func encode(_ frames: [ImageFrame], loopCount: Int?, metadata: ImageMetadata? = nil, options: ImageEncodeOptions) throws -> Data {
+        try encode(frameCount: frames.count, loopCount: loopCount, metadata: metadata, options: options) { frames[$0] }
     }
 
     /// Writes `frameCount` frames, asking `frame` for each in order.
-    static func encode(frameCount: Int, loopCount: Int?, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame) throws -> Data {
+    static func encode(frameCount: Int, loopCount: Int?, metadata: ImageMetadata? = nil, options: ImageEncodeOptions,
+                       frame: (Int) throws -> ImageFrame) throws -> Data {
         guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         let first = try frame(0)
         var size = first.buffer.size
@@ -51,6 +53,14 @@ enum GIFEncoder {
             let loops = min(max(loopCount, 0), 65535)
             var loop: [UInt8] = [1, UInt8(loops & 0xff), UInt8(loops >> 8)]
             try check(EGifPutExtensionBlock(handle, 3, &loop))
+            try check(EGifPutExtensionTrailer(handle))
+        }
+        let profile = metadata?.colorProfile?.iccData(describing: .rgb8)
+        for (identifier, subBlocks) in GIFMetadataWriter.extensions(profile: profile, xmp: metadata?.xmp) {
+            try check(EGifPutExtensionLeader(handle, APPLICATION_EXT_FUNC_CODE))
+            var name = identifier
+            try check(EGifPutExtensionBlock(handle, 11, &name))
+            for var block in subBlocks { try check(EGifPutExtensionBlock(handle, Int32(block.count), &block)) }
             try check(EGifPutExtensionTrailer(handle))
         }
         for index in 0..<frameCount {

@@ -21,8 +21,11 @@ struct GIFIndex: Sendable {
     /// The block the file ends inside, if it does: drawn as far as its data goes.
     let truncatedBlock: Int?
     /// A `.truncated` warning when the file ends inside a record (a file that merely lacks the
-    /// trailer byte, as many in the wild do, gets none).
+    /// trailer byte, as many in the wild do, gets none), and a profile or XMP over its limit.
     let warnings: [ImageDecodeWarning]
+    /// The ICC profile and XMP packet of the file's application extensions, if any.
+    let colorProfile: ImageColorProfile?
+    let xmp: Data?
 
     init(_ data: Data, options: ImageDecodeOptions) throws {
         let file = try GIFFile(GIFByteReader(data))
@@ -37,6 +40,7 @@ struct GIFIndex: Sendable {
         var pending: (disposal: Int, transparent: Int?, delay: Int)?
         var truncatedBlock: Int?
         var warnings: [ImageDecodeWarning] = []
+        var metadata = GIFMetadataReader(options: options)
         // A file that ends inside a record after at least one image keeps what was read, with a
         // warning, as browsers and libvips show a cut-off GIF; with no image yet it is refused.
         let reader = file.reader
@@ -97,7 +101,7 @@ struct GIFIndex: Sendable {
                     if endsEarly("after image \(blocks.count)") { break scan }
                     throw file.lastError
                 }
-                var isLoopExtension = false
+                var isLoopExtension = false, isMetadata = false
                 if let bytes, code == GRAPHICS_EXT_FUNC_CODE, bytes[0] >= 4 {
                     let packed = Int(bytes[1])
                     pending = (disposal: (packed >> 2) & 7,
@@ -106,7 +110,9 @@ struct GIFIndex: Sendable {
                 } else if let bytes, code == APPLICATION_EXT_FUNC_CODE, bytes[0] == 11 {
                     let name = String(decoding: UnsafeBufferPointer(start: bytes + 1, count: 11), as: UTF8.self)
                     isLoopExtension = name == "NETSCAPE2.0" || name == "ANIMEXTS1.0"
+                    isMetadata = metadata.begin(application: UnsafeBufferPointer(start: bytes + 1, count: 11))
                 }
+                defer { if isMetadata { metadata.end() } }
                 // No first sub-block (an empty comment, `21 FE 00`): giflib has already read the
                 // terminator, and asking for the next sub-block would eat the following record.
                 while bytes != nil {
@@ -116,6 +122,7 @@ struct GIFIndex: Sendable {
                         throw file.lastError
                     }
                     guard let next else { break }
+                    if isMetadata { metadata.add(subBlock: next) }
                     // The first loop count stands, as giflib's readers, browsers and ImageIO take it.
                     if isLoopExtension, loop == nil, next[0] >= 3, next[1] & 7 == 1 {
                         loop = Int(next[2]) | Int(next[3]) << 8
@@ -132,7 +139,9 @@ struct GIFIndex: Sendable {
         guard !blocks.isEmpty else { throw ImagePipeError.badImageData(reason: "GIF has no image") }
         self.blocks = blocks
         self.truncatedBlock = truncatedBlock
-        self.warnings = warnings
+        self.warnings = warnings + metadata.warnings
+        self.colorProfile = metadata.colorProfile
+        self.xmp = metadata.xmp
         self.loopCount = loop ?? 1
         self.frames = Self.spans(blocks)
         try options.checkFrameLimit(frames.count)

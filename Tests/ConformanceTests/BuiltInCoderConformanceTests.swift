@@ -52,7 +52,8 @@ struct BuiltInCoderConformanceTests {
         "image-webp/animated/random_lossy.webp": ("image-webp/reference/animated/random_lossy-1.png", 8),
     ]
 
-    /// PNG, JPEG and WebP write ICC profiles, EXIF and XMP, so the kit checks they round-trip.
+    /// PNG, JPEG and WebP write ICC profiles, EXIF and XMP, so the kit checks they round-trip (GIF:
+    /// the profile; it has no EXIF).
     static let writingProfilesAndMetadata: CoderConformance.Options = {
         var options = CoderConformance.Options()
         options.colorProfile = ColorFixtures.displayP3Profile()
@@ -82,6 +83,8 @@ struct BuiltInCoderConformanceTests {
 
     @Test("GIFCoder (still and animated)", arguments: gif)
     func gifCoder(_ row: Corpus.Row) async throws {
-        await CoderConformance.check(GIFCoder(), samples: [try sample(row, .gif)])
+        var options = CoderConformance.Options()
+        options.colorProfile = ColorFixtures.displayP3Profile()
+        await CoderConformance.check(GIFCoder(), samples: [try sample(row, .gif)], options: options)
     }
 }

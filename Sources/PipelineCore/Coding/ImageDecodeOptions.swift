@@ -124,10 +124,17 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// `bytes` when within `maxMetadataBytes`, else nil plus the warning that says so (`format`
     /// and `kind`, "EXIF" or "XMP", start its message). For coders, as they read metadata.
     public func acceptingMetadata(_ bytes: Data?, kind: String, format: String) -> (Data?, ImageDecodeWarning?) {
-        guard let bytes, bytes.count > maxMetadataBytes else { return (bytes, nil) }
+        guard let bytes, let warning = metadataWarning(bytes: bytes.count, kind: kind, format: format) else { return (bytes, nil) }
+        return (nil, warning)
+    }
+
+    /// The warning for `kind` metadata of `bytes` over `maxMetadataBytes`, else nil. For coders
+    /// that can tell the size before copying the metadata.
+    public func metadataWarning(bytes: Int, kind: String, format: String) -> ImageDecodeWarning? {
+        guard bytes > maxMetadataBytes else { return nil }
         let limit = ImagePipeError.Limit.metadataBytes
-        return (nil, ImageDecodeWarning(.metadataIgnored, message:
-            "\(format): \(kind) of \(bytes.count) bytes ignored, over \(limit.setting ?? limit.name) (\(maxMetadataBytes))"))
+        return ImageDecodeWarning(.metadataIgnored, message:
+            "\(format): \(kind) of \(bytes) bytes ignored, over \(limit.setting ?? limit.name) (\(maxMetadataBytes))")
     }
 
     /// `profile` when it is within `maxColorProfileBytes`, else nil plus the warning that says so
