@@ -5,7 +5,7 @@ import PipelineCore
 /// PNG encoding: upright pixels, scaled into `maxPixelSize`, written in the narrowest colour type
 /// that loses nothing (an opaque RGBA image is written as RGB, a gray one as gray), with the
 /// image's ICC profile in iCCP when its pixels are still in it (then colour stays colour: PNG
-/// allows an RGB profile only on colour types), its EXIF in eXIf (orientation 1, as the pixels
+/// allows an RGB profile only on colour types) or its kept gAMA and cHRM facts, its EXIF in eXIf (orientation 1, as the pixels
 /// are upright) and its XMP in iTXt.
 ///
 /// The file is not written by libpng: the shim frames the PNG itself (IHDR, IDAT, IEND) and
@@ -34,7 +34,7 @@ enum PNGEncoder {
         let data = try pixels.bytes.withUnsafeBufferPointer { bytes in
             try write(bytes, width: width, height: height, channels: channels, level: level)
         }
-        let chunks = [profile.flatMap(PNGColorChunk.iccp)].compactMap { $0 } + PNGMetadataChunks.chunks(for: upright)
+        let chunks = PNGColorChunk.chunks(for: image.metadata.colorProfile, pixels: pixels.format) + PNGMetadataChunks.chunks(for: upright)
         return PNGChunkInsertion.inserting(chunks, in: data) ?? data
     }
 

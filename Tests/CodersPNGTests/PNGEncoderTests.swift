@@ -178,3 +178,28 @@ struct PNGEncoderTests {
         #expect(throws: ImagePipeError.self) { try coder.encode(Image(source), as: .jpeg, options: ImageEncodeOptions()) }
     }
 }
+
+@Suite("PNG colour facts")
+struct PNGColorFactsTests {
+    let coder = PNGCoder()
+
+    func encoded(_ profile: ImageColorProfile?) throws -> Data {
+        var image = Image(try PixelBuffer(width: 4, height: 2, format: .rgb8, bytes: (0..<24).map { UInt8($0 * 10) }))
+        image.metadata.colorProfile = profile
+        return try coder.encode(image, as: .png, options: ImageEncodeOptions())
+    }
+
+    @Test("Kept gAMA and cHRM facts are written back and read as the same facts; sRGB-equivalent ones write nothing")
+    func gammaAndChromaticitiesRoundTrip() throws {
+        let wide = ImageChromaticities(whiteX: 0.3127, whiteY: 0.329, redX: 0.68, redY: 0.32,
+                                       greenX: 0.265, greenY: 0.69, blueX: 0.15, blueY: 0.06)
+        for profile in [ImageColorProfile.calibrated(gamma: 1.0, chromaticities: nil), .calibrated(gamma: 0.5, chromaticities: wide)] {
+            let back = try coder.decode(try encoded(profile), options: ImageDecodeOptions())
+            #expect(back.metadata.colorProfile == profile)
+        }
+        let untagged = try encoded(nil)
+        for profile in [ImageColorProfile.sRGB, .calibrated(gamma: 0.45455, chromaticities: .sRGB)] {
+            #expect(try encoded(profile) == untagged)
+        }
+    }
+}
