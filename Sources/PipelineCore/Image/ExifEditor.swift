@@ -15,6 +15,8 @@ public struct ExifEditor: Sendable {
     /// Where the TIFF structure starts in `bytes` (6 after `Exif\0\0`, else 0).
     private let base: Int
     private let bigEndian: Bool
+    /// Bytes `removeGPS` may still move, zero or scan; see `gpsRemovalBudget`.
+    private var workLeft = 0
 
     static let orientationTag: UInt16 = 0x0112
     static let gpsPointerTag: UInt16 = 0x8825
@@ -81,13 +83,20 @@ public struct ExifEditor: Sendable {
     @discardableResult
     public mutating func removeGPS() -> Bool {
         guard ifd(at: ifd0Offset) != nil else { return false }
+        workLeft = Self.gpsRemovalBudget(byteCount: bytes.count)
         // Removing an entry moves bytes, which in crafted data may be another IFD's; so passes
         // repeat until one finds nothing, and a pass that does proves the result clean.
         for _ in 0..<Self.maxGPSRemovalPasses {
-            if removeGPSPointersOnce() == 0 { return true }
+            if removeGPSPointersOnce() == 0 { return workLeft >= 0 }
+            if workLeft < 0 { return false }
         }
         return false
     }
+
+    /// Work (bytes moved, zeroed or scanned) `removeGPS` allows: a few times the data, so crafted
+    /// IFDs whose entries all point at the same large values cannot make it quadratic. Real EXIF
+    /// needs a small fraction; running out means the data cannot be shown free of GPS.
+    static func gpsRemovalBudget(byteCount: Int) -> Int { 4 * byteCount + 4096 }
 
     /// Passes over the IFD chain `removeGPS` makes; real data needs one, crafted data two at most.
     static let maxGPSRemovalPasses = 4
@@ -99,13 +108,15 @@ public struct ExifEditor: Sendable {
         var next = ifd0Offset
         while let offset = next, visited.count < Self.maxChainedIFDs, visited.insert(offset).inserted {
             // Read afresh after each removal: the count has dropped and zeroing may have touched it.
-            while let ifd = ifd(at: offset), let index = ifd.entryIndex(tagged: Self.gpsPointerTag, in: self) {
+            while workLeft >= 0, let ifd = ifd(at: offset), let index = ifd.entryIndex(tagged: Self.gpsPointerTag, in: self) {
+                workLeft -= 12 * (ifd.count + 1)
                 let entry = ifd.entriesStart + index * 12
                 let pointer = uint32(at: entry + 8).map(Int.init)
                 removeEntry(index, from: ifd)
                 removed += 1
                 if let pointer, !visited.contains(pointer) { zeroIFD(at: pointer) }
             }
+            guard workLeft >= 0 else { return removed }
             next = self.ifd(at: offset)?.nextOffset(in: self)
         }
         return removed
@@ -116,12 +127,14 @@ public struct ExifEditor: Sendable {
     private mutating func zeroIFD(at offset: Int) {
         guard let ifd = ifd(at: offset) else { return }
         for index in 0..<ifd.count {
+            workLeft -= 12
+            guard workLeft >= 0 else { break }
             let entry = ifd.entriesStart + index * 12
             guard let type = uint16(at: entry + 2), let count = uint32(at: entry + 4),
                   let size = Self.typeSize(type) else { continue }
             let (length, overflow) = Int(count).multipliedReportingOverflow(by: size)
             guard !overflow, length > 4, let valueOffset = uint32(at: entry + 8).map(Int.init) else { continue }
-            zero(valueOffset, length)
+            if zero(valueOffset, length) { workLeft -= length }
         }
         zero(offset, 2 + ifd.count * 12 + 4)
     }
@@ -199,10 +212,14 @@ public struct ExifEditor: Sendable {
         }
     }
 
-    private mutating func zero(_ offset: Int, _ length: Int) {
+    /// Zeroes `length` bytes at `offset` when they lie within the data past the TIFF header;
+    /// whether it did.
+    @discardableResult
+    private mutating func zero(_ offset: Int, _ length: Int) -> Bool {
         let (end, overflow) = offset.addingReportingOverflow(length)
-        guard offset >= 8, !overflow, end <= bytes.count - base else { return }
+        guard offset >= 8, !overflow, end <= bytes.count - base else { return false }
         for position in (base + offset)..<(base + end) { bytes[position] = 0 }
+        return true
     }
 }
 

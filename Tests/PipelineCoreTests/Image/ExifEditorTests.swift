@@ -135,6 +135,28 @@ struct ExifEditorTests {
         #expect(ExifEditor.removingGPS(Data(hugeValues)) != nil)
     }
 
+    @Test("Many GPS pointers to IFDs whose values all cover the same large block are refused, not zeroed again and again")
+    func repeatedLargeValuesAreRefused() {
+        // IFD0: `pointers` GPS pointers, each to its own IFD of `entries` BYTE values that all
+        // cover one `block`-byte run; removing them naively zeroes that run pointers × entries times.
+        let (pointers, entries, block) = (100, 10, 100_000)
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+        let ifdSize = 2 + entries * 12 + 4
+        let firstIFD = 8 + 2 + pointers * 12 + 4
+        let blockAt = firstIFD + pointers * ifdSize
+        var bytes: [UInt8] = [0x49, 0x49] + le16(42) + le32(8) + le16(pointers)
+        for index in 0..<pointers { bytes += le16(0x8825) + le16(4) + le32(1) + le32(firstIFD + index * ifdSize) }
+        bytes += le32(0)
+        for _ in 0..<pointers {
+            bytes += le16(entries)
+            for _ in 0..<entries { bytes += le16(1) + le16(1) + le32(block) + le32(blockAt) }
+            bytes += le32(0)
+        }
+        bytes += [UInt8](repeating: 0xAB, count: block)
+        #expect(ExifEditor.removingGPS(Data(bytes)) == nil)
+    }
+
     @Test("Every cut and many random corruptions of real EXIF edit without a crash and never keep a GPS pointer")
     func corruptedNeverCrashes() {
         let exif = MetadataFixtures.exif()
