@@ -45,14 +45,15 @@ public enum ImageMetadataHandling: Hashable, Sendable {
         return result
     }
 
-    /// Whether an XMP packet has GPS properties (`exif:GPSLatitude`, `drone-dji:GpsLongitude`…):
-    /// any qualified name starting `GPS`, in any case. Editing XML is out of scope here, so such a
-    /// packet is dropped whole; a false alarm loses the XMP, never a location.
+    /// Whether an XMP packet has GPS properties (`exif:GPSLatitude`, `drone-dji:GpsLongitude`,
+    /// `<GPSLatitude xmlns=…>`): any name starting `GPS` after a prefix or a `<`, in any case, in
+    /// UTF-8 or (its NULs skipped) UTF-16/32, which XMP also allows. Editing XML is out of scope
+    /// here, so such a packet is dropped whole; a false alarm loses the XMP, never a location.
     static func mentionsGPS(_ xmp: Data) -> Bool {
         let needle: [UInt8] = Array(":gps".utf8)
-        let bytes = [UInt8](xmp)
+        let bytes = xmp.filter { $0 != 0 }
         guard bytes.count >= needle.count else { return false }
-        for start in 0...(bytes.count - needle.count) where bytes[start] == 0x3A {
+        for start in 0...(bytes.count - needle.count) where bytes[start] == 0x3A || bytes[start] == 0x3C {
             if (1..<needle.count).allSatisfy({ bytes[start + $0] | 0x20 == needle[$0] }) { return true }
         }
         return false

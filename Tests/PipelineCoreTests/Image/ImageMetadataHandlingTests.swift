@@ -67,6 +67,15 @@ struct ImageMetadataHandlingTests {
         #expect(!ImageMetadataHandling.mentionsGPS(Data(MetadataFixtures.xmp())))
     }
 
+    @Test("GPS properties in the default namespace or in a UTF-16 packet are found too")
+    func findsGPSWithoutPrefixOrInUTF16() {
+        let unprefixed = "<rdf:Description><GPSLatitude xmlns=\"http://ns.adobe.com/exif/1.0/\">51,30.0N</GPSLatitude></rdf:Description>"
+        #expect(ImageMetadataHandling.mentionsGPS(Data(unprefixed.utf8)))
+        let prefixed = "<rdf:Description exif:GPSLatitude=\"51,30.0N\"/>"
+        #expect(ImageMetadataHandling.mentionsGPS(Data(prefixed.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })))
+        #expect(!ImageMetadataHandling.mentionsGPS(Data("<dc:rights>gps-free</dc:rights>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })))
+    }
+
     @Test("Turning the pixels upright sets the EXIF orientation to 1; transforms keep EXIF and XMP")
     func uprightResetsOrientation() throws {
         let image = try decode(.keep)
