@@ -161,8 +161,9 @@ public struct ImageMetadata: Hashable, Sendable {
     public var exif: Data?
     /// The file's XMP packet (UTF-8 XML), as decoded; after the decode step only when kept.
     public var xmp: Data?
-    /// True when the decode step removed EXIF, XMP or their GPS data by policy: the file's bytes
-    /// then carry metadata this image does not, so they must not be served as its encoding.
+    /// True when the decode step removed EXIF, XMP or their GPS data by policy, or the coder left a
+    /// block out for its size: the file's bytes then carry metadata this image does not, so they
+    /// must not be served as its encoding.
     public var removedMetadata: Bool
 
     public init(
