@@ -144,7 +144,8 @@ public struct ExifEditor: Sendable {
     private mutating func removeEntry(_ index: Int, from ifd: IFD) {
         let entry = base + ifd.entriesStart + index * 12
         let tail = min(base + ifd.entriesStart + ifd.count * 12 + 4, bytes.count)
-        if entry + 12 < tail { bytes.replaceSubrange(entry..<tail - 12, with: bytes[(entry + 12)..<tail]) }
+        // Moved in place, front to back: a slice of `bytes` as the source would copy the whole data.
+        for position in entry..<max(tail - 12, entry) { bytes[position] = bytes[position + 12] }
         for position in max(tail - 12, entry)..<tail { bytes[position] = 0 }
         write(UInt32(ifd.count - 1), at: ifd.offset, size: 2)
     }
