@@ -20,6 +20,8 @@ public struct ExifEditor: Sendable {
 
     static let orientationTag: UInt16 = 0x0112
     static let gpsPointerTag: UInt16 = 0x8825
+    static let thumbnailOffsetTag: UInt16 = 0x0201
+    static let thumbnailLengthTag: UInt16 = 0x0202
     /// What precedes the TIFF structure in a JPEG APP1 segment: `Exif\0\0`.
     public static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
     /// IFD0, IFD1 (the thumbnail's) and a few more than any real file has.
@@ -150,6 +152,24 @@ public struct ExifEditor: Sendable {
         write(UInt32(ifd.count - 1), at: ifd.offset, size: 2)
     }
 
+    // MARK: Thumbnail
+
+    /// Removes IFD1, the thumbnail's IFD: zeroes the embedded JPEG thumbnail, the IFD and its
+    /// values, and ends IFD0's chain. The thumbnail shows the original picture, uncropped and
+    /// unblurred, so EXIF kept beside processed pixels must not carry it.
+    public mutating func removeThumbnail() {
+        guard let ifd0 = ifd(at: ifd0Offset), let ifd1Offset = ifd0.nextOffset(in: self) else { return }
+        if let ifd1 = ifd(at: ifd1Offset),
+           let offsetEntry = ifd1.entry(tagged: Self.thumbnailOffsetTag, in: self),
+           let lengthEntry = ifd1.entry(tagged: Self.thumbnailLengthTag, in: self),
+           let start = uint32(at: offsetEntry + 8), let length = uint32(at: lengthEntry + 8) {
+            zero(Int(start), Int(length))
+        }
+        workLeft = Self.gpsRemovalBudget(byteCount: bytes.count)
+        zeroIFD(at: ifd1Offset)
+        write(0, at: ifd0.entriesStart + ifd0.count * 12, size: 4)
+    }
+
     // MARK: TIFF structure
 
     /// An IFD whose entries all lie within the data.
@@ -246,6 +266,14 @@ extension ExifEditor {
     /// cannot be shown free of GPS).
     public static func removingGPS(_ exif: Data) -> Data? {
         guard var editor = ExifEditor(exif), editor.removeGPS() else { return nil }
+        return editor.tiffData
+    }
+
+    /// `exif` as a TIFF structure without its GPS IFD and its thumbnail: what `--keep-metadata`
+    /// keeps. Nil when it cannot be read.
+    public static func removingGPSAndThumbnail(_ exif: Data) -> Data? {
+        guard var editor = ExifEditor(exif), editor.removeGPS() else { return nil }
+        editor.removeThumbnail()
         return editor.tiffData
     }
 }

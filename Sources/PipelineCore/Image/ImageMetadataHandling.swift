@@ -6,7 +6,8 @@ import Foundation
 public enum ImageMetadataHandling: Hashable, Sendable {
     /// Drops EXIF and XMP from the image, so encoders write none (the default).
     case strip
-    /// Keeps EXIF without its GPS IFD (its copyright, artist and camera tags stay) and XMP, unless
+    /// Keeps EXIF without its GPS IFD and its thumbnail (IFD1, which shows the original picture;
+    /// the copyright, artist and camera tags stay) and XMP, unless
     /// the XMP packet holds GPS properties: then it is dropped. Encoders write what is kept, with
     /// the EXIF orientation 1 once the pixels are upright.
     case keep
@@ -37,7 +38,7 @@ public enum ImageMetadataHandling: Hashable, Sendable {
             result.metadata.exif = nil
             result.metadata.xmp = nil
         case .keep:
-            result.metadata.exif = exif.flatMap(ExifEditor.removingGPS)
+            result.metadata.exif = exif.flatMap(ExifEditor.removingGPSAndThumbnail)
             result.metadata.xmp = xmp.flatMap { Self.mentionsGPS($0) ? nil : $0 }
         case .keepAll:
             break

@@ -100,6 +100,29 @@ struct ExifEditorTests {
         #expect(ExifEditor.removingGPS(Data("not exif".utf8)) == nil)
     }
 
+    @Test("Keeping EXIF drops the thumbnail: IFD1 and the JPEG it points to are zeroed, IFD0's chain ends, orientation stays")
+    func removesThumbnail() throws {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+        let thumbnail: [UInt8] = [0xFF, 0xD8, 1, 2, 3, 4, 5, 6, 0xFF, 0xD9]
+        // IFD0 at 8 (orientation 6, next → 26), IFD1 at 26 (thumbnail at 56, 10 bytes), then the JPEG.
+        let tiff: [UInt8] = [0x49, 0x49] + le16(42) + le32(8)
+            + le16(1) + le16(0x0112) + le16(3) + le32(1) + le16(6) + le16(0) + le32(26)
+            + le16(2) + le16(0x0201) + le16(4) + le32(1) + le32(56) + le16(0x0202) + le16(4) + le32(1) + le32(10) + le32(0)
+            + thumbnail
+        let kept = try #require(ExifEditor.removingGPSAndThumbnail(Data(tiff)))
+        #expect(kept.count == tiff.count)
+        #expect(kept[56..<66].allSatisfy { $0 == 0 })
+        #expect(kept[22..<26].allSatisfy { $0 == 0 }, "IFD0's next pointer ends the chain")
+        #expect(kept[26..<56].allSatisfy { $0 == 0 }, "IFD1 is zeroed")
+        #expect(ExifEditor.rawOrientation(in: kept) == 6)
+        #expect(Array(kept[0..<22]) == Array(tiff[0..<22]))
+        // Through the handling `--keep-metadata` uses.
+        var image = Image(try PixelBuffer(width: 1, height: 1, format: .rgb8, bytes: [0, 0, 0]))
+        image.metadata.exif = Data(tiff)
+        #expect(ImageMetadataHandling.keep.apply(to: image).metadata.exif == kept)
+    }
+
     @Test("Hostile IFDs are refused or ignored without a crash or a loop")
     func hostileIFDs() throws {
         let exif = MetadataFixtures.exif()
