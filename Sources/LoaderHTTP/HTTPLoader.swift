@@ -58,10 +58,11 @@ public final class HTTPLoader: ImageLoader {
     /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.
     public func invalidate() { multi.stop() }
 
-    /// `Accept` when none is configured: the MIME types of the formats the registered coders
-    /// handle, then any image, then anything (SDWebImage sends `image/*,*/*;q=0.8`).
-    public static func defaultAcceptHeader(coders: ImageCodersManager = .shared) -> String {
-        let types = ImageFormat.known.filter { coders.canEncode(to: $0) }.map(\.mimeType)
+    /// `Accept` when none is configured: the MIME types of the registered formats (in the format
+    /// table's order) the registered coders decode, then any image, then anything (SDWebImage sends
+    /// `image/*,*/*;q=0.8`).
+    public static func defaultAcceptHeader(coders: ImageCodersManager = .shared, formats: ImageFormatRegistry = .shared) -> String {
+        let types = formats.formats.filter { coders.canDecode(format: $0) }.map(\.mimeType)
         return (types + ["image/*;q=0.8", "*/*;q=0.5"]).joined(separator: ",")
     }
 

@@ -68,6 +68,14 @@ struct HTTPLoaderTests {
         #expect(HTTPLoader.defaultAcceptHeader(coders: ImageCodersManager()) == "image/*;q=0.8,*/*;q=0.5")
     }
 
+    @Test("the default Accept offers a plugin's registered format once a coder decodes it, even without encoding it")
+    func acceptFollowsTheFormatTable() {
+        let format = ImageFormat(identifier: "accept-test", mimeTypes: ["image/x-accept-test"], fileExtensions: ["atst"])
+        let formats = ImageFormatRegistry(formats: [.png, format])
+        let coders = ImageCodersManager(coders: [DecodeOnlyCoder(format: format)])
+        #expect(HTTPLoader.defaultAcceptHeader(coders: coders, formats: formats) == "image/x-accept-test,image/*;q=0.8,*/*;q=0.5")
+    }
+
     @Test("a request modifier changes headers and URL; returning nil fails with invalidDownloadOperation before any request")
     func requestModifier() async throws {
         let server = try FaultRoutes.server()
@@ -232,5 +240,17 @@ struct HTTPLoaderTests {
         #expect(events.count <= 4)
         #expect(events.last?.receivedBytes == Int64(big.count))
         #expect(events.allSatisfy { $0.partialData == nil })
+    }
+}
+
+/// Decodes one format and encodes none: what the `Accept` header must still offer.
+private struct DecodeOnlyCoder: ImageCoder {
+    let format: ImageFormat
+    func canDecode(_ data: Data) -> Bool { false }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image { throw ImagePipeError.badImageData(reason: "test") }
+    func canDecode(format: ImageFormat) -> Bool { format == self.format }
+    func canEncode(to format: ImageFormat) -> Bool { false }
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        throw ImagePipeError.encodingFailed(reason: "test")
     }
 }

@@ -9,6 +9,9 @@ public protocol ImageCoder: Sendable {
     /// Whether this coder decodes these bytes, judged from magic bytes only (cheap: no decoding).
     func canDecode(_ data: Data) -> Bool
     func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image
+    /// Whether this coder decodes files of `format` (what the HTTP loader's `Accept` header
+    /// offers). Default: `canEncode(to:)`; a decode-only coder answers itself.
+    func canDecode(format: ImageFormat) -> Bool
     func canEncode(to format: ImageFormat) -> Bool
     func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data
     /// Encodes an animation (`loopCount` 0 = forever). Coders of still formats keep the default,
@@ -22,6 +25,8 @@ public protocol ImageCoder: Sendable {
 }
 
 extension ImageCoder {
+    public func canDecode(format: ImageFormat) -> Bool { canEncode(to: format) }
+
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? { nil }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {

@@ -70,6 +70,8 @@ public final class ImageCodersManager: ImageCoder {
 
     public func canDecode(_ data: Data) -> Bool { coder(for: data) != nil }
 
+    public func canDecode(format: ImageFormat) -> Bool { byPriority.contains { $0.canDecode(format: format) } }
+
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard !data.isEmpty else { throw ImagePipeError.badImageData(reason: "no bytes") }
         guard let coder = coder(for: data) else {

@@ -1,55 +1,59 @@
-/// An image file format: an extensible identifier plus the MIME type and file extensions that go
-/// with it.
+/// An image file format: an identifier plus the names, MIME types and file extensions that go with
+/// it, the magic-byte test that recognises it, and whether it can hold an animation.
 ///
-/// Formats compare by `identifier` alone. Plugins add formats the core does not know:
+/// Formats compare by `identifier` alone. Everything that names a format (sniffing, `named(_:)`,
+/// the CLI's `--format` and output extensions, the HTTP loader's `Accept` header) reads the
+/// registered table, `ImageFormatRegistry.shared`. The built-in formats are registered there
+/// already; a plugin registers its own once, at start-up, beside adding its coder:
 /// ```swift
-/// extension ImageFormat { static let pam = ImageFormat(identifier: "pam", mimeType: "image/x-portable-arbitrarymap", fileExtensions: ["pam"]) }
+/// extension ImageFormat {
+///     static let pnm = ImageFormat(identifier: "pnm", mimeTypes: ["image/x-portable-anymap"],
+///                                  fileExtensions: ["pnm", "pam"], signature: .ascii("P7"))
+/// }
+/// ImageFormatRegistry.shared.register(.pnm)
 /// ```
 public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     /// A short lowercase name, unique among formats: `"png"`, `"jpeg"`, … It is what `--json`
     /// output prints.
     public let identifier: String
-    public let mimeType: String
+    /// Other names `named(_:)` accepts besides the identifier, extensions and MIME types
+    /// (lowercase), e.g. a format's common name when it is no file extension.
+    public let names: [String]
+    /// Lowercase; the first one is the format's MIME type (what `Accept` and responses name).
+    public let mimeTypes: [String]
     /// Lowercase, without the dot; the first one is what encoders write.
     public let fileExtensions: [String]
+    /// The format can hold an animation (several timed frames).
+    public let supportsAnimation: Bool
+    /// The magic-byte test sniffing uses; nil for formats known only by name (camera raw).
+    public let signature: Signature?
 
-    public init(identifier: String, mimeType: String, fileExtensions: [String]) {
-        self.identifier = identifier
-        self.mimeType = mimeType
-        self.fileExtensions = fileExtensions
+    public init(identifier: String, names: [String] = [], mimeTypes: [String], fileExtensions: [String],
+                supportsAnimation: Bool = false, signature: Signature? = nil) {
+        self.identifier = identifier.lowercased()
+        self.names = names.map { $0.lowercased() }
+        self.mimeTypes = mimeTypes.map { $0.lowercased() }
+        self.fileExtensions = fileExtensions.map { $0.lowercased() }
+        self.supportsAnimation = supportsAnimation
+        self.signature = signature
     }
 
+    /// A format with one MIME type, no signature and no animation: enough for a coder's own use,
+    /// invisible to sniffing until registered with a signature.
+    public init(identifier: String, mimeType: String, fileExtensions: [String]) {
+        self.init(identifier: identifier, mimeTypes: [mimeType], fileExtensions: fileExtensions)
+    }
+
+    public var mimeType: String { mimeTypes.first ?? "application/octet-stream" }
     public var preferredFileExtension: String? { fileExtensions.first }
     public var description: String { identifier }
 
     public static func == (lhs: ImageFormat, rhs: ImageFormat) -> Bool { lhs.identifier == rhs.identifier }
     public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
 
-    /// No known format (SDWebImage's `SDImageFormatUndefined`).
-    public static let undefined = ImageFormat(identifier: "undefined", mimeType: "application/octet-stream", fileExtensions: [])
-    public static let jpeg = ImageFormat(identifier: "jpeg", mimeType: "image/jpeg", fileExtensions: ["jpg", "jpeg", "jpe", "jfif"])
-    public static let png = ImageFormat(identifier: "png", mimeType: "image/png", fileExtensions: ["png", "apng"])
-    public static let gif = ImageFormat(identifier: "gif", mimeType: "image/gif", fileExtensions: ["gif"])
-    public static let tiff = ImageFormat(identifier: "tiff", mimeType: "image/tiff", fileExtensions: ["tiff", "tif"])
-    public static let webp = ImageFormat(identifier: "webp", mimeType: "image/webp", fileExtensions: ["webp"])
-    public static let heic = ImageFormat(identifier: "heic", mimeType: "image/heic", fileExtensions: ["heic"])
-    public static let heif = ImageFormat(identifier: "heif", mimeType: "image/heif", fileExtensions: ["heif"])
-    public static let pdf = ImageFormat(identifier: "pdf", mimeType: "application/pdf", fileExtensions: ["pdf"])
-    public static let svg = ImageFormat(identifier: "svg", mimeType: "image/svg+xml", fileExtensions: ["svg"])
-    public static let bmp = ImageFormat(identifier: "bmp", mimeType: "image/bmp", fileExtensions: ["bmp"])
-    /// Camera raw: never sniffed (SDWebImage knows it only from a type hint).
-    public static let raw = ImageFormat(identifier: "raw", mimeType: "image/x-raw", fileExtensions: ["raw", "dng", "nef", "cr2", "arw"])
-    public static let avif = ImageFormat(identifier: "avif", mimeType: "image/avif", fileExtensions: ["avif"])
-    public static let jxl = ImageFormat(identifier: "jxl", mimeType: "image/jxl", fileExtensions: ["jxl"])
-
-    /// Every format the core knows by name, for look-ups by extension or MIME type.
-    public static let known: [ImageFormat] = [.jpeg, .png, .gif, .tiff, .webp, .heic, .heif, .pdf, .svg, .bmp, .raw, .avif, .jxl]
-
-    /// The known format with this identifier (`"png"`), file extension (`"JPG"`, `".webp"`) or MIME
-    /// type (`"image/gif"`), case-insensitively.
-    public static func named(_ name: String) -> ImageFormat? {
-        var lowered = name.lowercased()
-        if lowered.hasPrefix(".") { lowered.removeFirst() }
-        return known.first { $0.identifier == lowered || $0.mimeType == lowered || $0.fileExtensions.contains(lowered) }
+    /// Whether `name` (already lowercased, without a leading dot) is one of this format's names,
+    /// extensions or MIME types.
+    func answers(to name: String) -> Bool {
+        names.contains(name) || fileExtensions.contains(name) || mimeTypes.contains(name)
     }
 }

@@ -24,6 +24,20 @@ struct PluginRegistry<Plugin: Sendable>: ~Copyable, Sendable {
         plugins.withLock { $0.append(plugin) }
     }
 
+    /// Adds a plugin with the highest priority in place of every plugin `isReplaced` picks, in one
+    /// step, so no reader sees both or neither.
+    func add(_ plugin: Plugin, replacing isReplaced: (Plugin) -> Bool) {
+        plugins.withLock {
+            $0.removeAll(where: isReplaced)
+            $0.append(plugin)
+        }
+    }
+
+    /// Removes every plugin `isRemoved` picks.
+    func remove(where isRemoved: (Plugin) -> Bool) {
+        plugins.withLock { $0.removeAll(where: isRemoved) }
+    }
+
     /// Removes every plugin of type `type`.
     func remove<T>(_ type: T.Type) {
         plugins.withLock { $0.removeAll { $0 is T } }

@@ -7,7 +7,7 @@ import PipelineCore
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert one image; OUT's extension (.png, .jpg, .webp, .gif) picks the format."
+        abstract: "Convert one image; OUT's extension (\(ImageOutput.writableExtensions)) picks the format."
     )
 
     @Argument(help: "An http(s) URL, file:// URL or path.")
@@ -27,7 +27,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard ImageOutput.format(forPath: output) != nil else {
-            throw ValidationError("OUT must end in .png, .jpg, .jpeg, .webp or .gif")
+            throw ValidationError("OUT must end in \(ImageOutput.writableExtensions)")
         }
     }
 
@@ -59,7 +59,7 @@ struct ConvertCommand: AsyncParsableCommand {
                 line.add("format", format.identifier)
                 line.add("width", upright.pixelSize.width)
                 line.add("height", upright.pixelSize.height)
-                line.add("frames", frame == nil && ImageOutput.animatedFormats.contains(format) ? upright.frameCount : 1)
+                line.add("frames", frame == nil && format.supportsAnimation ? upright.frameCount : 1)
                 line.add("bytes", data.count)
                 line.add("warnings", DecodeWarnings.json(result.warnings))
                 Console.out(line.text)

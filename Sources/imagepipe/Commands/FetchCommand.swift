@@ -19,7 +19,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var processing: ImageProcessingOptions
 
-    @Option(name: .long, help: "Output format: png, jpeg, webp or gif (default: the source's).")
+    @Option(name: .long, help: "Output format: \(ImageOutput.writableFormatNames) (default: the source's).")
     var format: String?
 
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp("The disk cache folder (default: $XDG_CACHE_HOME/imagepipe/default).", valueName: "dir"))
@@ -49,10 +49,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     func outputFormat() throws -> ImageFormat? {
         guard let format else { return nil }
-        guard let known = ImageFormat.named(format), ImageOutput.writableFormats.contains(known) else {
-            throw ValidationError("--format must be png, jpeg, webp or gif")
+        guard let known = ImageFormat.named(format), let writable = ImageOutput.writableFormats.first(where: { $0 == known }) else {
+            throw ValidationError("--format must be \(ImageOutput.writableFormatNames)")
         }
-        return known
+        return writable
     }
 
     func imageOptions() throws -> ImageOptions {

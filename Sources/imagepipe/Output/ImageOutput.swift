@@ -3,9 +3,23 @@ import PipelineCore
 
 /// Turns a loaded image into the bytes of an output file.
 enum ImageOutput {
-    /// The formats the tool writes, and which keep animations.
-    static let writableFormats: [ImageFormat] = [.png, .jpeg, .webp, .gif]
-    static let animatedFormats: Set<ImageFormat> = [.gif, .webp]
+    /// The formats the tool writes: those of the format table a registered coder encodes, in the
+    /// table's order. An animation stays animated in those whose entry `supportsAnimation`.
+    static var writableFormats: [ImageFormat] {
+        PipelineSetup.registerPlugins()
+        return ImageFormat.known.filter { ImageCodersManager.shared.canEncode(to: $0) }
+    }
+
+    /// "png, jpeg, webp or gif": the writable formats' identifiers for help and errors.
+    static var writableFormatNames: String { listed(writableFormats.map(\.identifier)) }
+
+    /// ".png, .jpg, .jpeg, … or .gif": every extension that picks a writable format.
+    static var writableExtensions: String { listed(writableFormats.flatMap(\.fileExtensions).map { "." + $0 }) }
+
+    private static func listed(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " or " + last
+    }
 
     /// The image as a viewer shows it: orientation applied and, when the orientation turned it,
     /// fitted into the thumbnail box again (the decoder fitted the stored, unturned size).
@@ -35,7 +49,7 @@ enum ImageOutput {
         if let frame {
             return try coders.encode(Image(try image.frame(at: frame), format: image.format, metadata: image.metadata), as: format, options: options)
         }
-        if image.isAnimated && animatedFormats.contains(format) {
+        if image.isAnimated && format.supportsAnimation {
             // The animated coders write every frame, pulling each through decode, thumbnail and
             // transform as they go: one frame in memory at a time, not the whole animation.
             return try coders.encode(image, as: format, options: options)
@@ -72,8 +86,8 @@ enum ImageOutput {
         }
     }
 
-    /// The output format for a file name's extension. `URL` reads it: `NSString`'s path methods
-    /// trap on Linux for paths such as `out//é.png`.
+    /// The output format for a file name's extension, as the format table names it. `URL` reads
+    /// the extension: `NSString`'s path methods trap on Linux for paths such as `out//é.png`.
     static func format(forPath path: String) -> ImageFormat? {
         let ext = URL(fileURLWithPath: path).pathExtension
         guard !ext.isEmpty, let format = ImageFormat.named(ext), writableFormats.contains(format) else { return nil }

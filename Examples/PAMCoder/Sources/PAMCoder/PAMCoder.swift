@@ -4,17 +4,15 @@ import PipelineCore
 /// Decodes and encodes binary Netpbm images: P5 (PGM), P6 (PPM) and P7 (PAM, gray, gray+alpha, RGB,
 /// RGBA), 8-bit samples. Pixel formats are kept as the file has them (a P5 decodes to `gray8`).
 ///
-/// Register once at start-up: `ImageCodersManager.shared.add(PAMCoder())`.
+/// Register once at start-up: `ImageCodersManager.shared.add(PAMCoder())`, and the format with
+/// `ImageFormatRegistry.shared.register(.pnm)` so sniffing, look-ups by name and `Accept` know it.
 public struct PAMCoder: ImageCoder {
     public init() {}
 
-    /// Magic bytes only: `P5`, `P6` or `P7` followed by whitespace. Never parses further, because
-    /// the manager asks every coder about every download.
+    /// Magic bytes only (the format's signature): never parses further, because the manager asks
+    /// every coder about every download.
     public func canDecode(_ data: Data) -> Bool {
-        guard data.count >= 3 else { return false }
-        let start = data.startIndex
-        guard data[start] == UInt8(ascii: "P"), (UInt8(ascii: "5")...UInt8(ascii: "7")).contains(data[start + 1]) else { return false }
-        return [0x20, 0x09, 0x0A, 0x0D].contains(data[start + 2])
+        ImageFormat.Signature.pnm.matches(ImageFormat.SniffedBytes(data))
     }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {

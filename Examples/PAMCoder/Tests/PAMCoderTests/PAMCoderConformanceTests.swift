@@ -20,4 +20,14 @@ struct PAMCoderConformanceTests {
         #expect(try coders.decode(sample.data, options: ImageDecodeOptions()).pixelSize == sample.size)
         #expect(coders.coder(for: Data("GIF89a".utf8)) == nil)
     }
+
+    @Test("registered in a format table, PNM is sniffed and found by its extensions and MIME types")
+    func formatRegistration() {
+        let formats = ImageFormatRegistry()
+        formats.register(.pnm)
+        #expect(formats.detect(in: PNMSamples.all()[1].data) == .pnm)
+        #expect(formats.format(named: "ppm") == .pnm)
+        #expect(formats.format(named: "image/x-portable-anymap") == .pnm)
+        #expect(formats.detect(in: Data("GIF89a".utf8)) == .gif)
+    }
 }
