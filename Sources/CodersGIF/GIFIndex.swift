@@ -190,7 +190,7 @@ struct GIFIndex: Sendable {
     static func spans(_ blocks: [GIFBlock]) -> [GIFFrameSpan] {
         blocks.indices.map { index in
             let milliseconds = (blocks[index].delay ?? 0) * 10
-            return GIFFrameSpan(firstBlock: index, lastBlock: index, duration: milliseconds < 11 ? 0.1 : Double(milliseconds) / 1000)
+            return GIFFrameSpan(firstBlock: index, lastBlock: index, duration: AnimationFrameDuration.clamped(Double(milliseconds) / 1000))
         }
     }
 

@@ -24,7 +24,7 @@ struct WebPFrameInfo: Sendable {
             throw ImagePipeError.badImageData(reason: "WebP frame \(width)x\(height)+\(x)+\(y) lies outside the \(canvas) canvas")
         }
         let milliseconds = Int(iterator.duration)
-        duration = milliseconds <= 10 ? 0.1 : Double(milliseconds) / 1000
+        duration = AnimationFrameDuration.clamped(Double(milliseconds) / 1000)
         disposesToBackground = iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND
         blends = iterator.blend_method == WEBP_MUX_BLEND
         hasAlpha = iterator.has_alpha != 0
