@@ -1,4 +1,3 @@
-import CDeflate
 import Foundation
 
 /// Ancillary chunks the encoder adds to the shim's output (iCCP, eXIf, iTXt), right after IHDR:
@@ -19,19 +18,14 @@ enum PNGChunkInsertion {
         guard png.count > afterIHDR else { return nil }
         var framed: [UInt8] = []
         for chunk in chunks {
-            guard let length = UInt32(exactly: chunk.payload.count), length <= 0x7FFF_FFFF else { return nil }
-            let typed = Array(chunk.type.utf8) + chunk.payload
-            let crc = typed.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
-            framed += bigEndian(length) + typed + bigEndian(crc)
+            guard chunk.payload.count <= 0x7FFF_FFFF else { return nil }
+            let type = chunk.type.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            PNGChunk.append(type: type, payload: chunk.payload, to: &framed)
         }
         var out = Data(capacity: png.count + framed.count)
         out.append(png.prefix(afterIHDR))
         out.append(contentsOf: framed)
         out.append(png.dropFirst(afterIHDR))
         return out
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 }

@@ -20,7 +20,7 @@ import PipelineCore
 /// - Thumbnails (`thumbnailPixelSize`, `scaleDownLimitBytes`) of non-interlaced files are
 ///   box-shrunk row by row while reading and then resampled, so the full image is never held;
 ///   interlaced files are decoded in full first (Adam7 spreads each row over seven passes).
-public struct PNGCoder: ProgressiveImageCoder {
+public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
     /// This coder's own pixel limit; the smaller of it and a request's `maxPixels` applies.
     public let maxPixels: Int
 
@@ -32,14 +32,34 @@ public struct PNGCoder: ProgressiveImageCoder {
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "PNGCoder", format: .png) }
-        return try PNGDecoder.decode(data, options: limited(options))
+        return try APNGDecoder.decode(data, options: limited(options))
+    }
+
+    public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "PNGCoder", format: .png) }
+        return try APNGDecoder.animationProvider(data, options: limited(options))
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { format == .png }
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "PNGCoder", format: .png) }
+        if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
+            // Upright, as the still encoder writes, so the EXIF written says orientation 1.
+            let upright = try image.applyingOrientation()
+            return try APNGEncoder.encode(frameCount: animation.frameCount, loopCount: animation.loopCount, format: upright.pixelFormat,
+                                          metadata: upright, options: options) { try upright.streamedFrame(at: $0) }
+        }
         return try PNGEncoder.encode(image, options: options)
+    }
+
+    public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "PNGCoder", format: .png) }
+        guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        if frames.count == 1 || options.firstFrameOnly { return try PNGEncoder.encode(Image(first.buffer, format: .png), options: options) }
+        let pixelFormat: PixelFormat = frames.contains { $0.buffer.format.hasAlpha } ? .rgba8 : frames.allSatisfy { $0.buffer.format.isGray } ? .gray8 : .rgb8
+        return try APNGEncoder.encode(frameCount: frames.count, loopCount: loopCount, format: pixelFormat, metadata: Image(first.buffer, format: .png),
+                                      options: options) { frames[$0] }
     }
 
     public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder {
@@ -52,12 +72,18 @@ public struct PNGCoder: ProgressiveImageCoder {
 }
 
 extension PNGCoder {
-    /// The output (4 bytes a pixel at most) plus libpng's row buffers and the strip a thumbnail is
-    /// read in, plus what is held before the final resample: the full image when interlaced, else
+    /// For an animation: the frame at its decoded size plus what compositing holds (see
+    /// `APNGAnimationProvider.workingBytes`). For a still: the output (4 bytes a pixel at most)
+    /// plus libpng's row buffers and the strip a thumbnail is read in, plus what is held before the final resample: the full image when interlaced, else
     /// the box-shrunk one. Nil when the header is unreadable or refused by a limit, so the decode
     /// fails with that limit's own error.
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
         let options = limited(options)
+        if let animation = APNGDecoder.animationIndex(data, options: options) {
+            guard (try? APNGAnimationProvider.checkLimits(animation, options: options)) != nil else { return nil }
+            let target = options.targetSize(for: animation.canvas, frameCount: animation.frames.count)
+            return ImageDecodeEstimate(outputSize: target, workingBytes: APNGAnimationProvider.workingBytes(animation, options: options))
+        }
         guard let header = PNGHeader(data), (try? PNGDecoder.preflight(data, options: options)) != nil,
               var working = header.decoderMemoryEstimate
         else { return nil }

@@ -87,7 +87,7 @@ enum PNGDecoder {
     }
 
     /// The full image, and the rows read when the file ended early (nil when it did not).
-    private static func readFull(_ reader: PNGReader, layout: PNGLayout, checkpoint: DecodeCheckpoint) throws -> (PixelBuffer, Int?) {
+    static func readFull(_ reader: PNGReader, layout: PNGLayout, checkpoint: DecodeCheckpoint) throws -> (PixelBuffer, Int?) {
         let byteCount = try PixelBuffer.byteCount(width: layout.size.width, height: layout.size.height, format: layout.format)
         var rowsRead: Int?
         let bytes = try [UInt8](unsafeUninitializedCapacity: byteCount) { storage, initialized in

@@ -12,6 +12,8 @@ struct PNGHeader: Equatable {
     let bitDepth: Int
     let colorType: Int
     let isInterlaced: Bool
+    /// IHDR's bit depth, colour type, compression, filter and interlace bytes, as stored.
+    let fieldsAfterSize: [UInt8]
 
     /// Nil when the bytes are too short or do not start with a signature and an IHDR chunk; libpng
     /// then produces the precise error.
@@ -26,6 +28,7 @@ struct PNGHeader: Equatable {
         bitDepth = Int(head[24])
         colorType = Int(head[25])
         isInterlaced = head[28] == 1
+        fieldsAfterSize = Array(head[24..<29])
     }
 
     /// Bytes libpng and CodersPNG hold while decoding, besides the output pixels: libpng's two row

@@ -17,7 +17,7 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
     func update(_ data: Data, isComplete: Bool) {
         let options = self.options
         state.withLock { state in
-            state.update(data, isComplete: isComplete, decodeComplete: { try PNGDecoder.decode($0, options: options) }) { stream, data, fed in
+            state.update(data, isComplete: isComplete, decodeComplete: { try APNGDecoder.decode($0, options: options) }) { stream, data, fed in
                 if stream == nil {
                     // Wait for the IHDR so the pixel limit is checked before libpng starts.
                     guard data.count >= PNGHeader.minimumByteCount else { return false }

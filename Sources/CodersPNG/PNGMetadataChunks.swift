@@ -13,27 +13,18 @@ struct PNGMetadataChunks {
 
     init(_ data: Data) {
         guard data.count >= PNGHeader.minimumByteCount, data.starts(with: PNGHeader.signature) else { return }
-        var offset = data.startIndex + 8
-        while data.endIndex - offset >= 12 {
-            let length = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = data[offset + 4..<offset + 8]
-            guard length <= data.endIndex - offset - 12 else { return }
-            let payload = offset + 8..<offset + 8 + length
-            if type.elementsEqual("IEND".utf8) { return }
-            let isExif = exif == nil && type.elementsEqual("eXIf".utf8)
-            let isXMP = xmpChunk == nil && type.elementsEqual("iTXt".utf8) && data[payload].starts(with: Self.xmpKeyword + [0])
-            if (isExif || isXMP) && Self.crcMatches(data, chunkAt: offset, length: length) {
-                if isExif { exif = payload } else { xmpChunk = payload }
+        PNGChunk.walk(data) { chunk in
+            if chunk.type == PNGChunk.IEND { return false }
+            let isExif = exif == nil && chunk.type == Self.eXIf
+            let isXMP = xmpChunk == nil && chunk.type == Self.iTXt && data[chunk.payload].starts(with: Self.xmpKeyword + [0])
+            if (isExif || isXMP) && chunk.crcMatches(in: data) {
+                if isExif { exif = chunk.payload } else { xmpChunk = chunk.payload }
             }
-            offset = payload.upperBound + 4
+            return true
         }
     }
 
-    private static func crcMatches(_ data: Data, chunkAt offset: Data.Index, length: Int) -> Bool {
-        let stored = data[offset + 8 + length..<offset + 12 + length].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        let computed = data[offset + 4..<offset + 8 + length].withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
-        return stored == computed
-    }
+    private static let eXIf = PNGChunk.type("eXIf"), iTXt = PNGChunk.type("iTXt")
 
     /// The XMP packet: the iTXt text after the keyword, flags, language and translated keyword,
     /// inflated when compressed. Nil when malformed; inflating stops one byte past `limit`, so

@@ -71,6 +71,43 @@ struct BuiltInCoderConformanceTests {
         await CoderConformance.check(PNGCoder(), samples: [try sample(row, .png)], options: Self.writingProfilesAndMetadata)
     }
 
+    /// Animated PNGs made by TestSupport's writer: partial frames with every disposal and both
+    /// blends, a default image outside the animation, and opaque whole frames.
+    static let apng: [CoderSample] = {
+        typealias Frame = APNGWriter.Frame
+        func pattern(_ width: Int, _ height: Int, channels: Int, seed: Int) -> [UInt8] {
+            (0..<width * height).flatMap { p -> [UInt8] in
+                let pixel = [UInt8((p * 7 + seed * 40) & 0xFF), UInt8((p * 3 + seed * 90) & 0xFF), UInt8((seed * 70 + p / 5) & 0xFF), UInt8(120 + (p + seed) % 136)]
+                return Array(pixel.prefix(channels))
+            }
+        }
+        let size = ImageSize(width: 24, height: 16)
+        let mixed = APNGWriter.file(width: 24, height: 16, frames: [
+            Frame(pixels: pattern(24, 16, channels: 4, seed: 0), width: 24, height: 16, dispose: 1),
+            Frame(pixels: pattern(10, 6, channels: 4, seed: 1), width: 10, height: 6, x: 3, y: 2, dispose: 2, blend: 1),
+            Frame(pixels: pattern(8, 8, channels: 4, seed: 2), width: 8, height: 8, x: 16, y: 8, dispose: 0, blend: 1),
+            Frame(pixels: pattern(12, 4, channels: 4, seed: 3), width: 12, height: 4, x: 0, y: 12, dispose: 1, blend: 0),
+            Frame(pixels: pattern(24, 16, channels: 4, seed: 4), width: 24, height: 16, blend: 1),
+        ], loops: 2)
+        let withDefault = APNGWriter.file(width: 24, height: 16, frames: [
+            Frame(pixels: pattern(24, 16, channels: 4, seed: 5), width: 24, height: 16),
+            Frame(pixels: pattern(5, 5, channels: 4, seed: 6), width: 5, height: 5, x: 19, y: 11, blend: 1),
+        ], defaultImage: pattern(24, 16, channels: 4, seed: 7))
+        let opaque = APNGWriter.file(width: 24, height: 16, channels: 3, frames: (0..<3).map {
+            Frame(pixels: pattern(24, 16, channels: 3, seed: $0), width: 24, height: 16, blend: 1)
+        }, loops: 1)
+        return [
+            CoderSample(name: "apng-dispose-blend.png", data: mixed, format: .png, size: size, frameCount: 5, loopCount: 2),
+            CoderSample(name: "apng-default-image.png", data: withDefault, format: .png, size: size, frameCount: 2, loopCount: 0),
+            CoderSample(name: "apng-opaque.png", data: opaque, format: .png, size: size, frameCount: 3, loopCount: 1),
+        ]
+    }()
+
+    @Test("PNGCoder (animated APNG)", arguments: apng)
+    func apngCoder(_ sample: CoderSample) async {
+        await CoderConformance.check(PNGCoder(), samples: [sample], options: Self.writingProfilesAndMetadata)
+    }
+
     @Test("JPEGCoder (still, progressive; lossy round trips)", arguments: jpeg)
     func jpegCoder(_ row: Corpus.Row) async throws {
         await CoderConformance.check(JPEGCoder(), samples: [try sample(row, .jpeg)], options: Self.writingProfilesAndMetadata)

@@ -9,9 +9,11 @@ extension ImageFormat {
     // recognised alongside HEIC's. The built-in signatures never overlap, so their order does not
     // matter.
 
+    /// Animated PNG is this format too (`apng` is one of its names): the same signature, file and
+    /// coder, as in SDWebImage, browsers and MIME practice (`image/png` is served for both).
     public static let png = ImageFormat(
-        identifier: "png", mimeTypes: ["image/png"], fileExtensions: ["png", "apng"],
-        signature: .bytes([0x89]))
+        identifier: "png", names: ["apng"], mimeTypes: ["image/png", "image/apng", "image/vnd.mozilla.apng"],
+        fileExtensions: ["png", "apng"], supportsAnimation: true, signature: .bytes([0x89]))
     public static let jpeg = ImageFormat(
         identifier: "jpeg", mimeTypes: ["image/jpeg"], fileExtensions: ["jpg", "jpeg", "jpe", "jfif"],
         signature: Signature { $0.has([0xFF]) && !$0.has([0xFF, 0x0A]) })

@@ -42,7 +42,9 @@ struct ImageFormatRegistryTests {
     @Test("The shared table starts with the built-ins, and ImageFormat's look-ups read it")
     func sharedTable() {
         #expect(ImageFormat.builtIn.allSatisfy { ImageFormat.known.contains($0) })
-        #expect(ImageFormat.builtIn.filter(\.supportsAnimation).map(\.identifier) == ["webp", "gif", "avif", "jxl"])
+        #expect(ImageFormat.builtIn.filter(\.supportsAnimation).map(\.identifier) == ["png", "webp", "gif", "avif", "jxl"])
+        #expect(ImageFormat.named("apng") == .png)
+        #expect(ImageFormat.named("image/apng") == .png)
         let probe = ImageFormat(identifier: "registry-test", mimeTypes: ["application/x-registry-test"], fileExtensions: ["rtst"],
                                 signature: .ascii("REGISTRY-TEST"))
         ImageFormatRegistry.shared.register(probe)

@@ -1,0 +1,90 @@
+import Foundation
+import PipelineCore
+
+/// Animated PNG: every frame written whole (canvas-sized, blend source, dispose none), the first as
+/// the IDAT image so viewers without APNG show it, the rest as fdAT; acTL carries the loop count,
+/// each fcTL the frame's delay in milliseconds. Frames are asked for one at a time and written
+/// before the next, so an animation streams through holding one frame and the file being built.
+///
+/// All frames share one pixel format (PNG has one IHDR): the animation's, with the image's colour
+/// chunks and EXIF/XMP as the still encoder writes them.
+enum APNGEncoder {
+    /// `metadata`: the (upright) image whose colour description, EXIF and XMP are written.
+    static func encode(frameCount: Int, loopCount: Int, format: PixelFormat, metadata: Image, options: ImageEncodeOptions,
+                       frame: (Int) throws -> ImageFrame) throws -> Data {
+        guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        guard let frames = UInt32(exactly: frameCount), let loops = UInt32(exactly: min(max(loopCount, 0), Int(Int32.max))) else {
+            throw ImagePipeError.encodingFailed(reason: "PNG: \(frameCount) frames are more than APNG holds")
+        }
+        let profile = metadata.metadata.colorProfile
+        var format = format
+        if profile?.iccData(describing: format) != nil, !format.isGray { format = format.hasAlpha ? .rgba8 : .rgb8 }
+        let level = min(max(options.extras[.pngCompressionLevel] ?? PNGEncoder.defaultCompressionLevel, 0), 9)
+        var size: ImageSize?
+        var out: [UInt8] = []
+        var sequence: UInt32 = 0
+        for index in 0..<frameCount {
+            let current = try frame(index)
+            var pixels = current.buffer
+            if size == nil {
+                size = pixels.size
+                if let box = options.maxPixelSize, !box.isEmpty {
+                    size = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+                }
+            }
+            guard let size else { break }
+            if pixels.size != size { pixels = pixels.resampled(to: size) }
+            pixels = pixels.converted(to: format)
+            let png = try pixels.bytes.withUnsafeBufferPointer {
+                try PNGEncoder.write($0, width: size.width, height: size.height, channels: format.channelCount, level: level)
+            }
+            if index == 0 {
+                // Signature and IHDR as the still writer framed them, then the animation control.
+                out.append(contentsOf: png.prefix(PNGChunkInsertion.afterIHDR))
+                var actl: [UInt8] = []
+                PNGChunk.appendBigEndian(frames, to: &actl)
+                PNGChunk.appendBigEndian(loops, to: &actl)
+                PNGChunk.append(type: PNGChunk.acTL, payload: actl, to: &out)
+            }
+            PNGChunk.append(type: PNGChunk.fcTL, payload: control(sequence: sequence, size: size, duration: current.duration), to: &out)
+            sequence += 1
+            PNGChunk.walk(png) { (chunk: PNGChunk) -> Bool in
+                guard chunk.type == PNGChunk.IDAT else { return chunk.type != PNGChunk.IEND }
+                if index == 0 {
+                    out.append(contentsOf: png[chunk.start..<chunk.end])
+                } else {
+                    var number: [UInt8] = []
+                    PNGChunk.appendBigEndian(sequence, to: &number)
+                    let pieces: [Data] = [Data(number), png[chunk.payload]]
+                    PNGChunk.append(type: PNGChunk.fdAT, pieces: pieces, to: &out)
+                    sequence += 1
+                }
+                return true
+            }
+        }
+        PNGChunk.append(type: PNGChunk.IEND, payload: [UInt8](), to: &out)
+        let chunks = PNGColorChunk.chunks(for: profile, pixels: format) + PNGMetadataChunks.chunks(for: metadata)
+        let data = Data(out)
+        return PNGChunkInsertion.inserting(chunks, in: data) ?? data
+    }
+
+    /// An fcTL for a whole-canvas frame shown `duration` seconds: milliseconds when they fit in 16
+    /// bits, else hundredths, else seconds (at most 65535).
+    static func control(sequence: UInt32, size: ImageSize, duration: Double) -> [UInt8] {
+        let (numerator, denominator) = delay(duration)
+        var payload: [UInt8] = []
+        for value in [sequence, UInt32(size.width), UInt32(size.height), 0, 0] { PNGChunk.appendBigEndian(value, to: &payload) }
+        payload += [UInt8(numerator >> 8), UInt8(numerator & 0xFF), UInt8(denominator >> 8), UInt8(denominator & 0xFF)]
+        payload += [APNGFrameControl.Dispose.none.rawValue, APNGFrameControl.Blend.source.rawValue]
+        return payload
+    }
+
+    static func delay(_ duration: Double) -> (numerator: Int, denominator: Int) {
+        let seconds = duration.isFinite ? max(duration, 0) : 0
+        for denominator in [1000, 100, 1] {
+            let numerator = (seconds * Double(denominator)).rounded()
+            if numerator <= 65535 { return (Int(numerator), denominator) }
+        }
+        return (65535, 1)
+    }
+}

@@ -1,0 +1,63 @@
+import CodersPNG
+import Foundation
+import PipelineCore
+import Testing
+import TestSupport
+
+@Suite("APNG encoding")
+struct APNGEncoderTests {
+    /// Three distinct 5×3 RGBA frames with alpha, 40/70/100 ms.
+    static func frames() throws -> [ImageFrame] {
+        try [0, 1, 2].map { index in
+            let pixels = (0..<15).flatMap { p -> [UInt8] in [UInt8(p * 10 + index), UInt8(index * 80), UInt8(255 - p), UInt8(128 + index * 60)] }
+            return ImageFrame(try PixelBuffer(width: 5, height: 3, format: .rgba8, bytes: pixels), duration: [0.04, 0.07, 0.1][index])
+        }
+    }
+
+    @Test("An animation encodes to an APNG that decodes to the same frames, delays and loop count")
+    func roundTrip() throws {
+        let frames = try Self.frames()
+        let data = try PNGCoder().encode(frames: frames, loopCount: 4, as: .png, options: ImageEncodeOptions())
+        let image = try PNGCoder().decode(data, options: ImageDecodeOptions())
+        #expect(image.frameCount == 3 && image.loopCount == 4)
+        for index in 0..<3 {
+            #expect(try image.frame(at: index) == frames[index].buffer)
+            #expect(abs(image.duration(at: index) - frames[index].duration) < 1e-9)
+        }
+        // Re-encoding the decoded animation (the path `convert in.png out.png` takes) keeps it too.
+        let again = try PNGCoder().decode(try PNGCoder().encode(image, as: .png, options: ImageEncodeOptions()), options: ImageDecodeOptions())
+        #expect(again.frameCount == 3 && again.loopCount == 4)
+        #expect(try again.frame(at: 2) == frames[2].buffer)
+    }
+
+    @Test("The file follows the APNG layout: acTL, fcTL 0 before IDAT, then fcTL/fdAT with sequence numbers 0, 1, 2…, every CRC right")
+    func layout() throws {
+        let data = try PNGCoder().encode(frames: try Self.frames(), loopCount: 0, as: .png, options: ImageEncodeOptions())
+        let file = PNGFileStructure(data)
+        #expect(file.hasSignature && file.trailingBytes == 0)
+        #expect(file.chunks.allSatisfy { $0.storedCRC == $0.computedCRC })
+        #expect(file.chunks.map(\.type) == ["IHDR", "acTL", "fcTL", "IDAT", "fcTL", "fdAT", "fcTL", "fdAT", "IEND"])
+        let sequenced = file.chunks.filter { $0.type == "fcTL" || $0.type == "fdAT" }
+        #expect(sequenced.map { Int($0.payload[3]) } == Array(0..<5))
+        let actl = file.chunks[1].payload
+        #expect(actl == [0, 0, 0, 3, 0, 0, 0, 0])
+        // Frame 1's delay: 70/1000 s, dispose none, blend source.
+        #expect(Array(sequenced[1].payload[20...]) == [0, 70, 3, 232, 0, 0])
+    }
+
+    @Test("Delays are written in ms, else hundredths, else seconds")
+    func delayFractions() throws {
+        let frames = try [0.05, 100.0, 1000.0].map { ImageFrame(try PixelBuffer(width: 1, height: 1, format: .rgb8, fill: .white), duration: $0) }
+        let image = try PNGCoder().decode(try PNGCoder().encode(frames: frames, loopCount: 0, as: .png, options: ImageEncodeOptions()), options: ImageDecodeOptions())
+        #expect((0..<3).map { image.duration(at: $0) } == [0.05, 100, 1000])
+    }
+
+    @Test("firstFrameOnly and single frames write a plain PNG")
+    func stillWhenAsked() throws {
+        var options = ImageEncodeOptions()
+        options.firstFrameOnly = true
+        let data = try PNGCoder().encode(frames: try Self.frames(), loopCount: 0, as: .png, options: options)
+        #expect(!PNGFileStructure(data).chunks.contains { $0.type == "acTL" })
+        #expect(!(try PNGCoder().decode(data, options: ImageDecodeOptions())).isAnimated)
+    }
+}
