@@ -20,6 +20,10 @@ import PipelineCore
 /// - Thumbnails (`thumbnailPixelSize`, `scaleDownLimitBytes`) of non-interlaced files are
 ///   box-shrunk row by row while reading and then resampled, so the full image is never held;
 ///   interlaced files are decoded in full first (Adam7 spreads each row over seven passes).
+/// - Animated PNG (APNG) decodes to a lazy animation (see `APNGIndex` for how damage is handled):
+///   frames composited with their dispose and blend operations, a default image that is not part
+///   of the animation skipped (as browsers do), delays after the players' clamp, the loop count
+///   from acTL. Animated images encode to APNG; `firstFrameOnly` writes a still PNG.
 public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
     /// This coder's own pixel limit; the smaller of it and a request's `maxPixels` applies.
     public let maxPixels: Int

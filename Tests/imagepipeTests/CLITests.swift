@@ -155,6 +155,32 @@ struct CLITests {
         #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") }, "no partial output")
     }
 
+    @Test("An animation written to .png or with --format apng stays animated (APNG); --frame picks one; info reports its frames")
+    func animatedPNG() async throws {
+        let apng = temp.path("spin.png")
+        var run = try await cli.run(["convert", Samples.gif, apng, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.jsonLines.first?["frames"] as? Int == 12 && run.jsonLines.first?["format"] as? String == "png")
+        var info = try await cli.run(["info", "--json", apng])
+        let line = try #require(info.jsonLines.first)
+        #expect(line["format"] as? String == "png" && line["frames"] as? Int == 12)
+        #expect((line["durationsMs"] as? [Int])?.count == 12)
+
+        let still = temp.path("still.apng")
+        run = try await cli.run(["convert", apng, still, "--frame", "3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        info = try await cli.run(["info", "--json", still])
+        #expect(info.jsonLines.first?["frames"] as? Int == 1)
+
+        let out = temp.path("fetched")
+        run = try await cli.run(["fetch", Samples.gif, "--format", "apng", "-o", out, "--no-cache", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let written = try #require(run.jsonLines.first?["output"] as? String)
+        #expect(written.hasSuffix(".png") && run.jsonLines.first?["frames"] as? Int == 12)
+        info = try await cli.run(["info", "--json", written])
+        #expect(info.jsonLines.first?["frames"] as? Int == 12)
+    }
+
     @Test("A truncated JPEG converts with one escaped warning line on stderr and a JSON warnings array")
     func truncatedJPEGWarns() async throws {
         let whole = try Data(contentsOf: URL(fileURLWithPath: Samples.jpeg))
