@@ -18,6 +18,11 @@ let package = Package(
             .product(name: "CodersGIF", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
+        // CodersPNG's APNG decode-all-frames against Pillow (scripts/bench/apng-vs-pillow.sh).
+        .executableTarget(name: "coders-apng-bench", dependencies: [
+            .product(name: "CodersPNG", package: "ImagePipe"),
+            .product(name: "PipelineCore", package: "ImagePipe"),
+        ]),
         // HTTPLoader against `curl --parallel` on a local server (scripts/bench/loader-http.sh).
         .executableTarget(name: "loader-http-bench", dependencies: [
             .product(name: "LoaderHTTP", package: "ImagePipe"),

@@ -44,12 +44,13 @@ final class APNGAnimationProvider: AnimatedImageProvider {
     }
 
     /// What compositing holds besides the frame handed out: the RGBA canvas, the decoded frame (at
-    /// most canvas size), the rectangle kept for a "previous" disposal, the full-size frame a
+    /// most canvas size) and its inflated rows, the rectangle kept for a "previous" disposal, the full-size frame a
     /// thumbnail is resampled from, and libpng's rows.
     static func workingBytes(_ index: APNGIndex, options: ImageDecodeOptions) -> Int {
         guard let pixels = index.canvas.pixelCount else { return .max }
         let keepsPrevious = index.frames.contains { $0.control.dispose == .previous }
-        let canvases = 2 + (keepsPrevious ? 1 : 0) + (options.targetSize(for: index.canvas, frameCount: index.frames.count) == index.canvas ? 0 : 1)
+        // Canvas, decoded frame, and the inflated rows the quick way unfilters from.
+        let canvases = 3 + (keepsPrevious ? 1 : 0) + (options.targetSize(for: index.canvas, frameCount: index.frames.count) == index.canvas ? 0 : 1)
         let (bytes, overflow) = pixels.multipliedReportingOverflow(by: 4 * canvases)
         guard !overflow, let rows = index.header.decoderMemoryEstimate else { return .max }
         return bytes.addingReportingOverflow(rows).overflow ? .max : bytes + rows

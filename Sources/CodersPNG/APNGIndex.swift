@@ -32,7 +32,7 @@ struct APNGIndex {
 
     /// The frames can have transparent pixels: an alpha channel or tRNS.
     var hasTransparency: Bool { header.colorType == 4 || header.colorType == 6 || hasTRNS }
-    private let hasTRNS: Bool
+    let hasTRNS: Bool
 
     /// What the file holds: no animation (a plain PNG, or one whose animation is unusable, with
     /// the warning saying why), or an animation.

@@ -109,6 +109,31 @@ struct APNGDecoderTests {
         #expect(try image.frame(at: 2).bytes == Array([[UInt8]](repeating: [70, 80, 90], count: 6).joined()))
     }
 
+    @Test("Frames decode to what libpng gives for the same rows: every filter, on the first row too, each pixel format",
+          arguments: [(1, 0), (2, 4), (3, 2), (4, 6)])
+    func framesMatchLibpng(channels: Int, colorType: Int) throws {
+        let (width, height) = (13, 9)
+        var seed: UInt32 = 12345
+        let pixels = (0..<width * height * channels).map { _ -> UInt8 in
+            seed = seed &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: seed >> 16)
+        }
+        let filterOrders: [[UInt8]] = [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2], [3], [4]]
+        for filters in filterOrders {
+            let data = APNGWriter.compressed(pixels, width: width, height: height, channels: channels, filters: filters)
+            let ihdr = APNGWriter.be32(width) + APNGWriter.be32(height) + [8, UInt8(colorType), 0, 0, 0]
+            // The same rows as a still PNG (libpng) and as frame 1 of an animation (the quick path).
+            let still = APNGWriter.file([.init("IHDR", ihdr), .init("IDAT", data), .init("IEND", [])])
+            let fcTL = { (sequence: Int) in APNGWriter.be32(sequence) + APNGWriter.be32(width) + APNGWriter.be32(height) + [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0] }
+            let animated = APNGWriter.file([.init("IHDR", ihdr), .init("acTL", APNGWriter.be32(2) + APNGWriter.be32(0)), .init("fcTL", fcTL(0)),
+                                            .init("IDAT", data), .init("fcTL", fcTL(1)), .init("fdAT", APNGWriter.be32(2) + data), .init("IEND", [])])
+            let expected = try PNGCoder().decode(still, options: ImageDecodeOptions()).firstFrame
+            let image = try PNGCoder().decode(animated, options: ImageDecodeOptions())
+            #expect(image.frameCount == 2)
+            #expect(try image.frame(at: 1) == expected.converted(to: image.pixelFormat), "filters \(filters)")
+        }
+    }
+
     @Test("firstFrameOnly gives frame 0 as a still; a plain PNG is unchanged")
     func firstFrameOnly() throws {
         var options = ImageDecodeOptions()

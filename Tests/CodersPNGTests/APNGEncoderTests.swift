@@ -45,6 +45,20 @@ struct APNGEncoderTests {
         #expect(Array(sequenced[1].payload[20...]) == [0, 70, 3, 232, 0, 0])
     }
 
+    @Test("Photo-like frames of each pixel format round-trip exactly (every row filter, undone by the quick frame path)",
+          arguments: [PixelFormat.gray8, .rgb8, .rgba8])
+    func photoFramesRoundTrip(format: PixelFormat) throws {
+        let frames = try (0..<3).map { index in
+            ImageFrame(try PNGTestImages.photo(width: 61 + index, height: 37, format: format).resampled(to: ImageSize(width: 61, height: 37)), duration: 0.05)
+        }
+        let data = try PNGCoder().encode(frames: frames, loopCount: 0, as: .png, options: ImageEncodeOptions())
+        let file = PNGFileStructure(data)
+        let filters = try #require(file.rowFilters(rowBytes: 61 * format.bytesPerPixel, height: 37))
+        #expect(Set(filters).count >= 3, "the writer used filters \(Set(filters))")
+        let image = try PNGCoder().decode(data, options: ImageDecodeOptions())
+        for index in 0..<3 { #expect(try image.frame(at: index) == frames[index].buffer, "frame \(index)") }
+    }
+
     @Test("Delays are written in ms, else hundredths, else seconds")
     func delayFractions() throws {
         let frames = try [0.05, 100.0, 1000.0].map { ImageFrame(try PixelBuffer(width: 1, height: 1, format: .rgb8, fill: .white), duration: $0) }

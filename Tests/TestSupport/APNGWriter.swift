@@ -77,12 +77,33 @@ public enum APNGWriter {
         file(chunks(width: width, height: height, channels: channels, frames: frames, loops: loops, defaultImage: defaultImage))
     }
 
-    /// Rows with filter 0, deflated by zlib.
-    public static func compressed(_ pixels: [UInt8], width: Int, height: Int, channels: Int) -> [UInt8] {
+    /// Rows filtered with `filters` (row y gets `filters[y % count]`; 0 none, 1 sub, 2 up,
+    /// 3 average, 4 Paeth, as the PNG specification defines them), deflated by zlib.
+    public static func compressed(_ pixels: [UInt8], width: Int, height: Int, channels: Int, filters: [UInt8] = [0]) -> [UInt8] {
         let rowBytes = width * channels
         var raw: [UInt8] = []
         raw.reserveCapacity(height * (rowBytes + 1))
-        for y in 0..<height { raw.append(0); raw += pixels[y * rowBytes..<(y + 1) * rowBytes] }
+        for y in 0..<height {
+            let filter = filters[y % filters.count]
+            raw.append(filter)
+            for i in 0..<rowBytes {
+                let x = Int(pixels[y * rowBytes + i])
+                let a = i >= channels ? Int(pixels[y * rowBytes + i - channels]) : 0
+                let b = y > 0 ? Int(pixels[(y - 1) * rowBytes + i]) : 0
+                let c = y > 0 && i >= channels ? Int(pixels[(y - 1) * rowBytes + i - channels]) : 0
+                let predictor: Int
+                switch filter {
+                case 1: predictor = a
+                case 2: predictor = b
+                case 3: predictor = (a + b) / 2
+                case 4:
+                    let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                    predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c
+                default: predictor = 0
+                }
+                raw.append(UInt8(truncatingIfNeeded: x - predictor))
+            }
+        }
         var length = compressBound(uLong(raw.count))
         var out = [UInt8](repeating: 0, count: Int(length))
         let status = out.withUnsafeMutableBufferPointer { out in
