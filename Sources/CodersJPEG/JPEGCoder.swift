@@ -30,7 +30,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
         self.colorConverters = colorConverters
     }
 
-    public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(in: data) == .jpeg }
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.jpeg.matches(data) }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "JPEGCoder", format: .jpeg) }

@@ -32,7 +32,7 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
         self.maxPixels = maxPixels
     }
 
-    public func canDecode(_ data: Data) -> Bool { ImageFormat.detect(in: data) == .png }
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.png.matches(data) }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "PNGCoder", format: .png) }

@@ -7,15 +7,16 @@ import Foundation
 import PipelineCore
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, let rounds = Int(arguments[1]) ?? (arguments[1] == "--dump" ? 0 : nil) else {
+guard arguments.count >= 3, let rounds = Int(arguments[1]) ?? (arguments[1] == "--dump" && arguments.count >= 4 ? 0 : nil) else {
     FileHandle.standardError.write(Data("usage: coders-apng-bench ROUNDS FILE...\n".utf8))
     exit(2)
 }
-let paths = Array(arguments.dropFirst(2))
+let dumping = arguments[1] == "--dump"
+let paths = Array(arguments.dropFirst(dumping ? 3 : 2))
 let files = try paths.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
 let coder = PNGCoder()
 
-if arguments[1] == "--dump" {
+if dumping {
     for (path, data) in zip(paths, files) {
         let image = try coder.decode(data, options: ImageDecodeOptions())
         for index in 0..<image.frameCount {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An image file format: an identifier plus the names, MIME types and file extensions that go with
 /// it, the magic-byte test that recognises it, and whether it can hold an animation.
 ///
@@ -50,6 +52,12 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
 
     public static func == (lhs: ImageFormat, rhs: ImageFormat) -> Bool { lhs.identifier == rhs.identifier }
     public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
+
+    /// Whether `data` starts as this format's signature says; false without one. Coders sniff with
+    /// it, so another format registered in the table can never take their own bytes from them.
+    public func matches(_ data: some DataProtocol) -> Bool {
+        signature?.matches(SniffedBytes(data)) ?? false
+    }
 
     /// Whether `name` (already lowercased, without a leading dot) is one of this format's names,
     /// extensions or MIME types.
