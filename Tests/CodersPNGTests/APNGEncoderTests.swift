@@ -59,6 +59,21 @@ struct APNGEncoderTests {
         for index in 0..<3 { #expect(try image.frame(at: index) == frames[index].buffer, "frame \(index)") }
     }
 
+    @Test("Later frames store only the rectangle that changed, and still decode to their own pixels")
+    func changedRectangles() throws {
+        let base = try PNGTestImages.photo(width: 20, height: 12, format: .rgba8)
+        var moved = base.bytes
+        for y in 3..<5 { for x in 6..<9 { moved[(y * 20 + x) * 4] ^= 0x55 } }  // a 3×2 patch changes
+        let frames = [ImageFrame(base, duration: 0.1), ImageFrame(try PixelBuffer(width: 20, height: 12, format: .rgba8, bytes: moved), duration: 0.1),
+                      ImageFrame(try PixelBuffer(width: 20, height: 12, format: .rgba8, bytes: moved), duration: 0.1)]
+        let data = try PNGCoder().encode(frames: frames, loopCount: 0, as: .png, options: ImageEncodeOptions())
+        let controls = PNGFileStructure(data).chunks.filter { $0.type == "fcTL" }.map { Array($0.payload[4..<20]) }
+        let rect = { (w: Int, h: Int, x: Int, y: Int) -> [UInt8] in [w, h, x, y].flatMap { APNGWriter.be32($0) } }
+        #expect(controls == [rect(20, 12, 0, 0), rect(3, 2, 6, 3), rect(1, 1, 0, 0)])
+        let image = try PNGCoder().decode(data, options: ImageDecodeOptions())
+        for index in 0..<3 { #expect(try image.frame(at: index) == frames[index].buffer, "frame \(index)") }
+    }
+
     @Test("Delays are written in ms, else hundredths, else seconds")
     func delayFractions() throws {
         let frames = try [0.05, 100.0, 1000.0].map { ImageFrame(try PixelBuffer(width: 1, height: 1, format: .rgb8, fill: .white), duration: $0) }
