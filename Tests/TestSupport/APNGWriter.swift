@@ -77,6 +77,27 @@ public enum APNGWriter {
         file(chunks(width: width, height: height, channels: channels, frames: frames, loops: loops, defaultImage: defaultImage))
     }
 
+    /// A valid APNG that is cheap to send and expensive to play: a `width`×`height` 1-bit gray
+    /// canvas (all black, so its image data deflates to about 1/1000), then `frames` - 1 frames of
+    /// one white pixel each, 100 ms each, looping forever.
+    public static func hostile(frames: Int, width: Int, height: Int) -> Data {
+        let rowBytes = (width + 7) / 8
+        var chunks = [Chunk("IHDR", be32(width) + be32(height) + [1, 0, 0, 0, 0]), Chunk("acTL", be32(frames) + be32(0))]
+        let control = { (sequence: Int, w: Int, h: Int, x: Int, y: Int) in
+            be32(sequence) + be32(w) + be32(h) + be32(x) + be32(y) + [0, 1, 0, 10, 0, 0]
+        }
+        chunks.append(Chunk("fcTL", control(0, width, height, 0, 0)))
+        chunks.append(Chunk("IDAT", compressed([UInt8](repeating: 0, count: rowBytes * height), width: rowBytes, height: height, channels: 1)))
+        var sequence = 1
+        for frame in 1..<max(frames, 1) {
+            chunks.append(Chunk("fcTL", control(sequence, 1, 1, frame % width, frame / width % height)))
+            chunks.append(Chunk("fdAT", be32(sequence + 1) + compressed([0x80], width: 1, height: 1, channels: 1)))
+            sequence += 2
+        }
+        chunks.append(Chunk("IEND", []))
+        return file(chunks)
+    }
+
     /// Rows filtered with `filters` (row y gets `filters[y % count]`; 0 none, 1 sub, 2 up,
     /// 3 average, 4 Paeth, as the PNG specification defines them), deflated by zlib.
     public static func compressed(_ pixels: [UInt8], width: Int, height: Int, channels: Int, filters: [UInt8] = [0]) -> [UInt8] {
@@ -86,6 +107,10 @@ public enum APNGWriter {
         for y in 0..<height {
             let filter = filters[y % filters.count]
             raw.append(filter)
+            if filter == 0 {
+                raw += pixels[y * rowBytes..<(y + 1) * rowBytes]
+                continue
+            }
             for i in 0..<rowBytes {
                 let x = Int(pixels[y * rowBytes + i])
                 let a = i >= channels ? Int(pixels[y * rowBytes + i - channels]) : 0

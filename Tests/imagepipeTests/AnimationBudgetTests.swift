@@ -38,6 +38,21 @@ struct AnimationBudgetTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: temp.path("fetched")))?.isEmpty ?? true)
     }
 
+    @Test("A 13 KB APNG of 20 frames on a 10000x10000 canvas is refused by convert and fetch --transform, naming the setting, under 64 MiB")
+    func apngOnAHugeCanvas() async throws {
+        let data = APNGWriter.hostile(frames: 20, width: 10_000, height: 10_000)
+        #expect(data.count < 16_000)
+        let apng = try write(data, "canvas.png")
+        for arguments in [["convert", apng, temp.path("out.gif")], ["fetch", "--no-cache", "--transform", "grayscale", "-o", temp.path("fetched"), apng]] {
+            let measured = try await cli.runMeasuringMemory(arguments)
+            #expect(measured.run.status == 1, "\(arguments): \(measured.run.stderr)")
+            #expect(measured.run.stderr.contains("animationPixels limit exceeded: 2000000000 is more than the maximum of 50000000"), "\(measured.run.stderr)")
+            #expect(measured.run.stderr.contains(Self.setting))
+            #expect(measured.peakMiB < 64, "\(arguments) peaked at \(measured.peakMiB) MiB")
+        }
+        #expect(!temp.files.contains { $0.hasPrefix("out") }, "no output written")
+    }
+
     @Test("A 230 KB GIF of 9,999 frames of 5000x5000 fails a 64x64 thumbnail at once instead of compositing for minutes")
     func manyLargeFrames() async throws {
         let gif = try write(HostileAnimations.gif(frames: 9_999, width: 5_000, height: 5_000), "many.gif")
