@@ -10,7 +10,7 @@ import Synchronization
 public final class AnimatedImagePlayer: Sendable {
     public let animation: AnimatedImage
     /// Shared with every other player of the same animation.
-    public let frameBuffer: AnimationFrameBuffer
+    let frameBuffer: AnimationFrameBuffer
     private let clock: any AnimationClock
     /// Bytes of one decoded frame, for turning the byte budget into a frame count.
     private let frameBytes: Int
@@ -95,7 +95,8 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Bytes of decoded frames the shared buffer may hold for this player; 0 (the default) means
-    /// `FrameBufferBudget.automatic()`.
+    /// SDWebImage's automatic budget: min(20 % of total memory, 60 % of free memory), as a
+    /// container's cgroup allows.
     public var maxBufferSize: Int {
         get { state.withLock { $0.maxBufferSize } }
         set { state.withLock { $0.maxBufferSize = max(newValue, 0) } }

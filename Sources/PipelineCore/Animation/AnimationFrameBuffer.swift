@@ -12,8 +12,8 @@ import Synchronization
 /// Frames come straight from the provider, not through `AnimatedImage.frame(at:)`, so a frame is
 /// never held twice (here and in the animation's own cache). Frame 0 is the poster, which the
 /// animation always holds; it is not counted.
-public final class AnimationFrameBuffer: Sendable {
-    public let animation: AnimatedImage
+final class AnimationFrameBuffer: Sendable {
+    let animation: AnimatedImage
 
     private struct State {
         var frames: [Int: PixelBuffer] = [:]
@@ -35,26 +35,26 @@ public final class AnimationFrameBuffer: Sendable {
 
     /// - Parameter fetchExecutor: where frames are decoded; must run one job at a time. Default: a
     ///   serial background queue.
-    public init(animation: AnimatedImage, fetchExecutor: (any CallbackExecutor)? = nil) {
+    init(animation: AnimatedImage, fetchExecutor: (any CallbackExecutor)? = nil) {
         self.animation = animation
         self.fetchExecutor = fetchExecutor
             ?? DispatchQueueCallbackExecutor(DispatchQueue(label: "ImagePipe.AnimationFrameBuffer", qos: .utility))
     }
 
     /// The frame, if held now.
-    public func frame(at index: Int) -> PixelBuffer? {
+    func frame(at index: Int) -> PixelBuffer? {
         if index == 0 { return animation.posterFrame }
         return state.withLock { $0.frames[index] }
     }
 
     /// Frames held besides the poster.
-    public var heldFrameCount: Int { state.withLock { $0.frames.count } }
+    var heldFrameCount: Int { state.withLock { $0.frames.count } }
 
     /// Bytes of the frames held besides the poster.
-    public var heldBytes: Int { state.withLock { $0.heldBytes } }
+    var heldBytes: Int { state.withLock { $0.heldBytes } }
 
     /// Frames the buffer keeps at most besides the poster, at least 1.
-    public var maxBufferCount: Int {
+    var maxBufferCount: Int {
         get { state.withLock { $0.maxBufferCount } }
         set {
             state.withLock { state in
@@ -65,7 +65,7 @@ public final class AnimationFrameBuffer: Sendable {
     }
 
     /// Decodes `index` in the background unless it is held or already on its way.
-    public func prefetch(_ index: Int, direction: Int = 1) {
+    func prefetch(_ index: Int, direction: Int = 1) {
         guard index > 0, index < animation.frameCount else { return }
         let startsFetching = state.withLock { state -> Bool in
             state.anchor = index
@@ -81,7 +81,7 @@ public final class AnimationFrameBuffer: Sendable {
     }
 
     /// The frame, decoded now on the caller's thread if not held (for seeking).
-    public func loadFrame(at index: Int) throws -> PixelBuffer {
+    func loadFrame(at index: Int) throws -> PixelBuffer {
         if let held = frame(at: index) { return held }
         let frame = try animation.provider.frame(at: index)
         insert(frame, at: index)
@@ -89,7 +89,7 @@ public final class AnimationFrameBuffer: Sendable {
     }
 
     /// Drops every held frame (SDWebImage's `clearFrameBuffer`).
-    public func removeAll() {
+    func removeAll() {
         state.withLock { state in
             state.frames.removeAll()
             state.heldBytes = 0

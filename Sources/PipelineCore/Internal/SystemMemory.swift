@@ -1,28 +1,56 @@
 import Foundation
 
-/// How much memory this process may use: the machine's RAM, lowered by a cgroup limit when the
-/// process runs in a container. A server's memory cache sized from RAM alone gets OOM-killed in a
-/// container whose limit is a tenth of the host's RAM.
+/// How much memory this process may use, read from `/proc/meminfo` and lowered by a cgroup limit
+/// when the process runs in a container. A server's cache or buffer sized from the host's RAM alone
+/// gets OOM-killed in a container whose limit is a tenth of it. The one reader of these files.
 enum SystemMemory {
     /// cgroup v1 reports "no limit" as a huge number (about 2^63 rounded to pages); anything above
     /// this is treated as unlimited.
     private static let unlimitedThreshold: UInt64 = 1 << 60
 
-    /// The smaller of physical memory and the cgroup limit, in bytes; nil when neither can be read.
+    /// A cgroup's limit file and usage file, either of which may be missing.
+    typealias CgroupFiles = (limit: String?, usage: String?)
+
+    static func cgroupV2() -> CgroupFiles {
+        (read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current"))
+    }
+
+    static func cgroupV1() -> CgroupFiles {
+        (read("/sys/fs/cgroup/memory/memory.limit_in_bytes"), read("/sys/fs/cgroup/memory/memory.usage_in_bytes"))
+    }
+
+    /// All the memory this process may use: the smaller of physical memory and the cgroup limit,
+    /// in bytes; nil when neither can be read.
     static func availableBytes(
-        meminfo: String? = read("/proc/meminfo"),
-        cgroupV2: String? = read("/sys/fs/cgroup/memory.max"),
-        cgroupV1: String? = read("/sys/fs/cgroup/memory/memory.limit_in_bytes")
+        meminfo: String? = read("/proc/meminfo"), cgroupV2: String? = cgroupV2().limit, cgroupV1: String? = cgroupV1().limit
     ) -> UInt64? {
-        let physical = meminfo.flatMap(memTotal(in:)) ?? UInt64(ProcessInfo.processInfo.physicalMemory)
+        let physical = meminfo.flatMap { field("MemTotal", in: $0) } ?? UInt64(ProcessInfo.processInfo.physicalMemory)
         let limits = [cgroupV2, cgroupV1].compactMap { $0.flatMap(cgroupLimit(in:)) }
-        let all = ([physical] + limits).filter { $0 > 0 }
-        return all.min()
+        return ([physical] + limits).filter { $0 > 0 }.min()
+    }
+
+    /// The memory still to be had without swapping: `MemAvailable` (page cache the kernel can
+    /// drop included; `MemFree` on kernels without it), lowered to the room left under a cgroup
+    /// limit (limit − usage). Nil when nothing can be read.
+    static func freeBytes(
+        meminfo: String? = read("/proc/meminfo"), cgroupV2: CgroupFiles = cgroupV2(), cgroupV1: CgroupFiles = cgroupV1()
+    ) -> UInt64? {
+        let host = meminfo.flatMap { field("MemAvailable", in: $0) ?? field("MemFree", in: $0) }
+        let rooms = [cgroupV2, cgroupV1].compactMap { files -> UInt64? in
+            guard let limit = files.limit.flatMap(cgroupLimit(in:)),
+                  let usage = files.usage.flatMap({ UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            else { return nil }
+            return limit > usage ? limit - usage : 0
+        }
+        return ([host].compactMap { $0 } + rooms).min()
     }
 
     /// `MemTotal:  24684096 kB` → bytes.
-    static func memTotal(in meminfo: String) -> UInt64? {
-        for line in meminfo.split(separator: "\n") where line.hasPrefix("MemTotal:") {
+    static func memTotal(in meminfo: String) -> UInt64? { field("MemTotal", in: meminfo) }
+
+    /// A `/proc/meminfo` field in bytes (`Name:  24684096 kB`).
+    static func field(_ name: String, in meminfo: String) -> UInt64? {
+        for line in meminfo.split(separator: "\n") where line.hasPrefix(name + ":") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 2, let value = UInt64(fields[1]) else { return nil }
             let unit = fields.count >= 3 ? fields[2].lowercased() : ""

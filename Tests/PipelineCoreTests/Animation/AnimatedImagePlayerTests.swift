@@ -256,11 +256,26 @@ struct AnimatedImagePlayerTests {
     @Test("The automatic budget is min(20 % of total, 60 % of free memory)")
     func automaticBudget() {
         let roomy = "MemTotal:       1000 kB\nMemFree:         100 kB\nMemAvailable:    900 kB\n"
-        #expect(FrameBufferBudget.automatic(meminfo: roomy, physicalMemory: 0) == 200 * 1024)
+        #expect(budget(meminfo: roomy) == 200 * 1024)
         let tight = "MemTotal:       1000 kB\nMemFree:         100 kB\nMemAvailable:    150 kB\n"
-        #expect(FrameBufferBudget.automatic(meminfo: tight, physicalMemory: 0) == 90 * 1024)
-        #expect(FrameBufferBudget.automatic(meminfo: nil, physicalMemory: 5_000) == 1_000)
+        #expect(budget(meminfo: tight) == 90 * 1024)
+        #expect(FrameBufferBudget.automatic(total: nil, free: nil, physicalMemory: 5_000) == 1_000)
         #expect(FrameBufferBudget.automatic() > 0)
+    }
+
+    @Test("In a container the automatic budget follows the cgroup's limit and room, not the host's")
+    func automaticBudgetInContainer() {
+        let host = "MemTotal:       1000 kB\nMemFree:         100 kB\nMemAvailable:    900 kB\n"
+        // Limit 500 kB, 400 kB used: min(20 % of 500 kB, 60 % of the 100 kB left).
+        #expect(budget(meminfo: host, cgroupV2: ("512000\n", "409600\n")) == 60 * 1024)
+        #expect(budget(meminfo: host, cgroupV1: ("512000\n", "409600\n")) == 60 * 1024)
+    }
+
+    private func budget(meminfo: String, cgroupV2: SystemMemory.CgroupFiles = (nil, nil),
+                        cgroupV1: SystemMemory.CgroupFiles = (nil, nil)) -> Int {
+        FrameBufferBudget.automatic(
+            total: SystemMemory.availableBytes(meminfo: meminfo, cgroupV2: cgroupV2.limit, cgroupV1: cgroupV1.limit),
+            free: SystemMemory.freeBytes(meminfo: meminfo, cgroupV2: cgroupV2, cgroupV1: cgroupV1), physicalMemory: 0)
     }
 
     @Test("On the system clock, a player plays through its loops and stops")

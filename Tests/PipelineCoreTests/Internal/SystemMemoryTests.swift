@@ -24,6 +24,19 @@ struct SystemMemoryTests {
         #expect(SystemMemory.availableBytes(meminfo: meminfo, cgroupV2: nil, cgroupV1: "9223372036854771712\n") == ram)
     }
 
+    @Test("Free memory is MemAvailable (MemFree without it), lowered to the room under a cgroup limit")
+    func freeMemory() {
+        let host = "MemTotal:  4000 kB\nMemFree:  1000 kB\nMemAvailable:  3000 kB\n"
+        #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: (nil, nil), cgroupV1: (nil, nil)) == 3000 * 1024)
+        #expect(SystemMemory.freeBytes(meminfo: meminfo, cgroupV2: (nil, nil), cgroupV1: (nil, nil)) == 1000 * 1024)
+        #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: ("2048000\n", "1024000\n"), cgroupV1: (nil, nil)) == 1_024_000)
+        #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: (nil, nil), cgroupV1: ("2048000\n", "4096000\n")) == 0,
+                "a cgroup over its limit has no room")
+        #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: ("max\n", "1024000\n"), cgroupV1: (nil, nil)) == 3000 * 1024,
+                "no limit leaves the host's figure")
+        #expect(SystemMemory.freeBytes(meminfo: nil, cgroupV2: (nil, nil), cgroupV1: (nil, nil)) == nil)
+    }
+
     @Test("The default memory cache limit is a bounded share of this machine's memory")
     func defaultLimit() {
         let limit = MemoryCacheDefaults.costLimit
