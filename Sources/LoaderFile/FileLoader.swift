@@ -6,8 +6,8 @@ import Glibc
 
 /// Loads `file://` URLs, plain paths and `data:` URLs.
 ///
-/// A missing file is treated as permanent: `shouldBlockFailedURL` answers true, so the manager puts
-/// the URL on its failed list until `.retryFailed` is passed. Files appear rarely by themselves,
+/// A missing file blocks its URL: `shouldBlockURL` answers true, so the manager refuses the URL
+/// until `.retryFailed` is passed. Files appear rarely by themselves,
 /// and re-stat-ing a missing path on every cell reuse of a list is the waste SDWebImage's list
 /// exists to avoid. Permission and I/O errors are not blocked (they are often fixed in place).
 public final class FileLoader: ImageLoader {
@@ -52,11 +52,11 @@ public final class FileLoader: ImageLoader {
         return ImageLoadResult(data: data)
     }
 
-    public func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+    public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
         switch error {
         case .fileSystem(_, let reason): reason == FileReader.missingReason
         case .limitExceeded: true
-        default: error.isPermanentByDefault
+        default: error.blocksURLByDefault
         }
     }
 

@@ -1,12 +1,34 @@
 import PipelineCore
 
+// LoaderHTTP's keys in the typed context: per-request overrides of its configuration.
+
 extension ImageContext.Key where Value == HTTPCredentials {
     /// Basic-auth credentials for this request, instead of the loader's.
     public static var httpCredentials: Self { .init("httpCredentials") }
 }
 
-extension ImageContext.Key where Value == ImageLoadResponse {
+extension ImageContext.Key where Value == HTTPLoadResponse {
     /// The cached response whose `ETag` / `Last-Modified` a `.refreshCached` load revalidates;
     /// without it the loader uses the validators it saw last for the URL.
     public static var cachedResponse: Self { .init("cachedResponse") }
+}
+
+extension ImageContext.Key where Value == HTTPRequestModifier {
+    /// `downloadRequestModifier`: overrides the loader's request modifier.
+    public static var requestModifier: Self { .init("requestModifier", preventsCoalescing: true) }
+}
+
+extension ImageContext.Key where Value == HTTPResponseModifier {
+    /// `downloadResponseModifier`: overrides the loader's response modifier.
+    public static var responseModifier: Self { .init("responseModifier", preventsCoalescing: true) }
+}
+
+extension ImageContext.Key where Value == ImageDecryptor {
+    /// `downloadDecryptor`: overrides the loader's decryptor.
+    public static var decryptor: Self { .init("decryptor", preventsCoalescing: true) }
+}
+
+extension ImageContext.Key where Value == HTTPExecutionOrder {
+    /// Queue order for this request's download (the loader's default otherwise).
+    public static var executionOrder: Self { .init("executionOrder") }
 }

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Loads http and https URLs with libcurl: one multi handle on one thread, connection reuse,
 /// HTTP/2 multiplexing when the server offers it, gzip/deflate, and SDWebImage's downloader
-/// semantics (coalescing, priorities, modifiers, validation, failed-URL rules).
+/// semantics (coalescing, priorities, modifiers, validation, blocked-URL rules).
 ///
 /// Progress handlers run on the loader's thread: keep them short, or hop elsewhere.
 public final class HTTPLoader: ImageLoader {
@@ -49,10 +49,10 @@ public final class HTTPLoader: ImageLoader {
     public var currentDownloadCount: Int { multi.activeTransfers.load(ordering: .relaxed) }
 
     /// libcurl easy handles alive, idle ones kept for reuse included; 0 after `invalidate()`.
-    public var liveEasyHandleCount: Int { multi.liveEasyHandles.load(ordering: .relaxed) }
+    var liveEasyHandleCount: Int { multi.liveEasyHandles.load(ordering: .relaxed) }
 
     /// Callers waiting on downloads in flight; several per download when coalesced.
-    public var waitingCallerCount: Int { table.callerCount }
+    var waitingCallerCount: Int { table.callerCount }
 
     /// Cancels every download and releases every libcurl handle and connection. The loader cannot
     /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.
@@ -102,22 +102,22 @@ public final class HTTPLoader: ImageLoader {
         return try outcome.get()
     }
 
-    /// Permanent: 4xx other than 408 and 429, a bad URL, undecodable or refused data, a scheme or
+    /// Blocks the URL: 4xx other than 408 and 429, a bad URL, undecodable or refused data, a scheme or
     /// TLS failure, a broken limit. Transient (never blocked): cancellation, timeouts, resets,
     /// 5xx, 408, 429, 304, refusals by a modifier. Stricter than SDWebImage, which does not block 404.
-    public func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+    public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
         switch error {
-        case .badStatusCode(let status): (400...499).contains(status) && status != 408 && status != 429
-        case .transport(let kind, _): !kind.isTransient
+        case .loadFailed(.httpStatus, let status?, _): (400...499).contains(status) && status != 408 && status != 429
+        case .loadFailed(let failure, _, _): !failure.isTransient
         case .badContentType, .limitExceeded: true
-        default: error.isPermanentByDefault
+        default: error.blocksURLByDefault
         }
     }
 
     // MARK: Requests
 
     private func makeSettings(_ url: URL, options: ImageOptions, context: ImageContext, config: HTTPLoaderConfiguration) throws(ImagePipeError) -> TransferSettings {
-        var request = ImageLoadRequest(url: url, headers: config.headers, timeout: config.effectiveTimeout)
+        var request = HTTPLoadRequest(url: url, headers: config.headers, timeout: config.effectiveTimeout)
         if request.header("Accept") == nil { request.headers["Accept"] = Self.defaultAcceptHeader() }
         if request.header("User-Agent") == nil { request.headers["User-Agent"] = "ImagePipe/\(Self.version)" }
         var isRevalidation = false

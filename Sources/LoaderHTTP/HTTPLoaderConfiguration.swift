@@ -38,7 +38,7 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// through `HTTPLoader.maxConcurrentDownloads`.
     public var maxConcurrentDownloads: Int = 6
     /// Queue order when nothing in the context says otherwise. Default FIFO.
-    public var executionOrder: ImageLoadExecutionOrder = .fifo
+    public var executionOrder: HTTPExecutionOrder = .fifo
     /// Whole-transfer timeout in seconds (redirects included). Default 15; 0 means 15, as upstream.
     public var timeout: Double = 15
     /// Seconds to establish a connection (DNS, TCP, TLS). Default 15.
@@ -69,8 +69,8 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// Headers added to every request before the request modifier runs. `Accept` and `User-Agent`
     /// are filled in when absent (see `HTTPLoader.defaultAcceptHeader`).
     public var headers: [String: String] = [:]
-    public var requestModifier: ImageRequestModifier?
-    public var responseModifier: ImageResponseModifier?
+    public var requestModifier: HTTPRequestModifier?
+    public var responseModifier: HTTPResponseModifier?
     public var decryptor: ImageDecryptor?
     public var retry: HTTPRetryPolicy = .none
     /// The SSRF guard: refuse every address the public internet does not route to — loopback,

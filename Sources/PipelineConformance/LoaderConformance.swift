@@ -5,7 +5,7 @@ import Testing
 
 /// The contracts every `ImageLoader` keeps: a consistent `canLoad`, progress that only grows and
 /// ends at the total, cancellation that ends the load once with `ImagePipeError.cancelled` and
-/// soon, failed-URL answers that never change and never block a cancel or a timeout, and concurrent
+/// soon, blocked-URL answers that never change and never block a cancel or a timeout, and concurrent
 /// loads of one URL that all get the same bytes.
 ///
 /// ```swift
@@ -162,7 +162,7 @@ public enum LoaderConformance {
             }
             switch result {
             case .failure(let error as ImagePipeError) where error == .cancelled:
-                let blocks = loader.shouldBlockFailedURL(url, error: error, options: [], context: ImageContext())
+                let blocks = loader.shouldBlockURL(url, error: error, options: [], context: ImageContext())
                 log.expect(!blocks, "loader.shouldBlock", "\(url.absoluteString) (\(label))", "a cancelled load would block the URL")
             case .failure(let error):
                 log.fail("loader.cancel", "\(url.absoluteString) (\(label))", "ended with \(error), not ImagePipeError.cancelled")
@@ -176,8 +176,11 @@ public enum LoaderConformance {
     static func checkErrors(_ loader: some ImageLoader, _ fixture: LoaderFixture, _ options: Options, _ log: inout FailureLog) async {
         let context = ImageContext()
         let probe = fixture.url
-        for error in [ImagePipeError.cancelled, .transport(kind: .timedOut, message: "conformance timeout")] {
-            let answers = (0..<2).map { _ in loader.shouldBlockFailedURL(probe, error: error, options: [], context: context) }
+        // A timeout as loaders report it: transient, so no loader may block a URL for it.
+        let timedOut = ImagePipeError.LoadFailure(name: "timedOut", code: 3000, isTransient: true)
+        let timeout = ImagePipeError.loadFailed(timedOut, status: nil, message: "transfer failed (timedOut): conformance timeout")
+        for error in [ImagePipeError.cancelled, timeout] {
+            let answers = (0..<2).map { _ in loader.shouldBlockURL(probe, error: error, options: [], context: context) }
             log.expect(!answers.contains(true), "loader.shouldBlock", "\(error)", "a \(error == .cancelled ? "cancel" : "timeout") must never block the URL")
         }
         for url in fixture.failingURLs {
@@ -190,8 +193,8 @@ public enum LoaderConformance {
             case .timedOut:
                 log.fail("loader.errors", url.absoluteString, "a failing load did not end within \(options.timeLimit)")
             case .threw(let error as ImagePipeError):
-                let answers = (0..<3).map { _ in loader.shouldBlockFailedURL(url, error: error, options: [], context: context) }
-                log.expect(Set(answers).count == 1, "loader.shouldBlock", url.absoluteString, "shouldBlockFailedURL answered \(answers) for the same error (\(error))")
+                let answers = (0..<3).map { _ in loader.shouldBlockURL(url, error: error, options: [], context: context) }
+                log.expect(Set(answers).count == 1, "loader.shouldBlock", url.absoluteString, "shouldBlockURL answered \(answers) for the same error (\(error))")
             case .threw(let error):
                 log.fail("loader.errors", url.absoluteString, "threw \(type(of: error)), not an ImagePipeError: \(error)")
             }

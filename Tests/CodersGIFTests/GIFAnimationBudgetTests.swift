@@ -43,7 +43,7 @@ struct GIFAnimationBudgetTests {
         #expect(coder.decodeEstimate(for: data, options: ImageDecodeOptions(maxPixels: 499_999)) == nil, "refused by its own limit")
         let coders = ImageCodersManager(coders: [coder], decodeMemoryBudget: DecodeMemoryBudget(limitBytes: 5_999_999))
         await #expect(throws: ImagePipeError.limitExceeded(.decodeMemoryBudget, value: 6_000_000, maximum: 5_999_999)) {
-            try await ImageDecoding.decode(data, options: ImageDecodeOptions(), coders: coders) { work in try work() }
+            try await coders.decodeImage(data, options: ImageDecodeOptions()) { work in try work() }
         }
     }
 

@@ -38,7 +38,7 @@ struct WebPAnimationBudgetTests {
         #expect(thumbnail.bytes == 100 * 50 * 4 + 500_000 * 4 * 3, "the full-size frame before its resample too")
         let coders = ImageCodersManager(coders: [coder], decodeMemoryBudget: DecodeMemoryBudget(limitBytes: 5_999_999))
         await #expect(throws: ImagePipeError.limitExceeded(.decodeMemoryBudget, value: 6_000_000, maximum: 5_999_999)) {
-            try await ImageDecoding.decode(data, options: ImageDecodeOptions(), coders: coders) { work in try work() }
+            try await coders.decodeImage(data, options: ImageDecodeOptions()) { work in try work() }
         }
     }
 

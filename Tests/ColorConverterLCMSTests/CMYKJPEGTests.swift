@@ -70,7 +70,7 @@ struct CMYKJPEGTests {
     private func decode(_ data: Data, options: ImageDecodeOptions = ImageDecodeOptions(),
                         converters: ImageColorConvertersManager) throws -> Image {
         let coders = ImageCodersManager(coders: [JPEGCoder(colorConverters: converters)])
-        return try ImageDecoding.decode(data, options: options, coders: coders, colorConverters: converters)
+        return try coders.decodeImage(data, options: options, colorConverters: converters)
     }
 
     /// The decoder's naive CMYK: each channel is (255 - ink) x (255 - black) / 255.

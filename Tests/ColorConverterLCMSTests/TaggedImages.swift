@@ -44,7 +44,7 @@ enum TaggedImages {
     /// Decodes as the pipeline does, with only `converters` registered.
     static func decode(_ data: Data, options: ImageDecodeOptions = ImageDecodeOptions(),
                        converters: ImageColorConvertersManager) throws -> Image {
-        try ImageDecoding.decode(data, options: options, coders: coders, colorConverters: converters)
+        try coders.decodeImage(data, options: options, colorConverters: converters)
     }
 
     /// The centre pixel's channels.

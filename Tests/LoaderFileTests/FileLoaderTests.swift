@@ -72,8 +72,8 @@ struct FileLoaderTests {
         let loader = FileLoader()
         let failure = try #require(await error { try await loader.loadTyped(url, progress: nil) })
         guard case .fileSystem = failure else { Issue.record("got \(failure)"); return }
-        #expect(loader.shouldBlockFailedURL(url, error: failure, options: [], context: ImageContext()))
-        #expect(!loader.shouldBlockFailedURL(url, error: .cancelled, options: [], context: ImageContext()))
+        #expect(loader.shouldBlockURL(url, error: failure, options: [], context: ImageContext()))
+        #expect(!loader.shouldBlockURL(url, error: .cancelled, options: [], context: ImageContext()))
     }
 
     @Test("paths resolving outside the allowed roots are refused, symlinks and .. included")

@@ -88,8 +88,8 @@ struct AddressGuardTests {
     ])
     func refusalMessage(address: String, category: AddressGuard.Category, expected: String) throws {
         let error = AddressGuard.error(address: try #require(IPAddress(address)), port: 80, category: category)
-        guard case .transport(.blockedAddress, let message) = error else { Issue.record("got \(error)"); return }
-        #expect(message.hasPrefix("the SSRF guard refused to connect to \(expected) because HTTPLoaderConfiguration.blocksPrivateAddresses is on"))
+        guard case .loadFailed(.blockedAddress, nil, let message) = error else { Issue.record("got \(error)"); return }
+        #expect(message.hasPrefix("transfer failed (blockedAddress): the SSRF guard refused to connect to \(expected) because HTTPLoaderConfiguration.blocksPrivateAddresses is on"))
         #expect(message.hasSuffix("add it to HTTPLoaderConfiguration.allowedAddresses (imagepipe: --allow-address \(IPAddress(address)!.effective))"))
     }
 

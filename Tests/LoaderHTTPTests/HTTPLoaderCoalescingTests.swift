@@ -1,5 +1,5 @@
 import Foundation
-import LoaderHTTP
+@testable import LoaderHTTP
 import PipelineConformance
 import PipelineCore
 import Synchronization

@@ -17,12 +17,12 @@ struct HTTPLoaderFaultTests {
         let start = clock.now
         let error = await loadError(loader, server.url(path))
         #expect(clock.now - start < .seconds(seconds), "\(path) took too long")
-        let blocked = error.map { loader.shouldBlockFailedURL(server.url(path), error: $0, options: [], context: ImageContext()) } ?? false
+        let blocked = error.map { loader.shouldBlockURL(server.url(path), error: $0, options: [], context: ImageContext()) } ?? false
         return (error, blocked)
     }
 
-    private func expectTransport(_ error: ImagePipeError?, _ kind: ImagePipeError.TransportErrorKind) {
-        guard case .transport(let got, _) = error, got == kind else {
+    private func expectTransport(_ error: ImagePipeError?, _ kind: ImagePipeError.LoadFailure) {
+        guard case .loadFailed(let got, nil, _) = error, got == kind else {
             Issue.record("expected transport(\(kind)), got \(String(describing: error))")
             return
         }
@@ -163,8 +163,8 @@ struct HTTPLoaderFaultTests {
         expectTransport(error, .cannotConnect)
         // libcurl's own words, which name the address, rather than its generic "Couldn't connect to server".
         #expect(error?.description.contains("127.0.0.1 port \(port)") == true, "\(String(describing: error))")
-        #expect(!loader.shouldBlockFailedURL(url, error: error!, options: [], context: ImageContext()))
-        #expect(!loader.shouldBlockFailedURL(url, error: .cancelled, options: [], context: ImageContext()))
+        #expect(!loader.shouldBlockURL(url, error: error!, options: [], context: ImageContext()))
+        #expect(!loader.shouldBlockURL(url, error: .cancelled, options: [], context: ImageContext()))
     }
 
     @Test("retry is off by default; when on, 5xx and 429 (Retry-After) are retried until success")

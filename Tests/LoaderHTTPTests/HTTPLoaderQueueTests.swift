@@ -10,7 +10,7 @@ import TestSupport
 struct HTTPLoaderQueueTests {
     /// With one download at a time: starts /q0 (held at the server), queues /q1…/q5 in order with
     /// the given options each, then releases and returns the order the server saw.
-    private func serverOrder(order: ImageLoadExecutionOrder, options: [ImageOptions]) async throws -> [String] {
+    private func serverOrder(order: HTTPExecutionOrder, options: [ImageOptions]) async throws -> [String] {
         let gate = Gate()
         let server = try TestHTTPServer()
         defer { server.stop() }

@@ -19,7 +19,7 @@ struct HTTPLoaderSecurityTests {
         defer { server.stop() }
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
         let error = await loadError(loader, server.url("image.png"))
-        guard case .transport(.tls, _) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .loadFailed(.tls, nil, _) = error else { Issue.record("got \(String(describing: error))"); return }
         let insecure = try await loader.loadTyped(server.url("image.png"), options: .allowInvalidSSLCertificates)
         #expect(insecure.data == FaultRoutes.image)
         var config = FaultRoutes.testConfiguration()
@@ -38,12 +38,13 @@ struct HTTPLoaderSecurityTests {
     /// The guard's refusal, or a recorded issue when the load ended any other way.
     private func refusal(_ loader: HTTPLoader, _ url: URL, sourceLocation: SourceLocation = #_sourceLocation) async -> String? {
         let error = await loadError(loader, url)
-        guard case .transport(.blockedAddress, let message) = error else {
+        let prefix = "transfer failed (blockedAddress): "
+        guard case .loadFailed(.blockedAddress, nil, let message) = error, message.hasPrefix(prefix) else {
             Issue.record("\(url) was not refused by the guard: \(String(describing: error))", sourceLocation: sourceLocation)
             return nil
         }
-        #expect(loader.shouldBlockFailedURL(url, error: error!, options: [], context: ImageContext()), sourceLocation: sourceLocation)
-        return message
+        #expect(loader.shouldBlockURL(url, error: error!, options: [], context: ImageContext()), sourceLocation: sourceLocation)
+        return String(message.dropFirst(prefix.count))
     }
 
     @Test("with the guard on, loopback in every spelling gets no connection at all, https included", arguments: [

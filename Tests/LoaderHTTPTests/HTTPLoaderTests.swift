@@ -16,7 +16,7 @@ struct HTTPLoaderTests {
         let events = Mutex<[ImageLoadProgress]>([])
         let result = try await loader.loadTyped(server.url("/image.png")) { event in events.withLock { $0.append(event) } }
         #expect(result.data == FaultRoutes.image)
-        #expect(result.response?.statusCode == 200)
+        #expect(result.httpResponse?.statusCode == 200)
         #expect(result.response?.mimeType == "image/png")
         let seen = events.withLock { $0 }
         #expect(seen.first?.receivedBytes == 0)
@@ -81,7 +81,7 @@ struct HTTPLoaderTests {
         let server = try FaultRoutes.server()
         defer { server.stop() }
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
-        let context = ImageContext().with(.requestModifier, ImageRequestModifier { request in
+        let context = ImageContext().with(.requestModifier, HTTPRequestModifier { request in
             var request = request
             request.url = server.url("/headers")
             request.headers["X-Token"] = "t"
@@ -91,7 +91,7 @@ struct HTTPLoaderTests {
         let headers = try #require(try JSONSerialization.jsonObject(with: result.data) as? [String: String])
         #expect(headers["x-token"] == "t")
         #expect(server.requestCount("/image.png") == 0)
-        let refusing = ImageContext().with(.requestModifier, ImageRequestModifier { _ in nil })
+        let refusing = ImageContext().with(.requestModifier, HTTPRequestModifier { _ in nil })
         #expect(await loadError(loader, server.url("/image.png"), context: refusing)
             == .invalidDownloadOperation(reason: "the request modifier refused the request"))
         #expect(server.requestCount("/image.png") == 0)
@@ -111,13 +111,13 @@ struct HTTPLoaderTests {
         let server = try FaultRoutes.server()
         defer { server.stop() }
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
-        let to404 = ImageContext().with(.responseModifier, ImageResponseModifier { response in
+        let to404 = ImageContext().with(.responseModifier, HTTPResponseModifier { response in
             var response = response
             response.statusCode = 404
             return response
         })
         #expect(await loadError(loader, server.url("/image.png"), context: to404) == .badStatusCode(404))
-        let refusing = ImageContext().with(.responseModifier, ImageResponseModifier { _ in nil })
+        let refusing = ImageContext().with(.responseModifier, HTTPResponseModifier { _ in nil })
         #expect(await loadError(loader, server.url("/image.png"), context: refusing)
             == .invalidResponse(reason: "the response modifier refused the response"))
     }
@@ -175,7 +175,7 @@ struct HTTPLoaderTests {
         defer { server.stop() }
         let result = try await HTTPLoader(configuration: FaultRoutes.testConfiguration()).loadTyped(server.url("/gzip"))
         #expect(result.data == FaultRoutes.image)
-        #expect(result.response?.header("Content-Encoding") == "gzip")
+        #expect(result.httpResponse?.header("Content-Encoding") == "gzip")
     }
 
     @Test("refreshCached revalidates with the stored ETag and reports cacheNotModified on 304")
@@ -188,11 +188,11 @@ struct HTTPLoaderTests {
         #expect(await loadError(loader, server.url("/etag"), options: .refreshCached) == .cacheNotModified)
         // Validators handed over in the context work for a loader that never saw the URL.
         let fresh = HTTPLoader(configuration: FaultRoutes.testConfiguration())
-        let context = ImageContext().with(.cachedResponse, first.response)
+        let context = ImageContext().with(.cachedResponse, first.httpResponse)
         #expect(await loadError(fresh, server.url("/etag"), options: .refreshCached, context: context) == .cacheNotModified)
         // Without refreshCached the 304 path is never asked for.
         #expect(try await fresh.loadTyped(server.url("/etag")).data == FaultRoutes.image)
-        #expect(!loader.shouldBlockFailedURL(server.url("/etag"), error: .cacheNotModified, options: [], context: ImageContext()))
+        #expect(!loader.shouldBlockURL(server.url("/etag"), error: .cacheNotModified, options: [], context: ImageContext()))
     }
 
     @Test("acceptable status codes and content types reject with the status or the type")

@@ -82,5 +82,5 @@ struct BlocksCancelledLoader: ImageLoader {
     func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
         try await base.load(url, options: options, context: context, progress: progress)
     }
-    func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool { true }
+    func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool { true }
 }

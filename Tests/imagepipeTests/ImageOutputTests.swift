@@ -14,7 +14,7 @@ struct ImageOutputTests {
         let plain = try PNGCoder().encode(Image(pixels), as: .png, options: ImageEncodeOptions())
         let source = MetadataFixtures.png(plain, exif: MetadataFixtures.exif(orientation: 1), xmp: nil)
         let options = ImageDecodeOptions(metadataHandling: handling, maxMetadataBytes: 16)
-        let image = try ImageDecoding.decode(source, options: options, coders: ImageCodersManager(coders: [PNGCoder()]))
+        let image = try ImageCodersManager(coders: [PNGCoder()]).decodeImage(source, options: options)
         #expect(image.metadata.warnings.contains { $0.kind == .metadataIgnored })
         let written = try ImageOutput.encode(image, originalData: source, as: .png, options: ImageEncodeOptions(),
                                              coders: ImageCodersManager(coders: [PNGCoder()]))

@@ -5,7 +5,7 @@ import PipelineCore
 /// (MD5 hex, optionally `.` and an extension) of at most 255 bytes, whatever the key. The cache key
 /// formats that build keys from keys (thumbnail, transformer) get the same keys. Some inputs also
 /// go to disk: the entry is written, read back by its key, found again by the scans that read the
-/// directory's names back (`totalCount`, `removeExpired`, `removeAll`), and removed.
+/// directory's names back (`totalCount`, `removeExpiredAndTrim`, `removeAll`), and removed.
 enum DiskCacheNameFuzzing {
     /// One cache per process, in `FUZZ_SCRATCH` when set (the runner points it into the build
     /// folder), else in the temporary directory.
@@ -60,7 +60,7 @@ enum DiskCacheNameFuzzing {
             throw FuzzViolation("extended data for key \(key.debugDescription) not read back")
         }
         guard cache.totalCount >= 1 else { throw FuzzViolation("a scan of the directory misses \(name.debugDescription)") }
-        if random.oneIn(16) { cache.removeExpired() }
+        if random.oneIn(16) { cache.removeExpiredAndTrim() }
         if random.oneIn(2) {
             cache.removeData(forKey: key)
             guard !cache.containsData(forKey: key) else {

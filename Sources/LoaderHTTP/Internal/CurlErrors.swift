@@ -24,7 +24,7 @@ enum CurlErrors {
         let code = failure.code
         let text = failure.detail.isEmpty ? String(cString: curl_easy_strerror(code)) : failure.detail
         let message = "\(text) (curl \(code.rawValue))"
-        func transport(_ kind: ImagePipeError.TransportErrorKind) -> ImagePipeError {
+        func transport(_ kind: ImagePipeError.LoadFailure) -> ImagePipeError {
             .transport(kind: kind, message: message)
         }
         switch code {

@@ -7,15 +7,15 @@ import Synchronization
 /// What a transfer was asked to do, fixed when it is created (by the first caller, SDWebImage's
 /// rule for coalesced downloads; decryptors and progress stay per caller).
 struct TransferSettings: Sendable {
-    var request: ImageLoadRequest
+    var request: HTTPLoadRequest
     var options: ImageOptions
     var configuration: HTTPLoaderConfiguration
     var credentials: HTTPCredentials?
-    var responseModifier: ImageResponseModifier?
+    var responseModifier: HTTPResponseModifier?
     /// Whether the request carries `If-None-Match` / `If-Modified-Since`, so a 304 means "not modified".
     var isRevalidation: Bool
     var priority: ImageLoadPriority
-    var order: ImageLoadExecutionOrder
+    var order: HTTPExecutionOrder
 }
 
 /// One download shared by every caller waiting for the same request.
@@ -43,7 +43,7 @@ final class CurlTransfer: @unchecked Sendable {
     nonisolated(unsafe) var attempt = 0
     nonisolated(unsafe) var body = Data()
     nonisolated(unsafe) private var headerLines: [(String, String)] = []
-    nonisolated(unsafe) private var response: ImageLoadResponse?
+    nonisolated(unsafe) private var response: HTTPLoadResponse?
     nonisolated(unsafe) private var expectedBytes: Int64?
     /// Why a callback stopped the transfer; replaces libcurl's generic write/abort error.
     nonisolated(unsafe) var abortError: ImagePipeError?
@@ -114,7 +114,7 @@ final class CurlTransfer: @unchecked Sendable {
             return Array(state.list.values)
         }
         onFinished(self)
-        if case .success(let result) = outcome, let response = result.response {
+        if case .success(let result) = outcome, let response = result.httpResponse {
             validators.remember(response)
         }
         for waiter in list { waiter.complete(outcome) }
@@ -182,7 +182,7 @@ final class CurlTransfer: @unchecked Sendable {
         for (name, value) in headerLines {
             if let existing = headers[name] { headers[name] = existing + ", " + value } else { headers[name] = value }
         }
-        var answer = ImageLoadResponse(url: url, statusCode: status, headers: headers)
+        var answer = HTTPLoadResponse(url: url, statusCode: status, headers: headers)
         if let modifier = settings.responseModifier {
             guard let modified = modifier.modify(answer) else {
                 return .invalidResponse(reason: "the response modifier refused the response")

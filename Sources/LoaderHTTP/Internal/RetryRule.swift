@@ -5,8 +5,8 @@ import PipelineCore
 enum RetryRule {
     static func isRetryable(_ error: ImagePipeError) -> Bool {
         switch error {
-        case .transport(let kind, _): kind.isTransient
-        case .badStatusCode(let status): status == 408 || status == 429 || (500...599).contains(status)
+        case .loadFailed(.httpStatus, let status?, _): status == 408 || status == 429 || (500...599).contains(status)
+        case .loadFailed(let failure, _, _): failure.isTransient
         default: false
         }
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// What makes two requests the same download: the final request (URL, method, headers, body,
 /// timeout, after the request modifier) and the options and credentials that change the transfer.
 struct TransferKey: Hashable, Sendable {
-    var request: ImageLoadRequest
+    var request: HTTPLoadRequest
     var options: ImageOptions
     var credentials: HTTPCredentials?
 

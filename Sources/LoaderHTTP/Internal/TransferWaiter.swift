@@ -83,7 +83,7 @@ final class TransferWaiter: Sendable {
             finish(outcome)
             return
         }
-        guard let plain = decryptor.decrypt(result.data, result.response) else {
+        guard let plain = decryptor.decrypt(result.data, result.httpResponse) else {
             finish(.failure(.badImageData(reason: "the decryptor returned no data")))
             return
         }

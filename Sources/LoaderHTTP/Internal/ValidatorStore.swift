@@ -15,7 +15,7 @@ final class ValidatorStore: Sendable {
 
     init(capacity: Int) { self.capacity = max(0, capacity) }
 
-    func remember(_ response: ImageLoadResponse) {
+    func remember(_ response: HTTPLoadResponse) {
         let found = Validators(etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
         guard capacity > 0, found.etag != nil || found.lastModified != nil else { return }
         entries.withLock { entries in

@@ -109,7 +109,7 @@ public final class DefaultImageCache: ImageCache {
     /// (bytes of a format no registered coder handles are kept: a coder may be added later).
     private func decode(_ data: Data, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
         do {
-            return try await ImageDecoding.decode(data, options: options, context: context, coders: coders) { [queue, diskCache] work in
+            return try await coders.decodeImage(data, options: options, context: context) { [queue, diskCache] work in
                 try await BlockingIO.run(on: queue) { Self.addingStoredWarnings(diskCache.extendedData(forKey: key), to: try work()) }
             }
         } catch let error as ImagePipeError {
@@ -197,9 +197,9 @@ public final class DefaultImageCache: ImageCache {
     }
 
     /// Removes expired entries from both levels and trims the disk to its size limit.
-    public func removeExpired() async {
+    public func removeExpiredAndTrim() async {
         memoryCache.removeExpired()
-        await BlockingIO.run(on: queue) { [diskCache] in diskCache.removeExpired() }
+        await BlockingIO.run(on: queue) { [diskCache] in diskCache.removeExpiredAndTrim() }
     }
 
     /// Bytes of the disk level's files.

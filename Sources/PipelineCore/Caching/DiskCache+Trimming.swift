@@ -9,7 +9,7 @@ extension DiskCache {
     /// it (hysteresis, so a full cache is not trimmed on every write). Also sweeps temporary files
     /// of dead writers and sidecars whose entry is gone. Does nothing in a folder that is not the
     /// cache's (see `folderState`).
-    public func removeExpired() {
+    public func removeExpiredAndTrim() {
         do {
             guard try claimFolder(creating: false) else { return }
         } catch {
@@ -74,7 +74,7 @@ extension DiskCache {
         }
         guard claimed else { return }
         defer { state.withLock { $0.isTrimming = false } }
-        removeExpired()
+        removeExpiredAndTrim()
     }
 
     private func scannedSize() -> Int {
@@ -88,7 +88,7 @@ extension DiskCache {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(interval))
                 guard !Task.isCancelled, let self else { return }
-                self.removeExpired()
+                self.removeExpiredAndTrim()
             }
         }
         state.withLock { $0.timer = task }

@@ -14,7 +14,7 @@ import Glibc
 ///   counted or removed (see `DiskCache+Folder.swift`).
 /// - Writes are atomic: a hidden temporary file in the same directory, renamed over the entry. A
 ///   reader — in this process or another — sees the old bytes or the new ones, never a part, and a
-///   writer killed mid-write leaves only a hidden temporary file that `removeExpired` sweeps.
+///   writer killed mid-write leaves only a hidden temporary file that `removeExpiredAndTrim` sweeps.
 /// - fsync: off by default. A cache entry can be fetched again, and the one failure a power loss
 ///   can cause without it (an entry that is empty or zero-filled) decodes as corrupt, which the image
 ///   cache treats as a miss and removes. `Configuration.syncWrites` turns it on.

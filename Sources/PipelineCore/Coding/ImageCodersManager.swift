@@ -13,7 +13,7 @@ public final class ImageCodersManager: ImageCoder {
 
     private let registry: PluginRegistry<any ImageCoder>
     /// Where decodes through this registry reserve their estimated memory before they run
-    /// (`ImageDecoding.decode(_:options:context:coders:on:)`). Default: the process-wide one.
+    /// (`decodeImage(_:options:context:colorConverters:on:)`). Default: the process-wide one.
     public let decodeMemoryBudget: DecodeMemoryBudget
 
     public init(coders: [any ImageCoder] = [], decodeMemoryBudget: DecodeMemoryBudget = .shared) {
@@ -44,7 +44,7 @@ public final class ImageCodersManager: ImageCoder {
     }
 
     /// The highest-priority progressive coder that can start on these bytes.
-    public func progressiveCoder(for data: Data) -> (any ProgressiveImageCoder)? {
+    func progressiveCoder(for data: Data) -> (any ProgressiveImageCoder)? {
         for coder in byPriority {
             if let progressive = coder as? any ProgressiveImageCoder, progressive.canDecodeIncrementally(data) {
                 return progressive
@@ -54,7 +54,7 @@ public final class ImageCodersManager: ImageCoder {
     }
 
     /// The highest-priority animated coder that decodes these bytes.
-    public func animatedCoder(for data: Data) -> (any AnimatedImageCoder)? {
+    func animatedCoder(for data: Data) -> (any AnimatedImageCoder)? {
         for coder in byPriority {
             if let animated = coder as? any AnimatedImageCoder, animated.canDecode(data) { return animated }
         }

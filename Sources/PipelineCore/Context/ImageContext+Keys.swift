@@ -1,7 +1,8 @@
 import Foundation
 
-// The keys of SDWebImage's context that mean something on Linux, typed. SDWebImage's raw names are
-// in the comments; ImagePipe drops their `image`/`download` prefixes where the type already says it.
+// The keys of SDWebImage's context that mean something on Linux and to every loader, typed.
+// SDWebImage's raw names are in the comments; ImagePipe drops their `image`/`download` prefixes
+// where the type already says it. Keys of one loader live in its plugin (LoaderHTTP's modifiers).
 
 extension ImageContext.Key where Value == any ImageCache {
     /// `imageCache`: the cache for this request's final image. Default: the manager's.
@@ -84,21 +85,6 @@ extension ImageContext.Key where Value == ImageCacheType {
     public static var originalStoreCacheType: Self { .init("originalStoreCacheType") }
 }
 
-extension ImageContext.Key where Value == ImageRequestModifier {
-    /// `downloadRequestModifier`: overrides the loader's request modifier.
-    public static var requestModifier: Self { .init("requestModifier") }
-}
-
-extension ImageContext.Key where Value == ImageResponseModifier {
-    /// `downloadResponseModifier`: overrides the loader's response modifier.
-    public static var responseModifier: Self { .init("responseModifier") }
-}
-
-extension ImageContext.Key where Value == ImageDecryptor {
-    /// `downloadDecryptor`: overrides the loader's decryptor.
-    public static var decryptor: Self { .init("decryptor") }
-}
-
 extension ImageContext.Key where Value == ImageCacheKeyFilter {
     /// `cacheKeyFilter`: overrides the manager's key filter.
     public static var cacheKeyFilter: Self { .init("cacheKeyFilter") }
@@ -121,10 +107,5 @@ extension ImageContext.Key where Value == String {
 
 extension ImageContext.Key where Value == Image {
     /// `loaderCachedImage`: set by the manager for `.refreshCached` so the loader can revalidate.
-    public static var loaderCachedImage: Self { .init("loaderCachedImage") }
-}
-
-extension ImageContext.Key where Value == ImageLoadExecutionOrder {
-    /// Queue order for this request's download (the loader's default otherwise).
-    public static var executionOrder: Self { .init("executionOrder") }
+    public static var loaderCachedImage: Self { .init("loaderCachedImage", preventsCoalescing: true) }
 }

@@ -19,21 +19,39 @@ public struct ImageContext: Sendable {
     /// Keys are equal when their names are; plugins prefix theirs (`"webp."`) to stay apart.
     public struct Key<Value: Sendable>: Hashable, Sendable, CustomStringConvertible {
         public let name: String
-        public init(_ name: String) { self.name = name }
+        /// Whether a value under this key changes what a load fetches in a way no key can compare
+        /// (a closure, such as LoaderHTTP's request modifier): a request carrying one never shares
+        /// its download with another.
+        public let preventsCoalescing: Bool
+
+        public init(_ name: String, preventsCoalescing: Bool = false) {
+            self.name = name
+            self.preventsCoalescing = preventsCoalescing
+        }
+
         public var description: String { name }
     }
 
     private var storage: [String: any Sendable] = [:]
+    /// The names of stored keys that prevent coalescing.
+    private var uncoalescable: Set<String> = []
 
     public init() {}
 
     public subscript<Value>(key: Key<Value>) -> Value? {
         get { storage[key.name] as? Value }
-        set { storage[key.name] = newValue }
+        set {
+            storage[key.name] = newValue
+            if key.preventsCoalescing, newValue != nil { uncoalescable.insert(key.name) } else { uncoalescable.remove(key.name) }
+        }
     }
 
+    /// Whether a value in this context keeps its load from sharing a download (see
+    /// `Key.preventsCoalescing`).
+    var preventsCoalescing: Bool { !uncoalescable.isEmpty }
+
     /// The names of the keys that hold a value, for diagnostics.
-    public var keyNames: [String] { storage.keys.sorted() }
+    var keyNames: [String] { storage.keys.sorted() }
 
     public var isEmpty: Bool { storage.isEmpty }
 
@@ -45,6 +63,7 @@ public struct ImageContext: Sendable {
         var merged = self
         for (name, value) in other.storage where merged.storage[name] == nil {
             merged.storage[name] = value
+            if other.uncoalescable.contains(name) { merged.uncoalescable.insert(name) }
         }
         return merged
     }

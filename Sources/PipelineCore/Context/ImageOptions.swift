@@ -6,7 +6,7 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    /// Ignore the failed-URL list for this request; a success takes the URL off it.
+    /// Ignore the blocked-URL list for this request; a success takes the URL off it.
     public static let retryFailed = ImageOptions(rawValue: 1 << 0)
     /// Download with low priority.
     public static let lowPriority = ImageOptions(rawValue: 1 << 1)

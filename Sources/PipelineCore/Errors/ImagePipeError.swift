@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every error ImagePipe reports. Cases mirror SDWebImage's error codes (`code` gives the number),
-/// plus transport errors, limits and unsupported formats. Each message says what went wrong and,
+/// plus loaders' own failures, limits and unsupported formats. Each message says what went wrong and,
 /// where there is one, what to do about it.
 public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The URL is missing, empty or not something any loader understands (1000).
@@ -14,17 +14,17 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
     case blockedURL(String)
     /// The request could not be made: a request modifier refused it, or the loader could not start (2000).
     case invalidDownloadOperation(reason: String)
-    /// The server answered with a status outside the acceptable set (2001).
-    case badStatusCode(Int)
     /// The caller cancelled (2002). Never blocks the URL.
     case cancelled
     /// A response modifier refused the response, or it was malformed (2003).
     case invalidResponse(reason: String)
     /// The response's content type is not in the acceptable set (2004).
     case badContentType(String)
-    /// The transfer failed: DNS, connect, TLS, reset, timeout… `isTransient` says whether a retry
-    /// may succeed (such errors never block the URL).
-    case transport(kind: TransportErrorKind, message: String)
+    /// A loader failed in its own terms: an HTTP status, a refused connection, a timeout. The
+    /// failure is open like `Limit`: each loader declares its own beside its configuration
+    /// (LoaderHTTP's `.httpStatus`, `.timedOut`…), so callers match them typed. `status` is a number
+    /// the failure gives meaning to (the HTTP status), `message` the whole text `description` shows.
+    case loadFailed(LoadFailure, status: Int?, message: String)
     /// A configured limit was hit before or while working; `value` is what was asked for.
     case limitExceeded(Limit, value: Int, maximum: Int)
     /// No coder can handle this format, or the coder cannot do this with it (12-bit JPEG, say).
@@ -77,19 +77,23 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         public static let metadataBytes = Limit(name: "metadataBytes", setting: "ImageDecodeOptions.maxMetadataBytes")
     }
 
-    /// Why a transfer failed. `blockedAddress`: a loader's policy refused the address before
-    /// connecting (an SSRF guard); the message says which address and how to allow it.
-    public enum TransportErrorKind: String, Sendable, Hashable {
-        case timedOut, cannotFindHost, cannotConnect, connectionLost, tls, tooManyRedirects, unsupportedScheme
-        case blockedAddress, other
+    /// What a `loadFailed` error ran into. Declared by the loader that reports it, in an extension
+    /// beside its configuration, as limits are.
+    public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
+        /// A short name, as in "transfer failed (timedOut)".
+        public let name: String
+        /// The number `ImagePipeError.code` reports: SDWebImage's where it has one.
+        public let code: Int
+        /// Whether a later attempt may succeed; a loader never blocks a URL for such a failure.
+        public let isTransient: Bool
 
-        /// Transient failures may succeed on retry and never put a URL on the failed list.
-        public var isTransient: Bool {
-            switch self {
-            case .timedOut, .cannotFindHost, .cannotConnect, .connectionLost: true
-            case .tls, .tooManyRedirects, .unsupportedScheme, .blockedAddress, .other: false
-            }
+        public init(name: String, code: Int, isTransient: Bool) {
+            self.name = name
+            self.code = code
+            self.isTransient = isTransient
         }
+
+        public var description: String { name }
     }
 
     /// SDWebImage's `SDWebImageError` number where there is one; ImagePipe's own cases use 3000+.
@@ -100,11 +104,10 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         case .cacheNotModified: 1002
         case .blockedURL: 1003
         case .invalidDownloadOperation: 2000
-        case .badStatusCode: 2001
         case .cancelled: 2002
         case .invalidResponse: 2003
         case .badContentType: 2004
-        case .transport: 3000
+        case .loadFailed(let failure, _, _): failure.code
         case .limitExceeded: 3001
         case .unsupportedFormat: 3002
         case .encodingFailed: 3003
@@ -126,16 +129,14 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
             "blocked URL: '\(url)' failed permanently before; use the retryFailed option to try it again"
         case .invalidDownloadOperation(let reason):
             "the download could not start: \(reason)"
-        case .badStatusCode(let status):
-            "the server answered HTTP \(status)"
         case .cancelled:
             "cancelled"
         case .invalidResponse(let reason):
             "invalid response: \(reason)"
         case .badContentType(let type):
             "unacceptable content type '\(type)'"
-        case .transport(let kind, let message):
-            "transfer failed (\(kind.rawValue)): \(message)"
+        case .loadFailed(_, _, let message):
+            message
         case .limitExceeded(let limit, let value, let maximum):
             if value == .max {
                 "\(limit.name) limit exceeded: the size overflows; the file's header is corrupt or hostile"
@@ -163,10 +164,10 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
 
     public var errorDescription: String? { description }
 
-    /// True for failures that a later attempt cannot fix, which SDWebImage puts on the failed-URL
-    /// list: an invalid URL and undecodable data. HTTP statuses are not permanent there (a 404 is
-    /// not blocked upstream either); loaders refine this through `shouldBlockFailedURL`.
-    public var isPermanentByDefault: Bool {
+    /// True for failures that a later attempt cannot fix, whose URL SDWebImage blocks: an invalid
+    /// URL and undecodable data. HTTP statuses do not block there (not even a 404); loaders refine
+    /// this through `shouldBlockURL`.
+    public var blocksURLByDefault: Bool {
         switch self {
         case .invalidURL, .badImageData, .unsupportedFormat, .accessDenied: true
         default: false

@@ -136,7 +136,7 @@ enum FileIO {
 
     /// Writes `data` to a new file in `directory` and renames it over `path`, so a reader sees
     /// either the old file or the whole new one, never a part. A crash leaves at worst a stray
-    /// temporary file (hidden, removed later by `DiskCache.removeExpired`).
+    /// temporary file (hidden, removed later by `DiskCache.removeExpiredAndTrim`).
     /// - Parameters:
     ///   - sync: fsync the file before the rename, so a power loss cannot leave an empty file under
     ///     the final name (on ext4 with `data=ordered`, or XFS, rename without fsync may).

@@ -16,47 +16,14 @@ public protocol ImageLoader: Sendable {
         progress: (@Sendable (ImageLoadProgress) -> Void)?
     ) async throws -> ImageLoadResult
 
-    /// Whether `error` means the URL will never load, so the manager puts it on the failed-URL list.
+    /// Whether `error` means the URL will never load, so the manager puts it on the blocked-URL list.
     /// Cancellation and transient failures must answer false.
-    func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool
+    func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool
 }
 
 extension ImageLoader {
-    /// SDWebImage's rule: only invalid URLs and undecodable data are permanent.
-    public func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
-        error.isPermanentByDefault
-    }
-}
-
-/// How far a load has come.
-public struct ImageLoadProgress: Sendable, Hashable {
-    public var receivedBytes: Int64
-    /// Nil while the total is unknown (no `Content-Length`).
-    public var expectedBytes: Int64?
-    /// All bytes received so far, when the request asked for `.progressiveLoad`.
-    public var partialData: Data?
-
-    public init(receivedBytes: Int64, expectedBytes: Int64?, partialData: Data? = nil) {
-        self.receivedBytes = receivedBytes
-        self.expectedBytes = expectedBytes
-        self.partialData = partialData
-    }
-
-    /// 0…1, or nil when the total is unknown.
-    public var fraction: Double? {
-        guard let expected = expectedBytes, expected > 0 else { return nil }
-        return min(Double(receivedBytes) / Double(expected), 1)
-    }
-}
-
-/// What a loader brings back.
-public struct ImageLoadResult: Sendable {
-    public var data: Data
-    /// The response, for loaders that have one (HTTP); nil for files.
-    public var response: ImageLoadResponse?
-
-    public init(data: Data, response: ImageLoadResponse? = nil) {
-        self.data = data
-        self.response = response
+    /// SDWebImage's rule: only invalid URLs and undecodable data block the URL.
+    public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+        error.blocksURLByDefault
     }
 }

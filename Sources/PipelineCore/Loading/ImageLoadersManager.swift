@@ -45,8 +45,8 @@ public final class ImageLoadersManager: ImageLoader {
         return try await loader.load(url, options: options, context: context, progress: progress)
     }
 
-    public func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
-        guard let loader = loader(for: url, options: options, context: context) else { return error.isPermanentByDefault }
-        return loader.shouldBlockFailedURL(url, error: error, options: options, context: context)
+    public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+        guard let loader = loader(for: url, options: options, context: context) else { return error.blocksURLByDefault }
+        return loader.shouldBlockURL(url, error: error, options: options, context: context)
     }
 }

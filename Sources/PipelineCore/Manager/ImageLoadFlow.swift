@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// One request through the manager, SDWebImage's flow (reference section d.2) step by step. Each
-/// step is a function named for it; `run()` reads top to bottom.
+/// One request through the manager, SDWebImage's flow step by step. Each step is a function named
+/// for it; `run()` reads top to bottom.
 struct ImageLoadFlow: Sendable {
     let manager: ImageManager
     let task: ImageTask
@@ -38,7 +38,7 @@ struct ImageLoadFlow: Sendable {
         // 1–4. Entry, pre-process, guard.
         guard let url, !url.absoluteString.isEmpty else { throw ImagePipeError.invalidURL("") }
         preprocess(url: url)
-        if manager.failedURLs.contains(url) && !options.contains(.retryFailed) {
+        if manager.blockedURLs.contains(url) && !options.contains(.retryFailed) {
             throw ImagePipeError.blockedURL(url.absoluteString)
         }
         let keys = ImageCacheKeys(url: url, context: context, settings: manager.settings)
@@ -79,7 +79,7 @@ struct ImageLoadFlow: Sendable {
             try handleLoadFailure(error, url: url, loader: loader, hadCachedImage: cached?.image != nil)
             return
         }
-        if options.contains(.retryFailed) { manager.failedURLs.remove(url) }
+        if options.contains(.retryFailed) { manager.blockedURLs.remove(url) }
 
         // 10–12. Store, complete.
         try await finish(processed, from: .none, keys: keys, url: url)
@@ -133,16 +133,16 @@ struct ImageLoadFlow: Sendable {
     }
 
     /// 8d. A failed load completes with its error, except a `cacheNotModified` after the cached image
-    /// was delivered (no second callback); permanent failures go on the failed-URL list.
+    /// was delivered (no second callback); permanent failures go on the blocked-URL list.
     private func handleLoadFailure(_ error: ImagePipeError, url: URL, loader: any ImageLoader, hadCachedImage: Bool) throws {
         if error == .cacheNotModified && hadCachedImage && options.contains(.refreshCached) {
             task.finishWithoutEvent()
             return
         }
         if error != .cancelled {
-            let block = manager.settings.shouldBlockFailedURL?(url, error)
-                ?? loader.shouldBlockFailedURL(url, error: error, options: options, context: context)
-            if block { manager.failedURLs.insert(url) }
+            let block = manager.settings.shouldBlockURL?(url, error)
+                ?? loader.shouldBlockURL(url, error: error, options: options, context: context)
+            if block { manager.blockedURLs.insert(url) }
         }
         throw error
     }
@@ -168,7 +168,7 @@ struct ImageLoadFlow: Sendable {
                 let loaded = try await manager.downloads.value(for: downloadKey, priority: priority, onEvent: emitDecode) { emitDownload in
                     try await loader.load(url, options: options, context: context, progress: emitDownload)
                 }
-                let image = try await ImageDecoding.decode(loaded.data, options: decodeOptions, context: context, coders: manager.coders) { work in
+                let image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
                     try await manager.cpu.run(work)
                 }
                 return DecodedSource(image: image, data: loaded.data)
@@ -197,7 +197,7 @@ struct ImageLoadFlow: Sendable {
     }
 
     /// A limit the transform ran into. It fails the request but is not the URL's fault, so it
-    /// passes the failed-URL step by not being an `ImagePipeError` until `run()` reports it.
+    /// passes the blocked-URL step by not being an `ImagePipeError` until `run()` reports it.
     private struct TransformLimitError: Error {
         let error: ImagePipeError
     }
@@ -300,8 +300,7 @@ struct ImageLoadFlow: Sendable {
 
     private func makeDownloadKey(url: URL, loader: any ImageLoader) -> DownloadKey {
         let networkFlags: ImageOptions = [.handleCookies, .allowInvalidSSLCertificates, .refreshCached, .progressiveLoad]
-        let uncomparable = context[.requestModifier] != nil || context[.responseModifier] != nil
-            || context[.decryptor] != nil || context[.loaderCachedImage] != nil
+        let uncomparable = context.preventsCoalescing
         return DownloadKey(url: url.absoluteString, loader: String(reflecting: type(of: loader)),
                            flags: options.intersection(networkFlags).rawValue,
                            unique: uncomparable ? UInt64.random(in: 0...UInt64.max) : nil)

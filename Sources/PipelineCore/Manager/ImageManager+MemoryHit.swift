@@ -20,7 +20,7 @@ extension ImageManager {
         else { return nil }
         let settings = settings
         guard settings.optionsProcessor == nil, !url.absoluteString.isEmpty else { return nil }
-        if !options.contains(.retryFailed) && failedURLs.contains(url) { return nil }
+        if !options.contains(.retryFailed) && blockedURLs.contains(url) { return nil }
         let keys = ImageCacheKeys(url: url, context: context, settings: settings)
         guard let image = cache.memoryImage(forKey: keys.final, options: options, context: context) else { return nil }
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)

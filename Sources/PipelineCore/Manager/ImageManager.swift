@@ -15,8 +15,8 @@ public final class ImageManager: Sendable {
     public let cache: any ImageCache
     public let loader: any ImageLoader
     public let coders: ImageCodersManager
-    /// URLs that failed permanently; see `ImageOptions.retryFailed`.
-    public let failedURLs = FailedURLList()
+    /// URLs blocked after a failure a retry cannot fix; see `ImageOptions.retryFailed`.
+    public let blockedURLs = BlockedURLList()
 
     /// Settings that apply to every request unless its context says otherwise.
     public struct Settings: Sendable {
@@ -26,8 +26,8 @@ public final class ImageManager: Sendable {
         public var optionsProcessor: ImageOptionsProcessor?
         /// SDWebImage's delegate `shouldDownloadImageForURL`: false skips the download.
         public var shouldDownload: (@Sendable (URL) -> Bool)?
-        /// SDWebImage's delegate `shouldBlockFailedURL`: overrides the loader's answer.
-        public var shouldBlockFailedURL: (@Sendable (URL, ImagePipeError) -> Bool)?
+        /// SDWebImage's delegate `shouldBlockURL`: overrides the loader's answer.
+        public var shouldBlockURL: (@Sendable (URL, ImagePipeError) -> Bool)?
         public init() {}
     }
 

@@ -45,12 +45,12 @@ extension ImageTarget {
     }
 
     /// The progress of the latest load for `key`, reset by each `setImage` call for it.
-    public func imageProgress(forKey key: String) -> ImageLoadingProgress {
+    public func imageProgress(forKey key: String) -> ImageTargetProgress {
         ImageTargetRegistry.shared.state(for: self).progress(forKey: key)
     }
 
     /// The progress of the main slot's load (SDWebImage's `sd_imageProgress`).
-    public var imageProgress: ImageLoadingProgress {
+    public var imageProgress: ImageTargetProgress {
         imageProgress(forKey: ImageSlot.image.defaultOperationKey(for: type(of: self)))
     }
 }

@@ -4,7 +4,7 @@
 /// viewer sees), and animations are transformed frame by frame, lazily.
 ///
 /// The pixel limit is the `maxPixels` of the options the image was decoded with (the request's:
-/// `ImageDecoding` records them, and `apply(to:)` carries them to the output), else
+/// `ImageCodersManager.decodeImage` records them, and `apply(to:)` carries them to the output), else
 /// `ImageDecodeOptions.defaultMaxPixels`. Calling `transform(_:PixelBuffer)` directly skips it.
 public protocol PixelTransformer: ImageTransformer {
     func transform(_ buffer: PixelBuffer) throws -> PixelBuffer

@@ -39,7 +39,7 @@ struct CacheCommand: AsyncParsableCommand {
         switch action {
         case .stats: break
         case .clear: disk.removeAll()
-        case .trim: disk.removeExpired()
+        case .trim: disk.removeExpiredAndTrim()
         }
         let (count, bytes) = (disk.totalCount, disk.totalSize)
         if outputOptions.json {

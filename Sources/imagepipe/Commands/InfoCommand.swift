@@ -66,7 +66,7 @@ struct InfoCommand: AsyncParsableCommand {
     /// budget for processing every frame is still described.
     static func decode(_ data: Data, coders: ImageCodersManager = .shared) async throws -> Image {
         let options = ImageDecodeOptions(maxAnimationPixels: .max, colorHandling: .keepSourceProfile, metadataHandling: .keepAll)
-        return try await ImageDecoding.decode(data, options: options, coders: coders) { work in try work() }
+        return try await coders.decodeImage(data, options: options) { work in try work() }
     }
 
     /// The description of one source; `warnings` gets the decoder's warnings (printed here) even

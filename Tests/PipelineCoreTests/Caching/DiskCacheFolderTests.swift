@@ -57,7 +57,7 @@ struct DiskCacheFolderTests {
         let error = #expect(throws: DiskCache.FolderError.self) { try cache.setData(Data("v".utf8), forKey: "k") }
         #expect(error?.description.contains("is not a cache folder") == true)
         #expect(error?.description.contains("'\(name)'") == true)
-        cache.removeExpired()
+        cache.removeExpiredAndTrim()
         cache.removeAll()
         cache.removeData(forKey: "k")
         #expect(cache.totalCount == 0 && cache.totalSize == 0)
@@ -77,7 +77,7 @@ struct DiskCacheFolderTests {
         #expect(cache.totalCount <= 2)
         clock.advance(by: 1)
         try cache.setData(Data("three".utf8), forKey: "https://a.com/3.png")
-        cache.removeExpired()
+        cache.removeExpiredAndTrim()
         #expect(cache.totalCount == 0)
         try cache.setData(Data("four".utf8), forKey: "https://a.com/4.png")
         cache.removeAll()
@@ -110,7 +110,7 @@ struct DiskCacheFolderTests {
         #expect(cache.totalCount == 1)
         #expect(cache.data(forKey: "real") == Data("real".utf8))
         for key in specials { cache.removeData(forKey: key) }
-        cache.removeExpired()
+        cache.removeExpiredAndTrim()
         cache.removeAll()
         #expect(cache.totalCount == 0)
         #expect(FileManager.default.contents(atPath: outside.path) == Data("outside".utf8))
@@ -123,7 +123,7 @@ struct DiskCacheFolderTests {
         let cache = DiskCache(directory: folder, configuration: DiskCache.Configuration(trimInterval: nil))
         #expect(cache.folderState == .missing)
         cache.removeAll()
-        cache.removeExpired()
+        cache.removeExpiredAndTrim()
         #expect(!FileManager.default.fileExists(atPath: folder.path), "trims and clears never create the folder")
         try cache.setData(Data("v".utf8), forKey: "k")
         #expect(cache.folderState == .cache)
@@ -180,7 +180,7 @@ struct DiskCacheFolderTests {
             try Data("t".utf8).write(to: URL(fileURLWithPath: path))
             if name != ".tmp-789-1" { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path) }
         }
-        cache.removeExpired()
+        cache.removeExpiredAndTrim()
         for (name, kept) in planted {
             #expect(FileManager.default.fileExists(atPath: directory.path + "/" + name) == kept, "\(name)")
         }

@@ -144,11 +144,11 @@ struct DiskCacheTests {
         clock.advance(by: 60)
         #expect(cache.data(forKey: "read") != nil)  // access date now +60
         clock.advance(by: 60)  // unread: 120 s old, read: 60 s
-        cache.removeExpired()
+        cache.removeExpiredAndTrim()
         #expect(cache.containsData(forKey: "read"))
         #expect(!cache.containsData(forKey: "unread"))
         let zero = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(maxAge: 0, sizeLimit: 0, trimInterval: nil, clock: clock.cacheClock))
-        zero.removeExpired()
+        zero.removeExpiredAndTrim()
         #expect(zero.totalCount == 0)
     }
 
@@ -178,13 +178,13 @@ struct DiskCacheTests {
         let block = FileIO.status(cache.filePath(forKey: "k0"))!.allocatedSize
         let limited = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
             maxAge: nil, sizeLimit: block * 8, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
-        limited.removeExpired()
+        limited.removeExpiredAndTrim()
         // 10 blocks > 8: trim below 4 blocks, oldest access first: k1…k7 go, k8, k9, k0 stay.
         #expect(limited.totalCount == 3)
         for key in ["k0", "k8", "k9"] { #expect(limited.containsData(forKey: key), "\(key)") }
     }
 
-    @Test("A write that crosses the size limit trims at once, without anyone calling removeExpired")
+    @Test("A write that crosses the size limit trims at once, without anyone calling removeExpiredAndTrim")
     func trimWhileRunning() throws {
         let probe = cache()
         try probe.setData(Data(count: 4000), forKey: "probe")
@@ -225,7 +225,7 @@ struct DiskCacheTests {
         try Data([2]).write(to: fresh)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale.path)
         #expect(cache.totalCount == 0)  // never counted as entries
-        cache.removeExpired()
+        cache.removeExpiredAndTrim()
         #expect(!FileManager.default.fileExists(atPath: stale.path))
         #expect(FileManager.default.fileExists(atPath: fresh.path))
     }

@@ -133,7 +133,7 @@ struct DecodeMemoryBudgetTests {
         try await withThrowingTaskGroup(of: ImageSize.self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    try await ImageDecoding.decode(data, options: ImageDecodeOptions(), coders: coders) { work in
+                    try await coders.decodeImage(data, options: ImageDecodeOptions()) { work in
                         try await queue.run(work)
                     }.pixelSize
                 }
@@ -152,7 +152,7 @@ struct DecodeMemoryBudgetTests {
         let coder = EstimatingCoder()
         let coders = ImageCodersManager(coders: [coder], decodeMemoryBudget: DecodeMemoryBudget(limitBytes: 4999))
         await #expect(throws: ImagePipeError.limitExceeded(.decodeMemoryBudget, value: 5000, maximum: 4999)) {
-            try await ImageDecoding.decode(TestCoder.sample(width: 50, height: 20), options: ImageDecodeOptions(), coders: coders) { work in
+            try await coders.decodeImage(TestCoder.sample(width: 50, height: 20), options: ImageDecodeOptions()) { work in
                 try work()
             }
         }

@@ -60,14 +60,14 @@ struct ImageCodersManagerTests {
     func decodeRecordsOptions() throws {
         let manager = ImageCodersManager(coders: [TestCoder()])
         let options = ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 2, height: 2))
-        let image = try ImageDecoding.decode(TestCoder.sample(), options: options, coders: manager)
+        let image = try manager.decodeImage(TestCoder.sample(), options: options)
         #expect(image.metadata.decodeOptions == options)
         #expect(image.isThumbnail)
         // A coder named in the context is used as is.
         var context = ImageContext()
         let named = TestCoder(name: "named")
         context[.imageCoder] = named
-        _ = try ImageDecoding.decode(TestCoder.sample(), options: ImageDecodeOptions(), context: context, coders: manager)
+        _ = try manager.decodeImage(TestCoder.sample(), options: ImageDecodeOptions(), context: context)
         #expect(named.decodes.count == 1)
     }
 

@@ -56,7 +56,7 @@ struct ImageColorHandlingTests {
 
     @Test("A tagged image is converted and then says sRGB")
     func converts() throws {
-        let image = try ImageDecoding.decode(sample(red: 1), options: ImageDecodeOptions(), coders: coders, colorConverters: converters)
+        let image = try coders.decodeImage(sample(red: 1), options: ImageDecodeOptions(), colorConverters: converters)
         #expect(Array(image.firstFrame.bytes.prefix(3)) == [200, 1, 30])
         #expect(image.metadata.colorProfile == .sRGB)
     }
@@ -64,14 +64,14 @@ struct ImageColorHandlingTests {
     @Test("A thumbnail is converted at its reduced size, once")
     func convertsAfterShrinking() throws {
         let options = ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 10, height: 10))
-        _ = try ImageDecoding.decode(sample(red: 1), options: options, coders: coders, colorConverters: converters)
+        _ = try coders.decodeImage(sample(red: 1), options: options, colorConverters: converters)
         #expect(converter.sizes.withLock { $0 } == [ImageSize(width: 10, height: 5)])
     }
 
     @Test("keepSourceProfile leaves pixels and profile and never calls the converter")
     func keepsSourceProfile() throws {
         let options = ImageDecodeOptions(colorHandling: .keepSourceProfile)
-        let image = try ImageDecoding.decode(sample(red: 1), options: options, coders: coders, colorConverters: converters)
+        let image = try coders.decodeImage(sample(red: 1), options: options, colorConverters: converters)
         #expect(Array(image.firstFrame.bytes.prefix(3)) == [1, 200, 30])
         #expect(image.metadata.colorProfile == .icc(SwappingConverter.swap))
         #expect(converter.sizes.withLock { $0 }.isEmpty)
@@ -79,13 +79,13 @@ struct ImageColorHandlingTests {
 
     @Test("sRGB images never reach the converter")
     func sRGBSkipped() throws {
-        _ = try ImageDecoding.decode(sample(red: 9), options: ImageDecodeOptions(), coders: coders, colorConverters: converters)
+        _ = try coders.decodeImage(sample(red: 9), options: ImageDecodeOptions(), colorConverters: converters)
         #expect(converter.sizes.withLock { $0 }.isEmpty)
     }
 
     @Test("A profile the converter refuses gives the decoded image plus a colorProfileIgnored warning")
     func refusedProfile() throws {
-        let image = try ImageDecoding.decode(sample(red: 2), options: ImageDecodeOptions(), coders: coders, colorConverters: converters)
+        let image = try coders.decodeImage(sample(red: 2), options: ImageDecodeOptions(), colorConverters: converters)
         #expect(Array(image.firstFrame.bytes.prefix(3)) == [2, 200, 30])
         #expect(image.metadata.colorProfile == .icc(SwappingConverter.broken))
         #expect(image.metadata.warnings.map(\.kind) == [.colorProfileIgnored])
@@ -95,7 +95,7 @@ struct ImageColorHandlingTests {
     @Test("Transforms keep the colour profile")
     func transformsKeepProfile() throws {
         let options = ImageDecodeOptions(colorHandling: .keepSourceProfile)
-        let image = try ImageDecoding.decode(sample(red: 1), options: options, coders: coders, colorConverters: converters)
+        let image = try coders.decodeImage(sample(red: 1), options: options, colorConverters: converters)
         let resized = try ResizingTransformer(size: ImageSize(width: 8, height: 8)).apply(to: image)
         #expect(resized.metadata.colorProfile == .icc(SwappingConverter.swap))
     }

@@ -57,6 +57,20 @@ struct ImageContextTests {
         #expect(context[ImageContext.Key<String>("testplugin.effort")] == nil)
     }
 
+    @Test("A value under a key that prevents coalescing keeps its load apart, also after filling gaps")
+    func preventsCoalescing() {
+        let closureKey = ImageContext.Key<Int>("testplugin.closure", preventsCoalescing: true)
+        var context = ImageContext()
+        context[.testPluginEffort] = 6
+        #expect(!context.preventsCoalescing, "ordinary values compare, so loads may share")
+        context[closureKey] = 1
+        #expect(context.preventsCoalescing)
+        #expect(ImageContext().fillingGaps(from: context).preventsCoalescing)
+        context[closureKey] = nil
+        #expect(!context.preventsCoalescing)
+        #expect(ImageContext().with(.loaderCachedImage, nil).preventsCoalescing == false)
+    }
+
     @Test("Filling gaps keeps the caller's values and adds the manager's where missing")
     func fillingGaps() {
         var caller = ImageContext()

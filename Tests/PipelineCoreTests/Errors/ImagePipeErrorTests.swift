@@ -10,7 +10,6 @@ struct ImagePipeErrorTests {
         #expect(ImagePipeError.cacheNotModified.code == 1002)
         #expect(ImagePipeError.blockedURL("u").code == 1003)
         #expect(ImagePipeError.invalidDownloadOperation(reason: "").code == 2000)
-        #expect(ImagePipeError.badStatusCode(404).code == 2001)
         #expect(ImagePipeError.cancelled.code == 2002)
         #expect(ImagePipeError.invalidResponse(reason: "").code == 2003)
         #expect(ImagePipeError.badContentType("text/html").code == 2004)
@@ -20,13 +19,12 @@ struct ImagePipeErrorTests {
     @Test("Messages name what went wrong and what to do", arguments: [
         (ImagePipeError.invalidURL(""), "invalid URL: the URL is empty"),
         (.blockedURL("https://x.test/a.png"), "blocked URL: 'https://x.test/a.png' failed permanently before; use the retryFailed option to try it again"),
-        (.badStatusCode(404), "the server answered HTTP 404"),
         (.badContentType("text/html"), "unacceptable content type 'text/html'"),
         (.limitExceeded(.pixels, value: 4_294_836_225, maximum: 100_000_000),
          "pixels limit exceeded: 4294836225 is more than the maximum of 100000000; raise ImageDecodeOptions.maxPixels if this is expected"),
         (.limitExceeded(.pixels, value: .max, maximum: 100), "pixels limit exceeded: the size overflows; the file's header is corrupt or hostile"),
         (.unsupportedFormat(.jpeg, reason: "12-bit samples"), "unsupported format 'jpeg': 12-bit samples"),
-        (.transport(kind: .timedOut, message: "no answer in 15 s"), "transfer failed (timedOut): no answer in 15 s"),
+        (.loadFailed(.testPluginRefused, status: 7, message: "the plugin refused: reason 7"), "the plugin refused: reason 7"),
         (.cancelled, "cancelled"),
         (.frameOutOfRange(index: 99, frameCount: 12), "frame 99 is out of range: the image has 12 frames (0–11)"),
         (.frameOutOfRange(index: 1, frameCount: 1), "frame 1 is out of range: the image has 1 frame (0)"),
@@ -37,14 +35,16 @@ struct ImagePipeErrorTests {
         #expect(error.errorDescription == message)
     }
 
-    @Test("Transient transport failures and cancellation never count as permanent")
+    @Test("A loader's own failure reports its code, and neither it nor cancellation counts as permanent")
     func permanence() {
-        #expect(ImagePipeError.TransportErrorKind.timedOut.isTransient)
-        #expect(ImagePipeError.TransportErrorKind.connectionLost.isTransient)
-        #expect(!ImagePipeError.TransportErrorKind.tls.isTransient)
-        #expect(!ImagePipeError.TransportErrorKind.blockedAddress.isTransient)
-        #expect(!ImagePipeError.cancelled.isPermanentByDefault)
-        #expect(!ImagePipeError.transport(kind: .tls, message: "").isPermanentByDefault)
-        #expect(ImagePipeError.badImageData(reason: "").isPermanentByDefault)
+        #expect(ImagePipeError.loadFailed(.testPluginRefused, status: nil, message: "").code == 3100)
+        #expect(!ImagePipeError.loadFailed(.testPluginRefused, status: nil, message: "").blocksURLByDefault)
+        #expect(!ImagePipeError.cancelled.blocksURLByDefault)
+        #expect(ImagePipeError.badImageData(reason: "").blocksURLByDefault)
     }
+}
+
+extension ImagePipeError.LoadFailure {
+    /// A failure a plugin declares, as LoaderHTTP declares its own.
+    static let testPluginRefused = Self(name: "testPluginRefused", code: 3100, isTransient: false)
 }

@@ -29,7 +29,7 @@ struct ImageMetadataHandlingTests {
 
     func decode(_ handling: ImageMetadataHandling, xmpWithGPS: Bool = false) throws -> Image {
         let coders = ImageCodersManager(coders: [MetadataCoder(xmpWithGPS: xmpWithGPS)])
-        return try ImageDecoding.decode(data, options: ImageDecodeOptions(metadataHandling: handling), coders: coders, colorConverters: ImageColorConvertersManager())
+        return try coders.decodeImage(data, options: ImageDecodeOptions(metadataHandling: handling), colorConverters: ImageColorConvertersManager())
     }
 
     @Test("By default EXIF and XMP are stripped, the orientation kept, and the file's bytes no longer stand for the image")

@@ -59,7 +59,7 @@ struct ImageManagerMemoryHitTests {
     func blockedURL() async throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }
-        f.manager.failedURLs.insert(url)
+        f.manager.blockedURLs.insert(url)
         await #expect(throws: ImagePipeError.blockedURL(url.absoluteString)) { try await f.manager.loadImage(with: url) }
         let retried = try await f.manager.loadImage(with: url, options: [.retryFailed])
         #expect(retried.cacheType == .memory)

@@ -167,26 +167,26 @@ struct ImageManagerTests {
     }
 
     @Test("Failed-URL list: permanent failures block the URL, retryFailed retries and clears it, transient ones never block")
-    func failedURLs() async throws {
+    func blockedURLs() async throws {
         let f = ManagerFixture(delay: .milliseconds(10))
         let missing = URL(string: "test://img/missing.timg")!
         await #expect(throws: ImagePipeError.badStatusCode(404)) { try await f.manager.loadImage(with: missing) }
-        #expect(f.manager.failedURLs.contains(missing))
+        #expect(f.manager.blockedURLs.contains(missing))
         await #expect(throws: ImagePipeError.blockedURL(missing.absoluteString)) { try await f.manager.loadImage(with: missing) }
         #expect(f.loader.requests(missing.absoluteString) == 1, "a blocked URL is not requested")
         f.serve(missing.absoluteString)
         _ = try await f.manager.loadImage(with: missing, options: [.retryFailed])
-        #expect(!f.manager.failedURLs.contains(missing), "a success with retryFailed clears the URL")
+        #expect(!f.manager.blockedURLs.contains(missing), "a success with retryFailed clears the URL")
 
         let flaky = URL(string: "test://img/flaky.timg")!
         f.loader.answer(flaky.absoluteString, with: .error(.transport(kind: .timedOut, message: "slow")))
         await #expect(throws: ImagePipeError.self) { try await f.manager.loadImage(with: flaky) }
-        #expect(!f.manager.failedURLs.contains(flaky))
+        #expect(!f.manager.blockedURLs.contains(flaky))
 
         let corrupt = URL(string: "test://img/corrupt.timg")!
         f.loader.answer(corrupt.absoluteString, with: .data(Data("TIMGxx".utf8)))
         await #expect(throws: ImagePipeError.self) { try await f.manager.loadImage(with: corrupt) }
-        #expect(f.manager.failedURLs.contains(corrupt), "undecodable data is permanent")
+        #expect(f.manager.blockedURLs.contains(corrupt), "undecodable data is permanent")
     }
 
     @Test("A missing or empty URL fails with invalidURL")
@@ -329,13 +329,13 @@ struct ImageManagerTests {
         let f = ManagerFixture(delay: .milliseconds(1))
         f.serve(url.absoluteString)
         // Even a policy that blocks every failure leaves the URL alone: the request was at fault.
-        f.manager.settings.shouldBlockFailedURL = { _, _ in true }
+        f.manager.settings.shouldBlockURL = { _, _ in true }
         var context = ImageContext()
         context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 100_000, height: 100_000))
         await #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 10_000_000_000, maximum: ImageDecodeOptions.defaultMaxPixels)) {
             try await f.manager.loadImage(with: url, context: context)
         }
-        #expect(!f.manager.failedURLs.contains(url))
+        #expect(!f.manager.blockedURLs.contains(url))
         context[.imageTransformer] = ResizingTransformer(size: ImageSize(width: 10, height: 10))
         let small = try await f.manager.loadImage(with: url, context: context)
         #expect(small.image?.pixelSize == ImageSize(width: 10, height: 10))

@@ -22,7 +22,7 @@ final class TwoLevelTestCache: ImageCache {
         guard cacheType.includesDisk, let data = disk.withLock({ $0[key] }) else { return nil }
         diskReads.increment()
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
-        guard let image = try? ImageDecoding.decode(data, options: decodeOptions, context: context, coders: coders) else { return nil }
+        guard let image = try? coders.decodeImage(data, options: decodeOptions, context: context) else { return nil }
         if (context[.storeCacheType] ?? .all).includesMemory { memory.withLock { $0[key] = image } }
         return ImageCacheResult(image: image, data: data, cacheType: .disk)
     }
@@ -93,9 +93,9 @@ final class ScriptedLoader: ImageLoader {
         return ImageLoadResult(data: data)
     }
 
-    func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
-        if case .badStatusCode(let code) = error { return code == 404 }
-        return error.isPermanentByDefault
+    func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+        if case .loadFailed(.httpStatus, let code?, _) = error { return code == 404 }
+        return error.blocksURLByDefault
     }
 
     private func pause(_ duration: Duration) async throws {

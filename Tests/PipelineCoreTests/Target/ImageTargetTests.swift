@@ -183,7 +183,7 @@ struct ImageTargetTests {
         // A memory hit reports no bytes: SDWebImage then marks the progress unknown/unknown, i.e. done.
         target.setImage(with: first, context: f.context, completed: log.handler)
         try #require(await eventually { log.count == 2 })
-        #expect(target.imageProgress.totalUnitCount == ImageLoadingProgress.unknownUnitCount)
+        #expect(target.imageProgress.totalUnitCount == ImageTargetProgress.unknownUnitCount)
         #expect(target.imageProgress.isFinished)
     }
 

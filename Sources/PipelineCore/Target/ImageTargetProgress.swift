@@ -2,7 +2,7 @@ import Synchronization
 
 /// The progress of a target's current load (SDWebImage's `sd_imageProgress`, an `NSProgress`):
 /// bytes as units, reset when a new load starts. Thread-safe; read it from anywhere.
-public final class ImageLoadingProgress: Sendable {
+public final class ImageTargetProgress: Sendable {
     /// SDWebImage's `SDWebImageProgressUnitCountUnknown`: what a finished load with no known length
     /// reports as both total and completed, so "finished" still reads as 100 %.
     public static let unknownUnitCount: Int64 = 1

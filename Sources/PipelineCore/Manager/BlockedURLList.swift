@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 
-/// URLs that failed permanently (SDWebImage's `failedURLs` blacklist): loads of them fail with
-/// `blockedURL` until removed or retried with `.retryFailed`, which takes them off on success.
-public final class FailedURLList: Sendable {
+/// URLs blocked after a failure a retry cannot fix (SDWebImage's `failedURLs`): loads of them fail
+/// with `blockedURL` until removed or retried with `.retryFailed`, which takes them off on success.
+public final class BlockedURLList: Sendable {
     private let urls = Mutex<Set<String>>([])
 
     public init() {}

@@ -1,0 +1,11 @@
+/// A load's place in a loader's queue, from `.lowPriority` / `.highPriority`; the manager also
+/// runs the load's task at it.
+public enum ImageLoadPriority: Int, Sendable, Hashable, Comparable {
+    case low = -1, normal = 0, high = 1
+
+    public init(options: ImageOptions) {
+        self = options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
+    }
+
+    public static func < (lhs: ImageLoadPriority, rhs: ImageLoadPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+}
