@@ -26,7 +26,7 @@ enum GIFEncoder {
         let first = try frame(0)
         var size = first.buffer.size
         if let box = options.maxPixelSize, !box.isEmpty {
-            size = ImageSizeMath.scaledSize(size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+            size = size.fitted(into: box)
         }
         guard size.width <= 65535, size.height <= 65535 else {
             throw ImagePipeError.encodingFailed(reason: "GIF sides are at most 65535 pixels, not \(size)")

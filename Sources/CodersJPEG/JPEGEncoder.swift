@@ -16,7 +16,7 @@ enum JPEGEncoder {
     private static func encodePixels(_ upright: Image, options: ImageEncodeOptions) throws -> Data {
         var pixels = upright.firstFrame
         if let box = options.maxPixelSize, !box.isEmpty {
-            let fitted = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+            let fitted = pixels.size.fitted(into: box)
             if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
         }
         pixels = pixels.converted(to: pixels.format.isGray ? .gray8 : .rgb8, background: options.backgroundColor)

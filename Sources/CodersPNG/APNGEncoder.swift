@@ -31,7 +31,7 @@ enum APNGEncoder {
             if size == nil {
                 size = pixels.size
                 if let box = options.maxPixelSize, !box.isEmpty {
-                    size = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+                    size = pixels.size.fitted(into: box)
                 }
             }
             guard let size else { break }

@@ -21,7 +21,7 @@ enum PNGEncoder {
         let upright = try image.applyingOrientation()
         var pixels = upright.firstFrame
         if let box = options.maxPixelSize, !box.isEmpty {
-            let fitted = ImageSizeMath.scaledSize(pixels.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+            let fitted = pixels.size.fitted(into: box)
             if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
         }
         let profile = image.metadata.colorProfile?.iccData(describing: pixels.format)

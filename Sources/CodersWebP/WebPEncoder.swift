@@ -87,7 +87,7 @@ enum WebPEncoder {
     /// `size` fitted into `maxPixelSize` (never up, aspect kept).
     private static func outputSize(_ size: ImageSize, options: ImageEncodeOptions) -> ImageSize {
         guard let box = options.maxPixelSize, !box.isEmpty else { return size }
-        return ImageSizeMath.scaledSize(size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+        return size.fitted(into: box)
     }
 
     private static func makeConfig(_ options: ImageEncodeOptions) throws -> WebPConfig {

@@ -172,7 +172,7 @@ public enum CoderConformance {
                 log.fail("decode.thumbnail", sample.name, "thumbnail decode into \(box) failed")
                 continue
             }
-            let expected = ImageSizeMath.scaledSize(sample.size, toFit: box, preserveAspectRatio: preserve, allowUpscaling: false)
+            let expected = sample.size.fitted(into: box, preserveAspectRatio: preserve)
             let size = image.pixelSize
             log.expect(abs(size.width - expected.width) <= 1 && abs(size.height - expected.height) <= 1, "decode.thumbnail", sample.name,
                        "thumbnail into \(box) (preserveAspectRatio \(preserve)) is \(size), expected \(expected) ±1")

@@ -16,7 +16,7 @@ struct JPEGDecodePlanTests {
         let full = try coder.decode(data, options: ImageDecodeOptions())
         let box = ImageSize(width: 128, height: 128)
         let thumbnail = try coder.decode(data, options: ImageDecodeOptions(thumbnailPixelSize: box))
-        let expected = ImageSizeMath.scaledSize(full.pixelSize, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+        let expected = full.pixelSize.fitted(into: box)
         #expect(thumbnail.pixelSize == expected)
         #expect(thumbnail.isThumbnail)
         let difference = JPEGTestImages.difference(thumbnail.firstFrame, full.firstFrame.resampled(to: expected))

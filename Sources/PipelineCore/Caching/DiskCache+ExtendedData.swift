@@ -5,7 +5,7 @@ extension DiskCache {
     /// namespace that unprivileged processes may write.
     static let extendedAttributeName = "user.imagepipe"
     /// Extended data is for small per-entry facts (headers, an ETag), not payloads.
-    public static let maxExtendedDataSize = 1 << 20
+    static let maxExtendedDataSize = 1 << 20
 
     /// Where extended data goes when the file system refuses xattrs (tmpfs without `user_xattr`,
     /// some network mounts) or the value is too large for one: a hidden folder, so scans of entries

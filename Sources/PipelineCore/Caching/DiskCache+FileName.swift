@@ -3,7 +3,7 @@ import Foundation
 extension DiskCache {
     /// SDWebImage's longest extension: a file name may have 255 bytes, 32 go to the hash, one to
     /// the dot.
-    public static let maxFileExtensionLength = 222
+    static let maxFileExtensionLength = 222
 
     /// The file name for `key`, SDWebImage's rule: lowercase hex MD5 of the key's UTF-8, plus `.` and
     /// the extension of the key's URL path when it has one (so a query string never leaks in).

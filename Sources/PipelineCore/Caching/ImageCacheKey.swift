@@ -11,7 +11,7 @@ public enum ImageCacheKey {
 
     /// `Thumbnail({W,H},P)` with six decimals, as SDWebImage's `SDThumbnailedKeyForKey` writes it.
     /// Inserted into a URL's path, the braces are percent-encoded (`%7B…%7D`), as they are upstream.
-    public static func thumbnailSuffix(pixelSize: ImageSize, preserveAspectRatio: Bool) -> String {
+    static func thumbnailSuffix(pixelSize: ImageSize, preserveAspectRatio: Bool) -> String {
         String(format: "Thumbnail({%f,%f},%d)", Double(pixelSize.width), Double(pixelSize.height), preserveAspectRatio ? 1 : 0)
     }
 

@@ -15,12 +15,12 @@ public final class DecodeMemoryBudget: Sendable {
     /// The share of this process's memory (the lower of RAM and the cgroup limit, as the memory
     /// cache reads it) that decodes may hold at once. With the memory cache's 0.2 it leaves 30 %
     /// for transforms, encodes and the rest of the process.
-    public static let memoryFraction = 0.5
+    static let memoryFraction = 0.5
     /// Used when neither /proc/meminfo nor a cgroup limit can be read: room for one decode at the
     /// largest default limits (100 megapixels RGBA plus a decoder's working memory).
-    public static let fallbackLimitBytes = 1 << 30
+    static let fallbackLimitBytes = 1 << 30
 
-    /// `memoryFraction` of the lower of RAM and the cgroup memory limit.
+    /// Half the lower of RAM and the cgroup memory limit (1 GiB when neither can be read).
     public static let defaultLimitBytes: Int = {
         guard let bytes = SystemMemory.availableBytes() else { return fallbackLimitBytes }
         let share = Double(bytes) * memoryFraction

@@ -15,7 +15,7 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// Fit the thumbnail inside the box (true) or stretch to it (false).
     public var preserveAspectRatio: Bool
     /// Byte budget for the decoded pixels of all frames (4 bytes a pixel assumed). Wins over
-    /// `thumbnailPixelSize`; see `ImageSizeMath.scaledDownSize`.
+    /// `thumbnailPixelSize`: the image is fitted, aspect kept, into the largest size within it.
     public var scaleDownLimitBytes: Int?
     /// Refuse images whose canvas has more pixels than this, before allocating anything.
     public var maxPixels: Int
@@ -155,7 +155,7 @@ public struct ImageDecodeOptions: Hashable, Sendable {
 
     /// True when the image this produces may be smaller than the file's: it is then a thumbnail,
     /// never stored under the full-size key.
-    public var requestsThumbnail: Bool {
+    var requestsThumbnail: Bool {
         (thumbnailPixelSize.map { !$0.isEmpty } ?? false) || scaleDownLimitBytes != nil
     }
 

@@ -64,7 +64,7 @@ public struct ExifEditor: Sendable {
     public var orientation: ImageOrientation? { rawOrientation.map { ImageOrientation(exifValue: $0) } }
 
     /// Sets the Orientation tag to 1 (upright) if there is one: for pixels that have been turned.
-    public mutating func setOrientationUp() {
+    mutating func setOrientationUp() {
         guard let ifd = ifd(at: ifd0Offset), let entry = ifd.entry(tagged: Self.orientationTag, in: self),
               let type = uint16(at: entry + 2)
         else { return }
@@ -83,7 +83,7 @@ public struct ExifEditor: Sendable {
     /// when hostile overlapping IFDs keep producing pointers: the caller cannot know the data is
     /// free of GPS and should drop it.
     @discardableResult
-    public mutating func removeGPS() -> Bool {
+    mutating func removeGPS() -> Bool {
         guard ifd(at: ifd0Offset) != nil else { return false }
         workLeft = Self.gpsRemovalBudget(byteCount: bytes.count)
         // Removing an entry moves bytes, which in crafted data may be another IFD's; so passes
@@ -157,7 +157,7 @@ public struct ExifEditor: Sendable {
     /// Removes IFD1, the thumbnail's IFD: zeroes the embedded JPEG thumbnail, the IFD and its
     /// values, and ends IFD0's chain. The thumbnail shows the original picture, uncropped and
     /// unblurred, so EXIF kept beside processed pixels must not carry it.
-    public mutating func removeThumbnail() {
+    mutating func removeThumbnail() {
         guard let ifd0 = ifd(at: ifd0Offset), let ifd1Offset = ifd0.nextOffset(in: self) else { return }
         if let ifd1 = ifd(at: ifd1Offset),
            let offsetEntry = ifd1.entry(tagged: Self.thumbnailOffsetTag, in: self),
@@ -256,7 +256,7 @@ extension ExifEditor {
     }
 
     /// `exif` with its orientation set to 1; unchanged when it has no readable tag.
-    public static func settingOrientationUp(_ exif: Data) -> Data {
+    static func settingOrientationUp(_ exif: Data) -> Data {
         guard var editor = ExifEditor(exif) else { return exif }
         editor.setOrientationUp()
         return Data(editor.bytes)
@@ -271,7 +271,7 @@ extension ExifEditor {
 
     /// `exif` as a TIFF structure without its GPS IFD and its thumbnail: what `--keep-metadata`
     /// keeps. Nil when it cannot be read.
-    public static func removingGPSAndThumbnail(_ exif: Data) -> Data? {
+    static func removingGPSAndThumbnail(_ exif: Data) -> Data? {
         guard var editor = ExifEditor(exif), editor.removeGPS() else { return nil }
         editor.removeThumbnail()
         return editor.tiffData

@@ -33,7 +33,7 @@ public enum ImageColorProfile: Hashable, Sendable {
     }
 
     /// The ICC header's colour space field (bytes 16-19), e.g. `RGB `, `GRAY`, `CMYK`.
-    public var iccColorSpace: String? {
+    var iccColorSpace: String? {
         guard let data = iccData, data.count >= 20 else { return nil }
         let start = data.startIndex + 16
         return String(decoding: data[start..<start + 4], as: UTF8.self)

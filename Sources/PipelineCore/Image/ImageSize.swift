@@ -34,3 +34,12 @@ public struct ImageSize: Hashable, Sendable, Codable, CustomStringConvertible {
         self.init(width: w, height: h)
     }
 }
+
+extension ImageSize {
+    /// This size scaled down into `box`, never up, as SDWebImage sizes thumbnails: keeping the
+    /// aspect ratio, the side that limits fills the box and the other is rounded up; otherwise the
+    /// box, clamped to this size. A box with a non-positive side means no box: this size.
+    public func fitted(into box: ImageSize, preserveAspectRatio: Bool = true) -> ImageSize {
+        ImageSizeMath.scaledSize(self, toFit: box, preserveAspectRatio: preserveAspectRatio, allowUpscaling: false)
+    }
+}

@@ -3,14 +3,14 @@ import Foundation
 /// The size arithmetic of thumbnails and byte budgets, exactly as SDWebImage's
 /// `SDImageCoderHelper` does it (its test table is in this module's tests), in integer arithmetic
 /// so that an exact quotient never rounds up by a floating-point hair.
-public enum ImageSizeMath {
+enum ImageSizeMath {
     /// The size an image of `size` takes inside `box`.
     ///
     /// - Preserving the aspect ratio, the side that limits fills the box and the other is rounded up.
     ///   Otherwise the result is the box (stretch).
     /// - Without upscaling, each side is clamped to the image's.
     /// - A box or image with a non-positive side means "no box": the image's size is returned.
-    public static func scaledSize(
+    static func scaledSize(
         _ size: ImageSize, toFit box: ImageSize, preserveAspectRatio: Bool, allowUpscaling: Bool
     ) -> ImageSize {
         guard !size.isEmpty, !box.isEmpty else { return size }
@@ -36,7 +36,7 @@ public enum ImageSizeMath {
     /// The largest size with `size`'s aspect ratio whose pixels, at 4 bytes each and times
     /// `frameCount`, fit in `limitBytes`. Each side is at least 1; an empty image gives 1 x 1.
     /// Callers fit the image into this box without upscaling, so small images stay as they are.
-    public static func scaledDownSize(_ size: ImageSize, limitBytes: Int, frameCount: Int = 1) -> ImageSize {
+    static func scaledDownSize(_ size: ImageSize, limitBytes: Int, frameCount: Int = 1) -> ImageSize {
         guard !size.isEmpty else { return ImageSize(width: 1, height: 1) }
         let pixels = Double(max(limitBytes, 0) / 4) / Double(max(frameCount, 1))
         let ratio = Double(size.height) / Double(size.width)
@@ -47,7 +47,7 @@ public enum ImageSizeMath {
 
     /// The default byte budget for `.scaleDownLargeImages` without a context value: SDWebImage's
     /// macOS figure, 90 MiB, about a 24-megapixel photo.
-    public static let defaultScaleDownLimitBytes = 90 * 1024 * 1024
+    static let defaultScaleDownLimitBytes = 90 * 1024 * 1024
 
     @inline(__always)
     static func ceilDiv(_ a: Int, _ b: Int) -> Int { (a + b - 1) / b }

@@ -27,7 +27,7 @@ enum ImageOutput {
         guard image.orientation != .up else { return image }
         var turned = try image.applyingOrientation()
         if let box = thumbnail {
-            let fitted = ImageSizeMath.scaledSize(turned.pixelSize, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+            let fitted = turned.pixelSize.fitted(into: box)
             if fitted != turned.pixelSize {
                 turned = try ResizingTransformer(size: fitted).apply(to: turned)
             }

@@ -26,6 +26,9 @@ struct ImageSizeMathTests {
     @Test("Fit and stretch sizes match SDWebImage's table", arguments: fitTable)
     func fit(_ row: FitCase) {
         #expect(ImageSizeMath.scaledSize(row.image, toFit: row.box, preserveAspectRatio: row.preserve, allowUpscaling: row.upscale) == row.expected)
+        if !row.upscale {
+            #expect(row.image.fitted(into: row.box, preserveAspectRatio: row.preserve) == row.expected, "what coders call")
+        }
     }
 
     @Test("A byte budget gives the largest same-ratio size within limit / 4 pixels per frame")

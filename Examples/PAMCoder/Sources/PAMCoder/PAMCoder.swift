@@ -47,7 +47,7 @@ public struct PAMCoder: ImageCoder {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "PAMCoder", format: .pnm) }
         var buffer = image.firstFrame
         if let box = options.maxPixelSize, !box.isEmpty {
-            let target = ImageSizeMath.scaledSize(buffer.size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+            let target = buffer.size.fitted(into: box)
             if target != buffer.size { buffer = buffer.resampled(to: target) }
         }
         let asPAM = buffer.format.hasAlpha || options.extras[.pnmAlwaysWritePAM] == true
