@@ -79,7 +79,7 @@ public final class ManualAnimationClock: AnimationClock {
 
     public var now: Double { state.withLock { $0.now } }
 
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     public func subscribe(_ tick: @escaping @Sendable () -> Void) -> AnimationClockSubscription {
         let id = state.withLock { state in

@@ -59,7 +59,7 @@ public struct ImageContext: Sendable {
 
     /// This context with `other`'s values added where this one has none (SDWebImage's manager fills
     /// in its transformer, key filter and serializer this way: the caller's context wins).
-    public func fillingGaps(from other: ImageContext) -> ImageContext {
+    func fillingGaps(from other: ImageContext) -> ImageContext {
         var merged = self
         for (name, value) in other.storage where merged.storage[name] == nil {
             merged.storage[name] = value

@@ -69,7 +69,7 @@ public struct ImageChromaticities: Hashable, Sendable {
                                                  greenX: 0.30, greenY: 0.60, blueX: 0.15, blueY: 0.06)
 
     /// Equal within 0.001 in every coordinate (cHRM stores five decimals; writers round differently).
-    public func isApproximately(_ other: ImageChromaticities) -> Bool {
+    func isApproximately(_ other: ImageChromaticities) -> Bool {
         let pairs = [(whiteX, other.whiteX), (whiteY, other.whiteY), (redX, other.redX), (redY, other.redY),
                      (greenX, other.greenX), (greenY, other.greenY), (blueX, other.blueX), (blueY, other.blueY)]
         return pairs.allSatisfy { abs($0.0 - $0.1) < 0.001 }

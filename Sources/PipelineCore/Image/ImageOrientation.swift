@@ -27,7 +27,7 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// True when showing the image upright swaps width and height.
-    public var swapsDimensions: Bool { rawValue >= 5 }
+    var swapsDimensions: Bool { rawValue >= 5 }
 
     /// The size shown once the orientation is applied.
     public func displaySize(for stored: ImageSize) -> ImageSize {

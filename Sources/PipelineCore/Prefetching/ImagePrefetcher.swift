@@ -92,7 +92,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Batches still running.
-    public var runningBatchCount: Int { batches.withLock { $0.count } }
+    var runningBatchCount: Int { batches.withLock { $0.count } }
 }
 
 /// One batch of prefetches.

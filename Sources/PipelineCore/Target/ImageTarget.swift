@@ -47,7 +47,7 @@ public struct ImageSlot: Hashable, Sendable, CustomStringConvertible {
     /// The operation key of this slot on a target of `targetType` when the context names none: the
     /// type's name for the main image (SDWebImage uses the class name), the name plus the slot's
     /// otherwise, as SDWebImage's highlighted and per-state keys are distinct strings.
-    public func defaultOperationKey(for targetType: Any.Type) -> String {
+    func defaultOperationKey(for targetType: Any.Type) -> String {
         let typeName = String(describing: targetType)
         return self == .image ? typeName : "\(typeName).\(name)"
     }
