@@ -1,8 +1,8 @@
 import Foundation
 
 /// Every error ImagePipe reports. Cases mirror SDWebImage's error codes (`code` gives the number),
-/// plus loaders' own failures, limits and unsupported formats. Each message says what went wrong and,
-/// where there is one, what to do about it.
+/// plus loaders' own failures, limits and unsupported formats. Each message says what went wrong
+/// and, where there is one, what to do about it.
 public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The URL is missing, empty or not something any loader understands (1000).
     case invalidURL(String)

@@ -26,7 +26,7 @@ public final class ImageManager: Sendable {
         public var optionsProcessor: ImageOptionsProcessor?
         /// SDWebImage's delegate `shouldDownloadImageForURL`: false skips the download.
         public var shouldDownload: (@Sendable (URL) -> Bool)?
-        /// SDWebImage's delegate `shouldBlockURL`: overrides the loader's answer.
+        /// SDWebImage's delegate `shouldBlockFailedURL`: overrides the loader's answer.
         public var shouldBlockURL: (@Sendable (URL, ImagePipeError) -> Bool)?
         public init() {}
     }
