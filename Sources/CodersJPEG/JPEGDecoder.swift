@@ -59,7 +59,8 @@ enum JPEGDecoder {
         let extra = [profileWarning, conversionWarning, exifWarning, xmpWarning].compactMap { $0 }
         return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
                      metadata: ImageMetadata(decodeOptions: options, warnings: warnings + extra,
-                                             colorProfile: profile, exif: exif, xmp: xmp))
+                                             colorProfile: profile, exif: exif, xmp: xmp,
+                                             hasUnreadMetadata: scan.hasUnreadMetadata || exifWarning != nil || xmpWarning != nil))
     }
 
     /// The rows as the plan's pixels; CMYK through `cmykRows` when given, else naively.
