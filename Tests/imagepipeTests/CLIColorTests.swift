@@ -70,4 +70,17 @@ struct CLIColorTests {
         let info = try await cli.run(["info", "--json", output])
         #expect(info.jsonLines.first?["iccProfile"] as? String == "Display P3")
     }
+
+    @Test("By default a Display P3 JPEG converted to JPEG is written in sRGB without the profile, not copied")
+    func sameFormatIsConvertedToo() async throws {
+        let source = try displayP3JPEG()
+        let output = temp.path("same.jpg")
+        let run = try await cli.run(["convert", source, output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let image = try JPEGCoder().decode(try Data(contentsOf: URL(fileURLWithPath: output)), options: ImageDecodeOptions())
+        #expect(image.metadata.colorProfile == nil)
+        let buffer = image.firstFrame
+        let offset = ((buffer.height / 2) * buffer.width + buffer.width / 2) * 3
+        #expect(isClose(Array(buffer.bytes[offset..<offset + 3]), ColorFixtures.displayP3PatchInSRGB))
+    }
 }
