@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets built into .build-fuzz (see `make fuzz`), one at a time, each for
 # FUZZ_SECONDS (default 60), at the lowest CPU priority. Usage: Fuzz/run.sh [target...]
-# FUZZ_BIN runs binaries from another folder (a copy, so a rebuild cannot replace them mid-run);
-# FUZZ_SUMMARY names the summary file (default .build-fuzz/work/summary.txt).
+# FUZZ_JOBS runs that many fuzzing processes per target at once (default 1); FUZZ_BIN runs
+# binaries from another folder (a copy, so a rebuild cannot replace them mid-run); FUZZ_SUMMARY
+# names the summary file (default .build-fuzz/work/summary.txt). Runs of one target may overlap:
+# they share its corpus and add to its executions under a lock.
 #
 # Per target, in .build-fuzz/work/<target>/ (ignored by git, kept between runs so campaigns add
 # up): corpus/ (the working corpus), findings/ (every crash, leak and reproduced timeout or OOM
@@ -13,7 +15,7 @@
 # the corpus first with libFuzzer's crash-resilient -merge=1: a seed that fails again alone is
 # reported as a finding and left out.
 #
-# libFuzzer runs in fork mode (-fork=1: one child process at a time) and goes on past timeouts
+# libFuzzer runs in fork mode (-fork=FUZZ_JOBS child processes) and goes on past timeouts
 # and OOMs, which a `nice` process starved by other work reports for inputs that are not slow.
 # Afterwards each timeout or OOM input is replayed alone under the same bounds: only one that
 # fails again is a finding. A crash or leak stops libFuzzer, which restarts on its corpus for the
@@ -29,6 +31,7 @@ max_restarts=${FUZZ_MAX_RESTARTS:-20}
 bin=${FUZZ_BIN:-.build-fuzz/release}
 work=.build-fuzz/work
 summary=${FUZZ_SUMMARY:-$work/summary.txt}
+jobs=${FUZZ_JOBS:-1}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif transform-spec data-url disk-cache-name)
 
@@ -41,7 +44,7 @@ export SWIFT_BACKTRACE=enable=no
 # small (a JPEG corpus replay peaks at 124 MB instead of 201 MB with ASan's defaults).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16:allocator_release_to_os_interval_ms=500:malloc_context_size=30:handle_abort=1}
 common=(-timeout=2 -rss_limit_mb=512 -malloc_limit_mb=256)
-fork_options=(-fork=1 -ignore_timeouts=1 -ignore_ooms=1 -ignore_crashes=0)
+fork_options=(-fork="$jobs" -ignore_timeouts=1 -ignore_ooms=1 -ignore_crashes=0)
 
 max_len() {
   case $1 in
@@ -115,33 +118,35 @@ for target in "${targets[@]}"; do
     exit 2
   fi
   dir=$work/$target
-  mkdir -p "$dir/corpus" "$dir/findings/not-reproduced" "$dir/logs" "$dir/seeds" "$dir/made" "$dir/scratch"
+  mkdir -p "$dir/corpus" "$dir/findings/not-reproduced" "$dir/logs" "$dir/scratch"
   export FUZZ_SCRATCH=$PWD/$dir/scratch
   max=$(max_len "$target")
   options=("${common[@]}" -max_len="$max")
   [ -f "Fuzz/dictionaries/$target.dict" ] && options+=(-dict="Fuzz/dictionaries/$target.dict")
-  stamp=$(date -u +%Y%m%dT%H%M%S)
+  stamp=$(date -u +%Y%m%dT%H%M%S)-$$
 
-  # Seeds, named by content so a seed is copied once however many runs there are.
-  rm -f "$dir/seeds"/* "$dir/made"/*
-  "$bin/fuzz-seeds" "$target" "$dir/made" || exit 2
+  # Seeds, named by content, in a folder of this run's own.
+  seeds_dir=$(mktemp -d "$dir/seeds.XXXXXX")
+  mkdir "$seeds_dir/made"
+  "$bin/fuzz-seeds" "$target" "$seeds_dir/made" || exit 2
   pattern=$(magic "$target")
   {
     find Tests/Fixtures -type f -size -$((max + 1))c ! -path 'Tests/Fixtures/fuzz/*' -print0 \
       | while IFS= read -r -d '' file; do
           head -c 12 "$file" | od -An -tx1 | tr -d ' \n' | grep -qE "$pattern" && printf '%s\0' "$file"
         done
-    find "$dir/made" -type f -print0
+    find "$seeds_dir/made" -type f -print0
     [ -d "Fuzz/seeds/$target" ] && find "Fuzz/seeds/$target" -type f -print0
     [ -d "Tests/Fixtures/fuzz/$target" ] && find "Tests/Fixtures/fuzz/$target" -type f -print0
   } | while IFS= read -r -d '' file; do
-    cp "$file" "$dir/seeds/$(sha1sum <"$file" | cut -c1-40)"
+    cp "$file" "$seeds_dir/$(sha1sum <"$file" | cut -c1-40)"
   done
-  seeds=$(find "$dir/seeds" -type f | wc -l)
+  rm -r "$seeds_dir/made"
+  seeds=$(find "$seeds_dir" -type f | wc -l)
 
   echo "=== fuzz-$target: merging $seeds seeds into $dir/corpus"
   merge_log=$dir/logs/$stamp-merge.log
-  nice -n 19 "$binary" "${options[@]}" -merge=1 -artifact_prefix="$dir/findings/" "$dir/corpus" "$dir/seeds" >"$merge_log" 2>&1
+  nice -n 19 "$binary" "${options[@]}" -merge=1 -artifact_prefix="$dir/findings/" "$dir/corpus" "$seeds_dir" >"$merge_log" 2>&1
   findings=0 unreproduced=0
   # Seeds that failed in the merge: each is replayed alone, and kept as a finding if it fails again.
   while IFS= read -r seed; do
@@ -157,6 +162,7 @@ for target in "${targets[@]}"; do
     printf '%s\t%s\t%s\t%s\t%s\n' "$target" "$kind (seed)" "$(stat -c %s "$seed")" "$artifact" "$(describe "$log")" >>"$findings_list"
     findings=$((findings + 1))
   done < <(grep -oE "MERGE-INNER: '[^']+' caused a failure" "$merge_log" | sed -E "s/MERGE-INNER: '(.*)' caused a failure/\1/" | sort -u)
+  rm -r "$seeds_dir"
 
   execs=0 rss=0 cov=0 ft=0 restarts=0
   start=$SECONDS
@@ -204,16 +210,21 @@ for target in "${targets[@]}"; do
   while IFS= read -r -d '' artifact; do
     log=$dir/logs/$stamp-replay-$(basename "$artifact").log
     if "$binary" "${options[@]}" -runs=3 "$artifact" >"$log" 2>&1; then
-      mv "$artifact" "$dir/findings/not-reproduced/"
-      unreproduced=$((unreproduced + 1))
+      mv "$artifact" "$dir/findings/not-reproduced/" 2>/dev/null && unreproduced=$((unreproduced + 1))
+    elif [ ! -f "$artifact" ]; then
+      continue # an overlapping run of this target has replayed it
     else
       printf '%s\t%s\t%s\t%s\t%s\n' "$target" "$(failure_kind "$log")" "$(stat -c %s "$artifact")" "$artifact" "$(describe "$log")" >>"$findings_list"
       findings=$((findings + 1))
     fi
   done < <(find "$dir/findings" -maxdepth 1 -type f \( -name 'timeout-*' -o -name 'oom-*' \) -print0)
   elapsed=$((SECONDS - start))
-  total=$(( $(cat "$dir/executions" 2>/dev/null || echo 0) + execs ))
-  echo "$total" >"$dir/executions"
+  total=$(
+    flock 9
+    sum=$(( $(cat "$dir/executions" 2>/dev/null || echo 0) + execs ))
+    echo "$sum" >"$dir/executions"
+    echo "$sum"
+  ) 9>>"$dir/executions.lock"
   [ "$findings" -gt 0 ] && found_any=1
   printf '%-16s %12d %8d %7d %8d %6d MB %11d %8d %d\n' "$target" "$execs" $((execs / (elapsed > 0 ? elapsed : 1))) \
     "$cov" "$ft" "$rss" "$total" "$findings" "$unreproduced" >>"$table"
