@@ -19,7 +19,8 @@ struct PNGMetadataChunks {
     private(set) var exif: Range<Data.Index>?
     private(set) var xmpChunk: Range<Data.Index>?
     /// True when the file holds a chunk of metadata not read into `exif` or `xmpChunk` (a text
-    /// chunk, a second or damaged eXIf…), or the walk stopped before IEND and cannot tell.
+    /// chunk, a second or damaged eXIf…) or bytes after IEND, or the walk stopped before IEND and
+    /// cannot tell.
     private(set) var hasUnreadMetadata = true
 
     init(_ data: Data) {
@@ -27,7 +28,8 @@ struct PNGMetadataChunks {
         var foundUnread = false
         PNGChunk.walk(data) { chunk in
             if chunk.type == PNGChunk.IEND {
-                hasUnreadMetadata = foundUnread
+                // Bytes after IEND (an appended file, a trailer) would be copied through too.
+                hasUnreadMetadata = foundUnread || chunk.end < data.endIndex
                 return false
             }
             let isExif = exif == nil && chunk.type == Self.eXIf

@@ -85,6 +85,9 @@ struct ImageOutputTests {
         UnreadCase(testDescription: "PNG eXIf with a bad CRC", format: .png, handling: .strip) {
             insertingDamagedChunk("eXIf", payload: MetadataFixtures.exif(orientation: 1) + marker, into: try plain(.png))
         },
+        UnreadCase(testDescription: "PNG with bytes after IEND", format: .png, handling: .strip) {
+            try plain(.png) + marker
+        },
         UnreadCase(testDescription: "WebP unknown chunk", format: .webp, handling: .strip) {
             webP(try plain(.webp), appending: "IPTC", payload: marker)
         },
