@@ -74,6 +74,9 @@ struct ImageOutputTests {
             let second = MetadataFixtures.exif(orientation: 1) + marker
             return MetadataFixtures.jpeg(try plain(.jpeg), segments: [(0xE1, exifHeader + Array(clean)), (0xE1, exifHeader + second)])
         },
+        UnreadCase(testDescription: "JPEG with bytes after EOI", format: .jpeg, handling: .strip) {
+            try plain(.jpeg) + marker
+        },
         UnreadCase(testDescription: "PNG tEXt raw profile", format: .png, handling: .strip) {
             ColorFixtures.insertPNGChunk("tEXt", payload: Array("Raw profile type iptc".utf8) + [0] + marker, into: try plain(.png))
         },
