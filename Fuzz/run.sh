@@ -188,6 +188,9 @@ for target in "${targets[@]}"; do
       [ "$run_ft" -gt "$ft" ] && ft=$run_ft
     fi
     [ "$status" -eq 0 ] && break
+    # Fork mode reached its time limit: its status only repeats the last child's, which may have
+    # been a timeout or OOM (replayed below). A crash or leak stops it before that line.
+    grep -qE '^INFO: fuzzed for [0-9]+ seconds, wrapping up soon' "$log" && break
     artifact=$(grep -oE 'Test unit written to [^ ]+' "$log" | tail -1 | sed 's/Test unit written to //')
     if [ -n "$artifact" ]; then
       case $(kind_of "$artifact") in
