@@ -223,11 +223,12 @@ for target in "${targets[@]}"; do
   done < <(find "$dir/findings" -maxdepth 1 -type f \( -name 'timeout-*' -o -name 'oom-*' \) -print0)
   elapsed=$((SECONDS - start))
   total=$(
+    exec 9>>"$dir/executions.lock"
     flock 9
     sum=$(( $(cat "$dir/executions" 2>/dev/null || echo 0) + execs ))
     echo "$sum" >"$dir/executions"
     echo "$sum"
-  ) 9>>"$dir/executions.lock"
+  )
   [ "$findings" -gt 0 ] && found_any=1
   printf '%-16s %12d %8d %7d %8d %6d MB %11d %8d %d\n' "$target" "$execs" $((execs / (elapsed > 0 ? elapsed : 1))) \
     "$cov" "$ft" "$rss" "$total" "$findings" "$unreproduced" >>"$table"
