@@ -4,9 +4,9 @@ import Testing
 @testable import PipelineCore
 import TestSupport
 
-@Suite("Coalescing stage")
-struct CoalescingStageTests {
-    typealias Stage = CoalescingStage<String, Int, Int>
+@Suite("Coalescer")
+struct CoalescerTests {
+    typealias Stage = Coalescer<String, Int, Int>
 
     @Test("Callers of one key share one run of the work and all get its value and its events")
     func shares() async throws {
@@ -15,7 +15,7 @@ struct CoalescingStageTests {
         let values = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    try await stage.value(for: "k", onEvent: { _ in events.increment() }) { emit in
+                    try await stage.value(for: "k", onProgress: { _ in events.increment() }) { emit in
                         try await Task.sleep(for: .milliseconds(100))
                         emit(1)
                         return 42
@@ -68,7 +68,7 @@ struct CoalescingStageTests {
         let low = Task(priority: .low) { try await stage.value(for: "k", work: work) }
         try #require(await eventually { stage.inFlightCount == 1 })
         let high = Task(priority: .high) { try await stage.value(for: "k", work: work) }
-        try #require(await eventually { stage.subscriberCount(for: "k") == 2 })
+        try #require(await eventually { stage.joinerCount(for: "k") == 2 })
         joined.open()
         #expect(try await low.value == 1)
         #expect(try await high.value == 1)
