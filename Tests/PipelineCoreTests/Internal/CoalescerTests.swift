@@ -52,6 +52,54 @@ struct CoalescerTests {
         #expect(stage.startedCount == 1)
     }
 
+    @Test("Progress reaches each caller while it is joined: one that left hears nothing more, the one that stays hears it all")
+    func progressStopsForALeaver() async throws {
+        let stage = Stage()
+        let step = Gate()
+        let heard = ProgressLog()
+        let work: Stage.Work = { report in
+            report(1)
+            try await step.wait()
+            report(2)
+            return 9
+        }
+        func caller(_ name: String) -> Task<Int, any Error> {
+            Task { try await stage.value(for: "k", onProgress: { value in heard.record(value, for: name) }, work: work) }
+        }
+        let leaving = caller("leaving")
+        try #require(await eventually { stage.inFlightCount == 1 })
+        let staying = caller("staying")
+        try #require(await eventually { stage.joinerCount == 2 })
+        leaving.cancel()
+        await #expect(throws: ImagePipeError.cancelled) { try await leaving.value }
+        #expect(stage.joinerCount == 1)
+        step.open()
+        #expect(try await staying.value == 9)
+        #expect(heard.values(for: "leaving").allSatisfy { $0 == 1 })
+        #expect(heard.values(for: "staying").last == 2)
+        #expect(stage.joinerCount == 0)
+    }
+
+    @Test("Callers of different keys run their own work; joiners are counted per key and in all")
+    func keysAreIndependent() async throws {
+        let stage = Stage()
+        let gate = Gate()
+        let work: Stage.Work = { _ in
+            try await gate.wait()
+            return 5
+        }
+        let a1 = Task { try await stage.value(for: "a", work: work) }
+        let a2 = Task { try await stage.value(for: "a", work: work) }
+        let b = Task { try await stage.value(for: "b", work: work) }
+        try #require(await eventually { stage.joinerCount == 3 })
+        #expect(stage.joinerCount(for: "a") == 2)
+        #expect(stage.joinerCount(for: "b") == 1)
+        #expect(stage.inFlightCount == 2)
+        gate.open()
+        #expect(try await [a1.value, a2.value, b.value] == [5, 5, 5])
+        #expect(stage.startedCount == 2)
+    }
+
     @Test("Shared work runs at the highest priority of its callers: a high-priority caller joining low-priority work raises it")
     func highestPriority() async throws {
         let stage = Stage()
@@ -125,4 +173,11 @@ struct CoalescerTests {
         #expect(answers.count == 300)
         #expect(stage.inFlightCount == 0)
     }
+}
+
+/// Progress values heard, per caller.
+private final class ProgressLog: Sendable {
+    private let heard = Mutex<[String: [Int]]>([:])
+    func record(_ value: Int, for caller: String) { heard.withLock { $0[caller, default: []].append(value) } }
+    func values(for caller: String) -> [Int] { heard.withLock { $0[caller] ?? [] } }
 }
