@@ -4,20 +4,6 @@ import Foundation
 import PipelineCore
 import Synchronization
 
-/// What a transfer was asked to do, fixed when it is created (by the first caller, SDWebImage's
-/// rule for coalesced downloads; decryptors, progress and partial data stay per caller).
-struct TransferSettings: Sendable {
-    var request: ImageLoadRequest
-    var options: ImageOptions
-    var configuration: HTTPLoaderConfiguration
-    var credentials: HTTPCredentials?
-    var responseModifier: ImageResponseModifier?
-    /// Whether the request carries `If-None-Match` / `If-Modified-Since`, so a 304 means "not modified".
-    var isRevalidation: Bool
-    var priority: ImageLoadPriority
-    var order: ImageLoadExecutionOrder
-}
-
 /// One download, shared through the loader's `Coalescer` by every caller of the same request: it
 /// reports progress once for all of them and delivers one outcome, which the coalescer hands to each.
 ///
