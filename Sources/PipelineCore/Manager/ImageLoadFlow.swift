@@ -28,8 +28,8 @@ struct ImageLoadFlow: Sendable {
         await flow.load(for: task)
     }
 
-    /// 1–5. Entry, pre-process, guard, keys. Inlined, like `answerFromMemory`: they are a memory
-    /// hit's whole cost, and inlined the flow need not be built in memory.
+    /// 1–5. Entry, pre-process, guard, keys. Always inlined, as is `answerFromMemory`: on a memory
+    /// hit the two are the whole cost of a load.
     @inline(__always)
     init(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext) throws(ImagePipeError) {
         guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
