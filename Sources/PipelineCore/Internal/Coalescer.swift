@@ -44,16 +44,16 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     public init() {}
 
     /// How many times work has been started.
-    public var startedCount: Int { state.withLock { $0.started } }
+    var startedCount: Int { state.withLock { $0.started } }
 
     /// Keys with work in flight.
-    public var inFlightCount: Int { state.withLock { $0.entries.count } }
+    var inFlightCount: Int { state.withLock { $0.entries.count } }
 
     /// Callers waiting for work in flight, all keys together.
     public var joinerCount: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.joiners.count } } }
 
     /// Callers waiting for the work in flight for `key`.
-    public func joinerCount(for key: Key) -> Int { state.withLock { $0.entries[key]?.joiners.count ?? 0 } }
+    func joinerCount(for key: Key) -> Int { state.withLock { $0.entries[key]?.joiners.count ?? 0 } }
 
     /// The work's value for `key`, starting `work` unless work for that key already runs, in which
     /// case `work` is dropped and this caller joins it.
