@@ -102,6 +102,7 @@ public final class HTTPLoader: ImageLoader {
         } catch let error as ImagePipeError {
             throw error
         } catch {
+            // The coalescer and the transfer throw only `ImagePipeError`s; this is never reached.
             throw .cancelled
         }
         return try caller.result(of: shared)
