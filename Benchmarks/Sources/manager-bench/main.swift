@@ -2,8 +2,8 @@
 //
 //   manager-bench hits COUNT [TASKS]        COUNT memory-cache hits through `ImageManager.loadImage(with:)`
 //                                           (async API, DefaultImageCache), from TASKS concurrent tasks
-//   manager-bench hits-flow COUNT [TASKS]   the same through the full flow (task, stream, cache query):
-//                                           a no-op options processor turns the memory-hit shortcut off
+//   manager-bench hits-flow COUNT [TASKS]   the same through `imageTask(with:)` and its `result()`: the
+//                                           flow inside an ImageTask (task, stream, unstructured Task)
 //   manager-bench resize IN.png W H ROUNDS OUT.png
 //                                           `PixelBuffer.resampled(to:)` (Lanczos-3) ROUNDS times, then
 //                                           writes the result for the quality comparison with libvips
@@ -48,19 +48,19 @@ func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
     defer { try? FileManager.default.removeItem(at: directory) }
     let cache = DefaultImageCache(namespace: "hits", directory: directory)
     let manager = ImageManager(cache: cache)
-    if fullFlow {
-        // The shortcut steps aside for an options processor (it must run inside the flow); this one
-        // changes nothing.
-        var settings = manager.settings
-        settings.optionsProcessor = ImageOptionsProcessor { _, _, _ in nil }
-        manager.settings = settings
-    }
     let url = URL(string: "https://example.com/images/photo.jpg")!
+    // hits-flow: the same load through the task API, which always starts an ImageTask.
+    let load: @Sendable () async -> ImageResult?
+    if fullFlow {
+        load = { try? await manager.imageTask(with: url).result() }
+    } else {
+        load = { try? await manager.loadImage(with: url) }
+    }
     let image = Image(try! PixelBuffer(width: 64, height: 64, format: .rgba8))
     cache.memoryCache.set(image, forKey: manager.cacheKey(for: url), cost: 64 * 64 * 4)
 
     // Warm-up: first-use costs (metadata, allocator pools) are not what a running app pays.
-    for _ in 0..<1_000 { _ = try? await manager.loadImage(with: url) }
+    for _ in 0..<1_000 { _ = await load() }
 
     let perTask = count / tasks
     let cpuStart = cpuSeconds(), wallStart = wallSeconds()
@@ -69,7 +69,7 @@ func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
             group.addTask {
                 var hits = 0
                 for _ in 0..<perTask {
-                    if let result = try? await manager.loadImage(with: url), result.cacheType == .memory { hits += 1 }
+                    if let result = await load(), result.cacheType == .memory { hits += 1 }
                 }
                 return hits
             }
