@@ -21,17 +21,13 @@ import Synchronization
 /// `Value`: a generic cache called through witness tables from another module runs several times
 /// slower.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// One stripe: its lock and the LRU it guards.
-    @usableFromInline
-    final class Shard: Sendable {
-        @usableFromInline let lru: Mutex<LRUShard<Key, Value>>
+    @usableFromInline typealias Shard = Mutex<LRUShard<Key, Value>>
+    /// A fixed number of shards, so that their locks live inside the cache object and a call
+    /// reaches its shard without retaining anything; only the first `shardMask + 1` are used.
+    @usableFromInline typealias Shards = InlineArray<16, Shard>
 
-        init(costLimit: Int, countLimit: Int) {
-            lru = Mutex(LRUShard(costLimit: costLimit, countLimit: countLimit))
-        }
-    }
-
-    @usableFromInline let shards: [Shard]
+    @usableFromInline let shards: Shards
+    @usableFromInline let shardMask: Int
     @usableFromInline let keyHash = CacheKeyHash()
     @usableFromInline let clock: CacheClock
     @usableFromInline let timeToLive: TimeInterval?
@@ -76,27 +72,28 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.clock = clock
         let count = Self.shardCount(requested: shardCount, countLimit: self.countLimit, entryCostLimitRatio: ratio)
         let share = (cost: self.costLimit / count, count: self.countLimit / count)
-        shards = (0..<count).map { _ in Shard(costLimit: share.cost, countLimit: share.count) }
+        shardMask = count - 1
+        shards = InlineArray { _ in Shard(LRUShard(costLimit: share.cost, countLimit: share.count)) }
     }
 
     /// A power of two: a few per core, but each shard must hold an entry of `entryCostLimit` and
     /// a useful number of entries (64) within its share of the limits.
     static func shardCount(requested: Int?, countLimit: Int, entryCostLimitRatio: Double) -> Int {
         let byEntryCost = entryCostLimitRatio > 0 ? Int(min(1 / entryCostLimitRatio, 64)) : 64
-        let wanted = min(requested ?? ProcessInfo.processInfo.activeProcessorCount * 4, 64, byEntryCost, max(countLimit / 64, 1))
+        let wanted = min(requested ?? ProcessInfo.processInfo.activeProcessorCount * 4, Shards.count, byEntryCost, max(countLimit / 64, 1))
         var count = 1
         while count * 2 <= wanted { count *= 2 }
         return count
     }
 
-    var shardCount: Int { shards.count }
+    var shardCount: Int { shardMask + 1 }
 
-    /// The shard for a key's hash. Fibonacci hashing takes the shard from the hash's high bits,
-    /// independent of the low bits that pick an entry's slot in the shard's table.
+    /// The index of the shard for a key's hash. Fibonacci hashing takes it from the hash's high
+    /// bits, independent of the low bits that pick an entry's slot in the shard's table.
     @inlinable
-    func shard(forHash hash: Int) -> Shard {
+    func shardIndex(forHash hash: Int) -> Int {
         let mixed = UInt64(bitPattern: Int64(hash)) &* 0x9E37_79B9_7F4A_7C15
-        return shards[Int(truncatingIfNeeded: mixed >> 32) & (shards.count &- 1)]
+        return Int(truncatingIfNeeded: mixed >> 32) & shardMask
     }
 
     @inlinable
@@ -105,7 +102,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
         let clock = self.clock
-        return shard(forHash: hash).lru.withLock { $0.value(forKey: key, hash: hash, now: { clock.seconds }, expired: &expired) }
+        return shards[shardIndex(forHash: hash)].withLock { $0.value(forKey: key, hash: hash, clock: clock, expired: &expired) }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
@@ -115,16 +112,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func set(_ value: Value, forKey key: Key, cost: Int = 0, timeToLive: TimeInterval? = nil) {
         let cost = max(cost, 0)
         let hash = keyHash.hash(key)
-        let shard = shard(forHash: hash)
+        let index = shardIndex(forHash: hash)
         guard cost <= entryCostLimit else {
-            _ = shard.lru.withLock { $0.removeValue(forKey: key, hash: hash) }
+            _ = shards[index].withLock { $0.removeValue(forKey: key, hash: hash) }
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { clock.seconds + $0 } ?? .infinity
         // Replaced and evicted values are released when this function returns, after the lock:
         // freeing a large image is not free.
         var evicted = Evictions<Value>()
-        shard.lru.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
+        shards[index].withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
     }
 
     @inlinable
@@ -138,7 +135,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let hash = keyHash.hash(key)
-        return shard(forHash: hash).lru.withLock { $0.removeValue(forKey: key, hash: hash) }
+        return shards[shardIndex(forHash: hash)].withLock { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
@@ -146,40 +143,40 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func contains(_ key: Key) -> Bool {
         let hash = keyHash.hash(key)
         let clock = self.clock
-        return shard(forHash: hash).lru.withLock { $0.contains(key, hash: hash, now: { clock.seconds }) }
+        return shards[shardIndex(forHash: hash)].withLock { $0.contains(key, hash: hash, clock: clock) }
     }
 
     public func removeAll() {
-        for shard in shards {
-            _ = shard.lru.withLock { $0.removeAll() }
+        for index in 0...shardMask {
+            _ = shards[index].withLock { $0.removeAll() }
         }
     }
 
     /// Removes every expired entry now (they are otherwise removed when next read or evicted).
     public func removeExpired() {
         let now = clock.seconds
-        for shard in shards {
+        for index in 0...shardMask {
             var evicted = Evictions<Value>()
-            shard.lru.withLock { $0.removeExpired(now: now, evicted: &evicted) }
+            shards[index].withLock { $0.removeExpired(now: now, evicted: &evicted) }
         }
     }
 
     /// Evicts least recently used entries until the total cost is at most `cost` (each shard to
     /// its share of it).
     public func trim(toCost cost: Int) {
-        let share = max(cost, 0) / shards.count
-        for shard in shards {
+        let share = max(cost, 0) / shardCount
+        for index in 0...shardMask {
             var evicted = Evictions<Value>()
-            shard.lru.withLock { $0.evict(untilCost: share, count: .max, into: &evicted) }
+            shards[index].withLock { $0.evict(untilCost: share, count: .max, into: &evicted) }
         }
     }
 
-    public var totalCost: Int { shards.reduce(0) { sum, shard in sum + shard.lru.withLock { $0.totalCost } } }
-    public var totalCount: Int { shards.reduce(0) { sum, shard in sum + shard.lru.withLock { $0.count } } }
+    public var totalCost: Int { (0...shardMask).reduce(0) { sum, index in sum + shards[index].withLock { $0.totalCost } } }
+    public var totalCount: Int { (0...shardMask).reduce(0) { sum, index in sum + shards[index].withLock { $0.count } } }
 
     /// Each shard's keys from most to least recently used, shard after shard (for tests and
     /// diagnostics; with one shard, the cache's exact order).
-    var keysByRecency: [Key] { shards.flatMap { shard in shard.lru.withLock { $0.keysByRecency } } }
+    var keysByRecency: [Key] { (0...shardMask).flatMap { index in shards[index].withLock { $0.keysByRecency } } }
 }
 
 /// The defaults `MemoryCache` sizes itself from; a non-generic home for them because a generic type

@@ -28,7 +28,7 @@ struct LRUShardTests {
                 order.removeAll { $0 == key }
             default:
                 var expired: Int?
-                let got = shard.value(forKey: key, hash: hash(key), now: { 0 }, expired: &expired)
+                let got = shard.value(forKey: key, hash: hash(key), clock: .system, expired: &expired)
                 #expect(got == values[key], "step \(step): key \(key)")
                 if got != nil {
                     order.removeAll { $0 == key }

@@ -137,8 +137,8 @@ struct MemoryCacheTests {
         #expect(cache.totalCount == 1_000)
         #expect(cache.totalCost == 7_000)
         // Every shard keeps its newest keys: what it holds is the end of what it was given.
-        for shard in cache.shards {
-            let given = (0..<5_000).filter { cache.shard(forHash: cache.keyHash.hash(key($0))) === shard }
+        for shard in 0..<cache.shardCount {
+            let given = (0..<5_000).filter { cache.shardIndex(forHash: cache.keyHash.hash(key($0))) == shard }
             let kept = given.filter { cache.contains(key($0)) }
             #expect(kept == Array(given.suffix(kept.count)))
         }
@@ -207,10 +207,7 @@ struct MemoryCacheTests {
         _ cache: MemoryCache<Key, Int>, ids: Int, key: (Int) -> Key
     ) {
         let capacity = cache.countLimit / cache.shardCount
-        let shardOf = (0..<ids).map { id in
-            let shard = cache.shard(forHash: cache.keyHash.hash(key(id)))
-            return cache.shards.firstIndex { $0 === shard }!
-        }
+        let shardOf = (0..<ids).map { cache.shardIndex(forHash: cache.keyHash.hash(key($0))) }
         var orders = [[Int]](repeating: [], count: cache.shardCount)
         var values: [Int: Int] = [:]
         var random = SystemRandomNumberGenerator()
