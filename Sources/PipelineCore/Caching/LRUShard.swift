@@ -2,9 +2,11 @@
 ///
 /// The entries live in one open-addressing table (linear probing), each slot threaded on a doubly
 /// linked list in recency order by slot index. A lookup usually finds its key in the slot the hash
-/// points at, so it touches one slot; a use relinks that slot to the newest end. A removal closes
-/// its hole by backward shift (no tombstones), repointing the neighbours of each entry it moves.
-/// The table doubles when it would be more than three quarters full.
+/// points at, so it touches one slot; a use relinks that slot to the newest end. The links are a
+/// table of their own, 8 bytes a slot, so that relinking touches a few neighbouring words rather
+/// than three whole entries. A removal closes its hole by backward shift (no tombstones),
+/// repointing the neighbours of each entry it moves. The tables double when they would be more
+/// than three quarters full.
 ///
 /// Not thread-safe by itself: `MemoryCache` keeps each shard behind its own `Mutex`.
 @usableFromInline
@@ -18,9 +20,6 @@ struct LRUShard<Key: Hashable, Value> {
         @usableFromInline var cost: Int
         /// Seconds since the reference date after which the entry is gone; `.infinity` for never.
         @usableFromInline var expiry: Double
-        /// The neighbours in recency order, by slot index (`none` at either end).
-        @usableFromInline var newer: Int
-        @usableFromInline var older: Int
 
         @inlinable
         init(key: Key?, value: Value?, hash: Int, cost: Int, expiry: Double) {
@@ -29,16 +28,36 @@ struct LRUShard<Key: Hashable, Value> {
             self.hash = hash
             self.cost = cost
             self.expiry = expiry
-            newer = LRUShard.none
-            older = LRUShard.none
         }
 
         @inlinable static var empty: Slot { Slot(key: nil, value: nil, hash: 0, cost: 0, expiry: .infinity) }
     }
 
+    /// A slot's neighbours in recency order, by slot index (`none` at either end). 32 bits: a
+    /// shard never holds 2^31 entries.
+    @usableFromInline
+    struct Link {
+        @usableFromInline var newerSlot: Int32 = -1
+        @usableFromInline var olderSlot: Int32 = -1
+
+        @inlinable init() {}
+
+        @inlinable var newer: Int {
+            get { Int(newerSlot) }
+            set { newerSlot = Int32(truncatingIfNeeded: newValue) }
+        }
+
+        @inlinable var older: Int {
+            get { Int(olderSlot) }
+            set { olderSlot = Int32(truncatingIfNeeded: newValue) }
+        }
+    }
+
     @inlinable static var none: Int { -1 }
 
     @usableFromInline var slots: [Slot]
+    /// `links[i]` belongs to `slots[i]`.
+    @usableFromInline var links: [Link]
     /// Most recently used; `none` when empty.
     @usableFromInline var newest = Self.none
     /// Least recently used, evicted first; `none` when empty.
@@ -54,6 +73,7 @@ struct LRUShard<Key: Hashable, Value> {
         self.countLimit = countLimit
         // One empty slot: the table doubles as entries come, and unused shards stay small.
         slots = [.empty]
+        links = [Link()]
     }
 
     @inlinable var mask: Int { slots.count &- 1 }
@@ -125,7 +145,7 @@ struct LRUShard<Key: Hashable, Value> {
         var slot = newest
         while slot != Self.none {
             if slots[slot].expiry <= now, let key = slots[slot].key { expired.append((key, slots[slot].hash)) }
-            slot = slots[slot].older
+            slot = links[slot].older
         }
         for entry in expired {
             if let value = removeValue(forKey: entry.key, hash: entry.hash) { evicted.append(value) }
@@ -147,7 +167,7 @@ struct LRUShard<Key: Hashable, Value> {
         var slot = newest
         while slot != Self.none {
             if let key = slots[slot].key { keys.append(key) }
-            slot = slots[slot].older
+            slot = links[slot].older
         }
         return keys
     }
@@ -178,17 +198,17 @@ struct LRUShard<Key: Hashable, Value> {
     /// Doubles the table, moving the entries over from newest to oldest.
     @inlinable
     mutating func grow() {
-        var old = Array(repeating: Slot.empty, count: slots.count * 2)
-        swap(&old, &slots)
+        var old = (slots: Array(repeating: Slot.empty, count: slots.count * 2), links: Array(repeating: Link(), count: slots.count * 2))
+        swap(&old.slots, &slots)
+        swap(&old.links, &links)
         var slot = newest
         newest = Self.none
         oldest = Self.none
         while slot != Self.none {
-            let next = old[slot].older
-            let moved = emptySlot(forHash: old[slot].hash)
-            slots[moved] = old[slot]
+            let moved = emptySlot(forHash: old.slots[slot].hash)
+            slots[moved] = old.slots[slot]
             linkAsOldest(moved)
-            slot = next
+            slot = old.links[slot].older
         }
     }
 
@@ -227,9 +247,11 @@ struct LRUShard<Key: Hashable, Value> {
     mutating func move(from: Int, to: Int) {
         slots[to] = slots[from]
         slots[from] = .empty
-        let newer = slots[to].newer, older = slots[to].older
-        if newer != Self.none { slots[newer].older = to } else { newest = to }
-        if older != Self.none { slots[older].newer = to } else { oldest = to }
+        links[to] = links[from]
+        links[from] = Link()
+        let newer = links[to].newer, older = links[to].older
+        if newer != Self.none { links[newer].older = to } else { newest = to }
+        if older != Self.none { links[older].newer = to } else { oldest = to }
     }
 
     // MARK: Recency list
@@ -242,14 +264,14 @@ struct LRUShard<Key: Hashable, Value> {
         var tail = oldest
         // Through one span: the array's uniqueness is checked once, not at every write.
         do {
-            var slots = self.slots.mutableSpan
+            var links = self.links.mutableSpan
             // Not the newest, so there is a newer entry.
-            let newer = slots[slot].newer, older = slots[slot].older
-            slots[newer].older = older
-            if older != Self.none { slots[older].newer = newer } else { tail = newer }
-            slots[slot].newer = Self.none
-            slots[slot].older = head
-            slots[head].newer = slot
+            let newer = links[slot].newer, older = links[slot].older
+            links[newer].older = older
+            if older != Self.none { links[older].newer = newer } else { tail = newer }
+            links[slot].newer = Self.none
+            links[slot].older = head
+            links[head].newer = slot
         }
         oldest = tail
         newest = slot
@@ -257,25 +279,25 @@ struct LRUShard<Key: Hashable, Value> {
 
     @inlinable
     mutating func linkAsNewest(_ slot: Int) {
-        slots[slot].newer = Self.none
-        slots[slot].older = newest
-        if newest != Self.none { slots[newest].newer = slot } else { oldest = slot }
+        links[slot].newer = Self.none
+        links[slot].older = newest
+        if newest != Self.none { links[newest].newer = slot } else { oldest = slot }
         newest = slot
     }
 
     @inlinable
     mutating func linkAsOldest(_ slot: Int) {
-        slots[slot].older = Self.none
-        slots[slot].newer = oldest
-        if oldest != Self.none { slots[oldest].older = slot } else { newest = slot }
+        links[slot].older = Self.none
+        links[slot].newer = oldest
+        if oldest != Self.none { links[oldest].older = slot } else { newest = slot }
         oldest = slot
     }
 
     @inlinable
     mutating func unlink(_ slot: Int) {
-        let newer = slots[slot].newer, older = slots[slot].older
-        if newer != Self.none { slots[newer].older = older } else { newest = older }
-        if older != Self.none { slots[older].newer = newer } else { oldest = newer }
+        let newer = links[slot].newer, older = links[slot].older
+        if newer != Self.none { links[newer].older = older } else { newest = older }
+        if older != Self.none { links[older].newer = newer } else { oldest = newer }
     }
 }
 

@@ -21,7 +21,17 @@ import Synchronization
 /// `Value`: a generic cache called through witness tables from another module runs several times
 /// slower.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    @usableFromInline typealias Shard = Mutex<LRUShard<Key, Value>>
+    /// One stripe: an LRU behind its lock, after 64 bytes of padding. A hit writes the lock and
+    /// the LRU's first fields (one 64-byte line, or two adjacent ones), so 128 bytes per shard
+    /// keep every shard's written lines apart from the others' and from the object's header.
+    @usableFromInline
+    struct Shard: ~Copyable, Sendable {
+        let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+        @usableFromInline let lru: Mutex<LRUShard<Key, Value>>
+
+        init(costLimit: Int, countLimit: Int) { lru = Mutex(LRUShard(costLimit: costLimit, countLimit: countLimit)) }
+    }
+
     /// A fixed number of shards, so that their locks live inside the cache object and a call
     /// reaches its shard without retaining anything; only the first `shardMask + 1` are used.
     @usableFromInline typealias Shards = InlineArray<16, Shard>
@@ -73,7 +83,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let count = Self.shardCount(requested: shardCount, countLimit: self.countLimit, entryCostLimitRatio: ratio)
         let share = (cost: self.costLimit / count, count: self.countLimit / count)
         shardMask = count - 1
-        shards = InlineArray { _ in Shard(LRUShard(costLimit: share.cost, countLimit: share.count)) }
+        shards = InlineArray { _ in Shard(costLimit: share.cost, countLimit: share.count) }
     }
 
     /// A power of two: a few per core, but each shard must hold an entry of `entryCostLimit` and
@@ -102,7 +112,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
         let clock = self.clock
-        return shards[shardIndex(forHash: hash)].withLock { $0.value(forKey: key, hash: hash, clock: clock, expired: &expired) }
+        return shards[shardIndex(forHash: hash)].lru.withLock { $0.value(forKey: key, hash: hash, clock: clock, expired: &expired) }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
@@ -114,14 +124,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let hash = keyHash.hash(key)
         let index = shardIndex(forHash: hash)
         guard cost <= entryCostLimit else {
-            _ = shards[index].withLock { $0.removeValue(forKey: key, hash: hash) }
+            _ = shards[index].lru.withLock { $0.removeValue(forKey: key, hash: hash) }
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { clock.seconds + $0 } ?? .infinity
         // Replaced and evicted values are released when this function returns, after the lock:
         // freeing a large image is not free.
         var evicted = Evictions<Value>()
-        shards[index].withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
+        shards[index].lru.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
     }
 
     @inlinable
@@ -135,7 +145,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         let hash = keyHash.hash(key)
-        return shards[shardIndex(forHash: hash)].withLock { $0.removeValue(forKey: key, hash: hash) }
+        return shards[shardIndex(forHash: hash)].lru.withLock { $0.removeValue(forKey: key, hash: hash) }
     }
 
     /// Whether a live entry exists, without making it more recently used.
@@ -143,12 +153,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func contains(_ key: Key) -> Bool {
         let hash = keyHash.hash(key)
         let clock = self.clock
-        return shards[shardIndex(forHash: hash)].withLock { $0.contains(key, hash: hash, clock: clock) }
+        return shards[shardIndex(forHash: hash)].lru.withLock { $0.contains(key, hash: hash, clock: clock) }
     }
 
     public func removeAll() {
         for index in 0...shardMask {
-            _ = shards[index].withLock { $0.removeAll() }
+            _ = shards[index].lru.withLock { $0.removeAll() }
         }
     }
 
@@ -157,7 +167,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let now = clock.seconds
         for index in 0...shardMask {
             var evicted = Evictions<Value>()
-            shards[index].withLock { $0.removeExpired(now: now, evicted: &evicted) }
+            shards[index].lru.withLock { $0.removeExpired(now: now, evicted: &evicted) }
         }
     }
 
@@ -167,16 +177,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let share = max(cost, 0) / shardCount
         for index in 0...shardMask {
             var evicted = Evictions<Value>()
-            shards[index].withLock { $0.evict(untilCost: share, count: .max, into: &evicted) }
+            shards[index].lru.withLock { $0.evict(untilCost: share, count: .max, into: &evicted) }
         }
     }
 
-    public var totalCost: Int { (0...shardMask).reduce(0) { sum, index in sum + shards[index].withLock { $0.totalCost } } }
-    public var totalCount: Int { (0...shardMask).reduce(0) { sum, index in sum + shards[index].withLock { $0.count } } }
+    public var totalCost: Int { (0...shardMask).reduce(0) { sum, index in sum + shards[index].lru.withLock { $0.totalCost } } }
+    public var totalCount: Int { (0...shardMask).reduce(0) { sum, index in sum + shards[index].lru.withLock { $0.count } } }
 
     /// Each shard's keys from most to least recently used, shard after shard (for tests and
     /// diagnostics; with one shard, the cache's exact order).
-    var keysByRecency: [Key] { (0...shardMask).flatMap { index in shards[index].withLock { $0.keysByRecency } } }
+    var keysByRecency: [Key] { (0...shardMask).flatMap { index in shards[index].lru.withLock { $0.keysByRecency } } }
 }
 
 /// The defaults `MemoryCache` sizes itself from; a non-generic home for them because a generic type
