@@ -92,7 +92,9 @@ func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
 /// Loads/s and loads per CPU-second of `count` memory hits through `manager`, spread over `tasks`
 /// tasks; each task walks all of `urls` from its own starting point, so the tasks ask for the same
 /// images, as requests on a server do.
-func hitRates(_ manager: ImageManager, urls: [URL], count: Int, tasks: Int) async -> (wall: Double, cpu: Double) {
+/// `parallelism` is CPU seconds over wall seconds: near 2 when both tasks had a core to themselves,
+/// near 1 when other processes left this one about one core, and then no ratio can show scaling.
+func hitRates(_ manager: ImageManager, urls: [URL], count: Int, tasks: Int) async -> (wall: Double, cpu: Double, parallelism: Double) {
     let perTask = count / tasks
     let cpuStart = cpuSeconds(), wallStart = wallSeconds()
     let hits = await withTaskGroup(of: Int.self) { group in
@@ -110,7 +112,7 @@ func hitRates(_ manager: ImageManager, urls: [URL], count: Int, tasks: Int) asyn
     }
     let cpu = cpuSeconds() - cpuStart, wall = wallSeconds() - wallStart
     guard hits == perTask * tasks else { fail("expected \(perTask * tasks) memory hits, got \(hits)") }
-    return (Double(hits) / wall, Double(hits) / cpu)
+    return (Double(hits) / wall, Double(hits) / cpu, cpu / wall)
 }
 
 /// 2 tasks against 1 on a warm memory cache of `keyCount` images, alternating, `rounds` times, for
@@ -132,20 +134,22 @@ func benchmarkScaling(count: Int, rounds: Int, keyCount: Int) async {
     }
     for (name, manager) in managers {
         _ = await hitRates(manager, urls: urls, count: 20_000, tasks: 2)  // warm-up
-        var ratios: [Double] = [], cpuRatios: [Double] = [], singles: [Double] = []
+        var ratios: [Double] = [], cpuRatios: [Double] = [], singles: [Double] = [], parallelism: [Double] = []
         for round in 1...rounds {
             let one = await hitRates(manager, urls: urls, count: count, tasks: 1)
             let two = await hitRates(manager, urls: urls, count: count, tasks: 2)
             ratios.append(two.wall / one.wall)
             cpuRatios.append(two.cpu / one.cpu)
             singles.append(one.wall)
+            parallelism.append(two.parallelism)
             print(String(format: "scaling %@ keys=%d round=%d tasks1_loads_per_s=%.0f tasks2_loads_per_s=%.0f ratio=%.2f"
-                         + " tasks1_loads_per_cpu_s=%.0f tasks2_loads_per_cpu_s=%.0f",
-                         name, keyCount, round, one.wall, two.wall, two.wall / one.wall, one.cpu, two.cpu))
+                         + " tasks1_loads_per_cpu_s=%.0f tasks2_loads_per_cpu_s=%.0f tasks2_parallelism=%.2f",
+                         name, keyCount, round, one.wall, two.wall, two.wall / one.wall, one.cpu, two.cpu, two.parallelism))
         }
         print(String(format: "scaling %@ keys=%d rounds=%d median_ratio=%.2f median_tasks1_loads_per_s=%.0f"
-                     + " median_cpu_ratio=%.2f (2 tasks / 1 task; per CPU-s, 1.0 means no cost from sharing)",
-                     name, keyCount, rounds, median(ratios), median(singles), median(cpuRatios)))
+                     + " median_cpu_ratio=%.2f median_tasks2_parallelism=%.2f"
+                     + " (2 tasks / 1 task; per CPU-s, 1.0 means no cost from sharing; parallelism: cores the 2 tasks got)",
+                     name, keyCount, rounds, median(ratios), median(singles), median(cpuRatios), median(parallelism)))
     }
 }
 
