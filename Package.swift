@@ -96,7 +96,9 @@ let package = Package(
             "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         // Runs the built `imagepipe` executable end to end.
-        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "CodersJPEG", "CodersPNG", "PipelineConformance", "TestSupport"]),
+        .testTarget(name: "imagepipeTests", dependencies: [
+            "imagepipe", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "PipelineConformance", "TestSupport",
+        ]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept

@@ -23,6 +23,8 @@ let package = Package(
         ], path: "Sources/FuzzHarness"),
         // The prototype of libFuzzer's driver, which each target's `main` calls.
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        // Writes the generated seed images (`FuzzSeeds`) for `Fuzz/run.sh`.
+        .executableTarget(name: "fuzz-seeds", dependencies: ["FuzzTargets"]),
     ] + targets.map { name in
         .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzTargets", "CLibFuzzer"])
     },

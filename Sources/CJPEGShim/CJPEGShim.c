@@ -261,6 +261,10 @@ int ijpeg_finish_decompress(ijpeg_decoder *decoder) {
     return jpeg_finish_decompress(&decoder->info) ? IJPEG_OK : IJPEG_SUSPENDED;
 }
 
+size_t ijpeg_decoder_bytes_left(const ijpeg_decoder *decoder) {
+    return decoder->source.pub.bytes_in_buffer;
+}
+
 int ijpeg_consume_input(ijpeg_decoder *decoder, int *event) {
     IJPEG_GUARD(decoder)
     *event = jpeg_consume_input(&decoder->info);

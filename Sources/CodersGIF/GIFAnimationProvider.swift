@@ -17,6 +17,8 @@ final class GIFAnimationProvider: AnimatedImageProvider {
     /// The file's ICC profile and XMP packet (application extensions), for the decoded image.
     let colorProfile: ImageColorProfile?
     let xmp: Data?
+    /// See `GIFIndex.hasUnreadMetadata`.
+    let hasUnreadMetadata: Bool
     private let durations: [Double]
     private let screen: ImageSize
     private let compositor: Mutex<GIFCompositor>
@@ -32,6 +34,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
         warnings = index.warnings
         colorProfile = index.colorProfile
         xmp = index.xmp
+        hasUnreadMetadata = index.hasUnreadMetadata
         durations = index.frames.map(\.duration)
         // RGB when nothing can ever be transparent: a third less memory per frame.
         pixelFormat = index.hasTransparency ? .rgba8 : .rgb8

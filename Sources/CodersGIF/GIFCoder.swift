@@ -29,7 +29,8 @@ public struct GIFCoder: AnimatedImageCoder {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "GIFCoder", format: .gif) }
         let provider = try GIFAnimationProvider(data: data, options: options)
         let metadata = ImageMetadata(decodeOptions: options, warnings: provider.warnings,
-                                     colorProfile: provider.colorProfile, xmp: provider.xmp)
+                                     colorProfile: provider.colorProfile, xmp: provider.xmp,
+                                     hasUnreadMetadata: provider.hasUnreadMetadata)
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), scale: options.scaleFactor, metadata: metadata)
         }

@@ -26,6 +26,10 @@ struct GIFIndex: Sendable {
     /// The ICC profile and XMP packet of the file's application extensions, if any.
     let colorProfile: ImageColorProfile?
     let xmp: Data?
+    /// The file holds metadata not in `colorProfile` or `xmp`: a comment, an application
+    /// extension other than the loop count and the first profile and XMP, or XMP left out for its
+    /// size.
+    let hasUnreadMetadata: Bool
 
     init(_ data: Data, options: ImageDecodeOptions) throws {
         let file = try GIFFile(GIFByteReader(data))
@@ -39,6 +43,7 @@ struct GIFIndex: Sendable {
         var loop: Int?
         var pending: (disposal: Int, transparent: Int?, delay: Int)?
         var truncatedBlock: Int?
+        var foundUnreadMetadata = false
         var warnings: [ImageDecodeWarning] = []
         var metadata = GIFMetadataReader(options: options)
         // A file that ends inside a record after at least one image keeps what was read, with a
@@ -112,6 +117,9 @@ struct GIFIndex: Sendable {
                     isLoopExtension = name == "NETSCAPE2.0" || name == "ANIMEXTS1.0"
                     isMetadata = metadata.begin(application: UnsafeBufferPointer(start: bytes + 1, count: 11))
                 }
+                if (code == COMMENT_EXT_FUNC_CODE && bytes != nil) || (code == APPLICATION_EXT_FUNC_CODE && !isLoopExtension && !isMetadata) {
+                    foundUnreadMetadata = true
+                }
                 defer { if isMetadata { metadata.end() } }
                 // No first sub-block (an empty comment, `21 FE 00`): giflib has already read the
                 // terminator, and asking for the next sub-block would eat the following record.
@@ -142,6 +150,7 @@ struct GIFIndex: Sendable {
         self.warnings = warnings + metadata.warnings
         self.colorProfile = metadata.colorProfile
         self.xmp = metadata.xmp
+        self.hasUnreadMetadata = foundUnreadMetadata || metadata.leftOutMetadata
         self.loopCount = loop ?? 1
         self.frames = Self.spans(blocks)
         try options.checkFrameLimit(frames.count)

@@ -23,6 +23,8 @@ struct GIFMetadataReader {
     private(set) var colorProfile: ImageColorProfile?
     private(set) var xmp: Data?
     private(set) var warnings: [ImageDecodeWarning] = []
+    /// An XMP packet was left out for its size.
+    private(set) var leftOutMetadata = false
     private var seen: Set<Kind> = []
 
     init(options: ImageDecodeOptions) { self.options = options }
@@ -63,6 +65,7 @@ struct GIFMetadataReader {
             let size = total >= trailer ? total - trailer : total
             if let warning = options.metadataWarning(bytes: size, kind: "XMP", format: "GIF") {
                 warnings.append(warning)
+                leftOutMetadata = true
             } else if bytes.count >= trailer, bytes.suffix(trailer).elementsEqual(Self.xmpTrailer) {
                 if bytes.count > trailer { xmp = Data(bytes.dropLast(trailer)) }
             } else if !bytes.isEmpty {

@@ -27,7 +27,7 @@ enum JPEGDecoder {
         try preflight(scan, options: options)
         var (profile, profileWarning) = scan.iccSegments.profile(options: options)
         var conversionWarning: ImageDecodeWarning?
-        let (pixels, warnings) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning]) in
+        let (pixels, warnings, hasTrailer) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning], Bool) in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()
             decompressor.limit(options, checkpoint: DecodeCheckpoint(options: options), frame: scan.frame)
@@ -49,9 +49,10 @@ enum JPEGDecoder {
             let pixels = try readAllRows(decompressor, plan: plan, cmykRows: cmykRows)
             if cmykRows != nil { profile = .sRGB }
             // The image is complete; what follows it (junk before EOI, a missing EOI) only adds
-            // warnings, and a failure there must not throw the decoded pixels away.
-            _ = try? decompressor.finishDecompress()
-            return (pixels, decompressor.warnings)
+            // warnings, and a failure there must not throw the decoded pixels away. Bytes after
+            // EOI (a phone's trailer, an appended video or file) are metadata not read.
+            let finished = (try? decompressor.finishDecompress()) == true
+            return (pixels, decompressor.warnings, !finished || decompressor.bytesLeft > 0)
         }
         let orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
         let (exif, exifWarning) = options.acceptingMetadata(scan.exif.map { Data($0) }, kind: "EXIF", format: "JPEG")
@@ -59,7 +60,8 @@ enum JPEGDecoder {
         let extra = [profileWarning, conversionWarning, exifWarning, xmpWarning].compactMap { $0 }
         return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
                      metadata: ImageMetadata(decodeOptions: options, warnings: warnings + extra,
-                                             colorProfile: profile, exif: exif, xmp: xmp))
+                                             colorProfile: profile, exif: exif, xmp: xmp,
+                                             hasUnreadMetadata: scan.hasUnreadMetadata || hasTrailer || exifWarning != nil || xmpWarning != nil))
     }
 
     /// The rows as the plan's pixels; CMYK through `cmykRows` when given, else naively.

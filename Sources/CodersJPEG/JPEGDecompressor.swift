@@ -76,6 +76,9 @@ final class JPEGDecompressor {
         return event
     }
 
+    /// Input bytes libjpeg has not read; after `finishDecompress`, the bytes after EOI.
+    var bytesLeft: Int { ijpeg_decoder_bytes_left(handle) }
+
     /// libjpeg's warnings so far: the first of each kind, saying how often it came.
     var warnings: [ImageDecodeWarning] {
         (0..<ijpeg_decoder_warning_count(handle)).compactMap { index in

@@ -35,6 +35,12 @@ struct JPEGHeaderScan {
     static let xmpHeader: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
     /// The APP2 segments of an embedded ICC profile, in file order.
     private(set) var iccSegments = JPEGICCSegments()
+    /// True when a segment before the image data holds metadata none of the above reads (IPTC in
+    /// APP13, a comment, a second EXIF or XMP segment, extended XMP, MPF, a JFIF thumbnail…), or
+    /// the scan stopped before the image data and cannot tell.
+    var hasUnreadMetadata: Bool { foundUnreadMetadata || !reachedImageData }
+    private var foundUnreadMetadata = false
+    private var reachedImageData = false
 
     /// Markers that carry a frame header (every SOFn but DHT 0xC4, JPG 0xC8 and DAC 0xCC).
     private static let frameMarkers: Set<UInt8> = [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF]
@@ -52,6 +58,7 @@ struct JPEGHeaderScan {
             let marker = bytes[codeOffset]
             offset = codeOffset + 1
             if marker == 0x01 || (0xD0...0xD8).contains(marker) { continue }
+            if marker == 0xDA { reachedImageData = true }
             if marker == 0xD9 || marker == 0xDA { return }
             guard offset + 2 <= bytes.count else { return }
             let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
@@ -79,8 +86,30 @@ struct JPEGHeaderScan {
                 xmp = segment.dropFirst(Self.xmpHeader.count)
             } else if marker == 0xE2, JPEGICCSegments.isICC(segment) {
                 iccSegments.add(segment)
+            } else if Self.holdsMetadata(marker: marker, segment: segment) {
+                foundUnreadMetadata = true
             }
             offset += length
+        }
+    }
+
+    /// Whether a segment not read above carries metadata: every APPn and comment, except a JFIF
+    /// APP0 without a thumbnail and Adobe's APP14 (its colour transform is decoding information).
+    private static func holdsMetadata(marker: UInt8, segment: ArraySlice<UInt8>) -> Bool {
+        switch marker {
+        case 0xFE:
+            return true
+        case 0xE0:
+            // "JFIF\0", version, units, X and Y density, then the thumbnail's width and height.
+            let s = segment.startIndex
+            let jfif = segment.starts(with: Array("JFIF".utf8) + [0]) && segment.count >= 14
+            return !(jfif && (segment[s + 12] == 0 || segment[s + 13] == 0))
+        case 0xEE:
+            return !segment.starts(with: Array("Adobe".utf8))
+        case 0xE1...0xEF:
+            return true
+        default:
+            return false
         }
     }
 

@@ -69,7 +69,7 @@ enum PNGDecoder {
         }
         return Image(buffer, format: .png, orientation: metadata.orientation ?? .up, scale: options.scaleFactor,
                      metadata: ImageMetadata(decodeOptions: options, warnings: warnings, colorProfile: profile,
-                                             exif: metadata.exif, xmp: metadata.xmp))
+                                             exif: metadata.exif, xmp: metadata.xmp, hasUnreadMetadata: metadata.hasUnread))
     }
 
     /// A truncated file shows the rows that arrived, as browsers and libvips do, with a warning;

@@ -8,17 +8,36 @@ import PipelineCore
 struct PNGMetadataChunks {
     static let xmpKeyword = Array("XML:com.adobe.xmp".utf8)
 
+    /// Chunks that describe the pixels, not their author or origin: the critical ones, colour,
+    /// transparency, physical size and APNG's frames. Any other chunk (tEXt, zTXt, iTXt, tIME, a
+    /// private chunk) is metadata this coder does not read.
+    static let pixelChunks: Set<UInt32> = Set([
+        "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "cICP", "mDCv", "cLLi",
+        "sBIT", "bKGD", "hIST", "pHYs", "sPLT", "oFFs", "pCAL", "sCAL", "acTL", "fcTL", "fdAT",
+    ].map { (name: String) in name.utf8.reduce(0) { $0 << 8 | UInt32($1) } })
+
     private(set) var exif: Range<Data.Index>?
     private(set) var xmpChunk: Range<Data.Index>?
+    /// True when the file holds a chunk of metadata not read into `exif` or `xmpChunk` (a text
+    /// chunk, a second or damaged eXIf…) or bytes after IEND, or the walk stopped before IEND and
+    /// cannot tell.
+    private(set) var hasUnreadMetadata = true
 
     init(_ data: Data) {
         guard data.count >= PNGHeader.minimumByteCount, data.starts(with: PNGHeader.signature) else { return }
+        var foundUnread = false
         PNGChunk.walk(data) { chunk in
-            if chunk.type == PNGChunk.IEND { return false }
+            if chunk.type == PNGChunk.IEND {
+                // Bytes after IEND (an appended file, a trailer) would be copied through too.
+                hasUnreadMetadata = foundUnread || chunk.end < data.endIndex
+                return false
+            }
             let isExif = exif == nil && chunk.type == Self.eXIf
             let isXMP = xmpChunk == nil && chunk.type == Self.iTXt && data[chunk.payload].starts(with: Self.xmpKeyword + [0])
             if (isExif || isXMP) && chunk.crcMatches(in: data) {
                 if isExif { exif = chunk.payload } else { xmpChunk = chunk.payload }
+            } else if !Self.pixelChunks.contains(chunk.type) {
+                foundUnread = true
             }
             return true
         }
@@ -51,13 +70,18 @@ struct PNGMetadataChunks {
         return result == LIBDEFLATE_SUCCESS ? Data(output.prefix(written)) : nil
     }
 
-    /// The EXIF and XMP `options` keep, with warnings for what is over `maxMetadataBytes`, and the
-    /// orientation the EXIF records (read whatever its size).
-    func metadata(in data: Data, options: ImageDecodeOptions) -> (exif: Data?, xmp: Data?, orientation: ImageOrientation?, warnings: [ImageDecodeWarning]) {
+    /// The EXIF and XMP `options` keep, with warnings for what is over `maxMetadataBytes`, the
+    /// orientation the EXIF records (read whatever its size), and whether the file holds metadata
+    /// left unread or left out for its size.
+    func metadata(in data: Data, options: ImageDecodeOptions)
+        -> (exif: Data?, xmp: Data?, orientation: ImageOrientation?, warnings: [ImageDecodeWarning], hasUnread: Bool) {
         let orientation = exif.flatMap { ExifEditor.orientation(in: data[$0]) }
         let (keptExif, exifWarning) = options.acceptingMetadata(exif.map { Data(data[$0]) }, kind: "EXIF", format: "PNG")
-        let (keptXMP, xmpWarning) = options.acceptingMetadata(xmp(in: data, limit: options.maxMetadataBytes), kind: "XMP", format: "PNG")
-        return (keptExif, keptXMP, orientation, [exifWarning, xmpWarning].compactMap { $0 })
+        let packet = xmp(in: data, limit: options.maxMetadataBytes)
+        let (keptXMP, xmpWarning) = options.acceptingMetadata(packet, kind: "XMP", format: "PNG")
+        // An XMP chunk too malformed to read is still in the file.
+        let hasUnread = hasUnreadMetadata || exifWarning != nil || xmpWarning != nil || (xmpChunk != nil && packet == nil)
+        return (keptExif, keptXMP, orientation, [exifWarning, xmpWarning].compactMap { $0 }, hasUnread)
     }
 }
 

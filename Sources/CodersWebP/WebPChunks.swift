@@ -26,6 +26,29 @@ enum WebPChunks {
         return nil
     }
 
+    /// Whether the file holds metadata beyond the first EXIF and XMP chunks, which `WebPMetadata`
+    /// reads: an unknown chunk, a second EXIF or XMP, bytes after the RIFF, or a chunk walk that
+    /// does not end at the file's end (and so cannot tell).
+    static func holdsUnreadMetadata(in data: Data) -> Bool {
+        let start = data.startIndex
+        guard data.count >= 12 else { return true }
+        let riffEnd = start + 8 + data[start + 4..<start + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+        guard riffEnd == data.endIndex || riffEnd + 1 == data.endIndex else { return true }
+        var seen: Set<String> = []
+        var offset = start + 12
+        while offset + 8 <= data.endIndex {
+            let found = String(decoding: data[offset..<offset + 4], as: UTF8.self)
+            let size = data[offset + 4..<offset + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+            guard size <= data.endIndex - offset - 8 else { return true }
+            let known = imageDataChunks.contains(found) || ["VP8X", "ICCP"].contains(found)
+                || (["EXIF", "XMP "].contains(found) && !seen.contains(found))
+            guard known else { return true }
+            seen.insert(found)
+            offset += 8 + size + (size & 1)
+        }
+        return offset < data.endIndex - 1
+    }
+
     /// `webP` with each (fourCC, payload) chunk set through libwebpmux; nil when the mux refuses.
     static func setting(_ chunks: [(fourCC: String, payload: Data)], in webP: Data) -> Data? {
         guard !chunks.isEmpty else { return webP }

@@ -25,13 +25,15 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
         if isAnimated, var animated = try decodeAnimation(data, options: options, orientation: metadata.orientation) {
             animated.metadata.colorProfile = profile
             (animated.metadata.exif, animated.metadata.xmp) = (metadata.exif, metadata.xmp)
+            animated.metadata.hasUnreadMetadata = metadata.hasUnreadMetadata
             for warning in [profileWarning] + metadata.warnings { animated.metadata.addWarning(warning) }
             return animated
         }
         let (pixels, warnings) = try WebPStillDecoder.decode(data, options: options)
         return Image(pixels, format: .webp, orientation: metadata.orientation, scale: options.scaleFactor,
                      metadata: ImageMetadata(decodeOptions: options, warnings: warnings + [profileWarning].compactMap { $0 } + metadata.warnings,
-                                             colorProfile: profile, exif: metadata.exif, xmp: metadata.xmp))
+                                             colorProfile: profile, exif: metadata.exif, xmp: metadata.xmp,
+                                             hasUnreadMetadata: metadata.hasUnreadMetadata))
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {

@@ -8,20 +8,27 @@ struct WebPMetadata {
     var xmp: Data?
     var orientation: ImageOrientation = .up
     var warnings: [ImageDecodeWarning] = []
+    /// The file holds metadata not in `exif` or `xmp`: chunks not read, or left out for their size.
+    var hasUnreadMetadata: Bool
 
     /// What `options` keep, with warnings for what is over `maxMetadataBytes`. Some writers put
     /// JPEG's `Exif\0\0` before the TIFF structure; it is dropped.
     init(_ data: Data, options: ImageDecodeOptions) {
-        if let range = WebPChunks.range(of: "EXIF", in: data, beforeImageData: false), let editor = ExifEditor(data[range]) {
-            orientation = editor.orientation ?? .up
-            let (kept, warning) = options.acceptingMetadata(editor.tiffData, kind: "EXIF", format: "WebP")
-            exif = kept
-            warnings += [warning].compactMap { $0 }
+        hasUnreadMetadata = WebPChunks.holdsUnreadMetadata(in: data)
+        if let range = WebPChunks.range(of: "EXIF", in: data, beforeImageData: false) {
+            if let editor = ExifEditor(data[range]) {
+                orientation = editor.orientation ?? .up
+                let (kept, warning) = options.acceptingMetadata(editor.tiffData, kind: "EXIF", format: "WebP")
+                exif = kept
+                warnings += [warning].compactMap { $0 }
+            }
+            hasUnreadMetadata = hasUnreadMetadata || exif == nil
         }
         if let range = WebPChunks.range(of: "XMP ", in: data, beforeImageData: false) {
             let (kept, warning) = options.acceptingMetadata(Data(data[range]), kind: "XMP", format: "WebP")
             xmp = kept
             warnings += [warning].compactMap { $0 }
+            hasUnreadMetadata = hasUnreadMetadata || xmp == nil
         }
     }
 

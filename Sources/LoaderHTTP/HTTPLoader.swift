@@ -16,7 +16,8 @@ public final class HTTPLoader: ImageLoader {
 
     private let configurationState: Mutex<HTTPLoaderConfiguration>
     private let multi: CurlMulti
-    private let table = TransferTable()
+    /// Transfers in flight, shared by every caller of the same request.
+    private let transfers = Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress>()
     private let validators: ValidatorStore
 
     public init(configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration()) {
@@ -52,7 +53,7 @@ public final class HTTPLoader: ImageLoader {
     var liveEasyHandleCount: Int { multi.liveEasyHandles.load(ordering: .relaxed) }
 
     /// Callers waiting on downloads in flight; several per download when coalesced.
-    var waitingCallerCount: Int { table.callerCount }
+    var waitingCallerCount: Int { transfers.joinerCount }
 
     /// Cancels every download and releases every libcurl handle and connection. The loader cannot
     /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.
@@ -88,18 +89,23 @@ public final class HTTPLoader: ImageLoader {
         let config = configuration
         let settings = try makeSettings(url, options: options, context: context, config: config)
         let decryptor = context[.decryptor] ?? config.decryptor
-        let waiter = TransferWaiter(progress: progress, minimumProgressInterval: config.minimumProgressInterval,
+        let caller = TransferCaller(progress: progress, minimumProgressInterval: config.minimumProgressInterval,
                                     // Partial bytes are useless to decode before decryption (SDWebImage
                                     // also skips progressive decoding when there is a decryptor).
                                     wantsPartialData: options.contains(.progressiveLoad) && decryptor == nil,
                                     decryptor: decryptor)
-        let outcome = await withTaskCancellationHandler {
-            attach(waiter, settings: settings)
-            return await waiter.wait()
-        } onCancel: {
-            waiter.cancel()
+        let shared: ImageLoadResult
+        do {
+            shared = try await transfers.value(for: TransferKey(settings: settings), onProgress: caller.report) { [validators, multi] report in
+                try await CurlTransfer(settings: settings, validators: validators, multi: multi, report: report).run().get()
+            }
+        } catch let error as ImagePipeError {
+            throw error
+        } catch {
+            // The coalescer and the transfer throw only `ImagePipeError`s; this is never reached.
+            throw .cancelled
         }
-        return try outcome.get()
+        return try caller.result(of: shared)
     }
 
     /// Blocks the URL: 4xx other than 408 and 429, a bad URL, undecodable or refused data, a scheme or
@@ -141,17 +147,5 @@ public final class HTTPLoader: ImageLoader {
             responseModifier: context[.responseModifier] ?? config.responseModifier,
             isRevalidation: isRevalidation, priority: ImageLoadPriority(options: options),
             order: context[.executionOrder] ?? config.executionOrder)
-    }
-
-    /// Joins the transfer in flight for the same request, or starts one.
-    private func attach(_ waiter: TransferWaiter, settings: TransferSettings) {
-        let key = TransferKey(settings: settings)
-        let (transfer, isNew) = table.transfer(for: key, waiter: waiter) {
-            CurlTransfer(settings: settings, validators: validators, multi: multi) { [table] finished in
-                table.remove(finished, for: key)
-            }
-        }
-        if isNew { multi.submit(transfer) }
-        if !waiter.bind(transfer) { transfer.detach(waiter) }
     }
 }

@@ -32,6 +32,16 @@ struct FuzzRegressionTests {
         #expect(throws: Never.self) { try finding.target.run(data) }
     }
 
+    @Test("The generated seeds are small images each coder target decodes without a violation", arguments: FuzzTarget.allCases)
+    func generatedSeeds(_ target: FuzzTarget) throws {
+        let seeds = try FuzzSeeds.make(for: target)
+        #expect(seeds.isEmpty == [.transformSpec, .dataURL, .diskCacheName].contains(target))
+        for (name, data) in seeds {
+            #expect(data.count <= 2048, "\(name): \(data.count) bytes")
+            #expect(throws: Never.self, "\(name)") { try target.run(data) }
+        }
+    }
+
     @Test("Every folder of kept findings names a fuzz target, so none is skipped")
     func foldersNameTargets() {
         let names = Set(FuzzTarget.allCases.map(\.rawValue))

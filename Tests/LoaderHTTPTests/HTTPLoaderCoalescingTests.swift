@@ -1,7 +1,7 @@
 import Foundation
 @testable import LoaderHTTP
 import PipelineConformance
-import PipelineCore
+@testable import PipelineCore
 import Synchronization
 import Testing
 import TestSupport
@@ -127,5 +127,58 @@ struct HTTPLoaderCoalescingTests {
         gate.release()
         let all = try await [a.data, b.data, c.data]
         #expect(all.allSatisfy { $0 == FaultRoutes.image })
+    }
+
+    @Test("a progressive and a plain request for one URL at once share one transfer; only the progressive caller gets partial bytes")
+    func progressiveAndPlainShare() async throws {
+        let gate = Gate()
+        let server = try gatedServer(gate)
+        defer { server.stop() }
+        let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
+        let url = server.url("/gated.png")
+        let partials = Locked<[String: Int]>([:])
+        async let progressive = loader.loadTyped(url, options: .progressiveLoad) { event in
+            if event.partialData != nil { partials.withLock { $0["progressive", default: 0] += 1 } }
+        }
+        async let plain = loader.loadTyped(url) { event in
+            if event.partialData != nil { partials.withLock { $0["plain", default: 0] += 1 } }
+        }
+        #expect(await eventually { loader.waitingCallerCount == 2 })
+        gate.release()
+        #expect(try await [progressive.data, plain.data] == [FaultRoutes.image, FaultRoutes.image])
+        #expect(server.requestCount("/gated.png") == 1)
+        #expect(partials.withLock { $0["progressive"] ?? 0 } > 0)
+        #expect(partials.withLock { $0["plain"] } == nil)
+    }
+
+    @Test("a progressive and a plain load of one URL through the manager make one origin request and one decode")
+    func progressiveAndPlainThroughTheManager() async throws {
+        let gate = Gate()
+        let server = try gatedServer(gate)
+        defer { server.stop() }
+        let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
+        let manager = ImageManager(cache: ImageCachesManager(), loader: loader, coders: ImageCodersManager(coders: [OnePixelCoder()]))
+        let url = server.url("/gated.png")
+        let progressive = manager.imageTask(with: url, options: .progressiveLoad)
+        let plain = manager.imageTask(with: url)
+        // Both requests wait on one decode, which waits on the manager's one call to the loader.
+        #expect(await eventually { manager.decodes.joinerCount == 2 && loader.waitingCallerCount == 1 })
+        gate.release()
+        #expect(try await progressive.result().image?.pixelSize == ImageSize(width: 1, height: 1))
+        #expect(try await plain.result().image?.pixelSize == ImageSize(width: 1, height: 1))
+        #expect(server.requestCount("/gated.png") == 1)
+        #expect(manager.decodes.startedCount == 1)
+    }
+}
+
+/// Decodes any bytes to one transparent pixel: the manager tests here are about requests, not pixels.
+private struct OnePixelCoder: ImageCoder {
+    func canDecode(_ data: Data) -> Bool { true }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        Image(try PixelBuffer(width: 1, height: 1, format: .rgba8))
+    }
+    func canEncode(to format: ImageFormat) -> Bool { false }
+    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        throw ImagePipeError.encodingFailed(reason: "OnePixelCoder does not encode")
     }
 }

@@ -159,11 +159,11 @@ public enum ColorFixtures {
         return Data(Array("RIFF".utf8) + littleEndian(UInt32(4 + body.count)) + Array("WEBP".utf8) + body)
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
+    public static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    static func littleEndian(_ value: UInt32) -> [UInt8] { bigEndian(value).reversed() }
+    public static func littleEndian(_ value: UInt32) -> [UInt8] { bigEndian(value).reversed() }
 
     static func littleEndian24(_ value: Int) -> [UInt8] {
         [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)]

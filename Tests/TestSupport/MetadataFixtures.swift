@@ -65,6 +65,27 @@ public enum MetadataFixtures {
         return Data(jpeg.prefix(2)) + segments + jpeg.dropFirst(2)
     }
 
+    /// Text only metadata the coders do not read holds (IPTC, comments, text chunks…).
+    public static let unreadMarker = "SECRET-UNREAD-METADATA"
+
+    /// `jpeg` with `segments` (marker, payload) right after SOI.
+    public static func jpeg(_ jpeg: Data, segments: [(marker: UInt8, payload: [UInt8])]) -> Data {
+        var framed: [UInt8] = []
+        for (marker, payload) in segments {
+            framed += [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        }
+        return Data(jpeg.prefix(2)) + framed + jpeg.dropFirst(2)
+    }
+
+    /// An APP13 payload as Photoshop writes IPTC: one 8BIM resource 0x0404 holding an IPTC
+    /// caption (2:120) of `unreadMarker`.
+    public static func iptcPayload() -> [UInt8] {
+        let caption = Array(unreadMarker.utf8)
+        let iptc: [UInt8] = [0x1C, 0x02, 0x78, 0, UInt8(caption.count)] + caption
+        return Array("Photoshop 3.0".utf8) + [0] + Array("8BIM".utf8) + [0x04, 0x04, 0, 0]
+            + ColorFixtures.bigEndian(UInt32(iptc.count)) + iptc
+    }
+
     /// `png` with an eXIf chunk and an uncompressed iTXt XMP chunk right after IHDR.
     public static func png(_ png: Data, exif: [UInt8]?, xmp: [UInt8]?) -> Data {
         var result = png

@@ -1,5 +1,7 @@
+import CodersGIF
 import CodersJPEG
 import CodersPNG
+import CodersWebP
 import Foundation
 import PipelineCore
 import Testing
@@ -69,5 +71,43 @@ struct CLIColorTests {
         }
         let info = try await cli.run(["info", "--json", output])
         #expect(info.jsonLines.first?["iccProfile"] as? String == "Display P3")
+    }
+
+    @Test("By default a Display P3 JPEG converted to JPEG is written in sRGB without the profile, not copied")
+    func sameFormatIsConvertedToo() async throws {
+        let source = try displayP3JPEG()
+        let output = temp.path("same.jpg")
+        let run = try await cli.run(["convert", source, output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let image = try JPEGCoder().decode(try Data(contentsOf: URL(fileURLWithPath: output)), options: ImageDecodeOptions())
+        #expect(image.metadata.colorProfile == nil)
+        let buffer = image.firstFrame
+        let offset = ((buffer.height / 2) * buffer.width + buffer.width / 2) * 3
+        #expect(isClose(Array(buffer.bytes[offset..<offset + 3]), ColorFixtures.displayP3PatchInSRGB))
+    }
+
+    @Test("--keep-icc on an animation embeds the profile in animated GIF and WebP outputs", arguments: ["gif", "webp"])
+    func keepICCOnAnimation(ext: String) async throws {
+        let frames = try (0..<3).map { index in
+            ImageFrame(try PixelBuffer(width: 8, height: 8, format: .rgba8, fill: ImageColor(red: UInt8(index * 80), green: 151, blue: 42)), duration: 0.1)
+        }
+        let plain = try GIFCoder().encode(frames: frames, loopCount: 0, as: .gif, options: ImageEncodeOptions())
+        // An ICCRGBG1012 application extension before the trailer, the profile in 255-byte sub-blocks.
+        let profile = [UInt8](ColorFixtures.displayP3Profile())
+        var application: [UInt8] = [0x21, 0xFF, 11] + Array("ICCRGBG1012".utf8)
+        for start in stride(from: 0, to: profile.count, by: 255) {
+            let block = profile[start..<min(start + 255, profile.count)]
+            application += [UInt8(block.count)] + block
+        }
+        let source = temp.path("p3.gif")
+        try (plain.dropLast() + application + [0, 0x3B]).write(to: URL(fileURLWithPath: source))
+        let output = temp.path("kept-animation.\(ext)")
+        // A thumbnail, so the GIF output is encoded too rather than copied.
+        let run = try await cli.run(["convert", source, output, "--keep-icc", "--thumbnail", "4x4"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let coders = ImageCodersManager(coders: [GIFCoder(), WebPCoder()])
+        let image = try coders.decode(try Data(contentsOf: URL(fileURLWithPath: output)), options: ImageDecodeOptions())
+        #expect(image.frameCount == 3 && image.pixelSize == ImageSize(width: 4, height: 4))
+        #expect(image.metadata.colorProfile == .icc(ColorFixtures.displayP3Profile()))
     }
 }

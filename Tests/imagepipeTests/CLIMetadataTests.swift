@@ -121,4 +121,24 @@ struct CLIMetadataTests {
         let text = try await cli.run(["info", input])
         #expect(text.stdout.contains("EXIF and XMP"), "\(text.stdout)")
     }
+
+    @Test("convert and fetch of a JPEG with IPTC (APP13) and nothing else write no APP13 by default")
+    func iptcIsNotCopied() async throws {
+        let pixels = try PixelBuffer(width: 8, height: 4, format: .rgb8, bytes: (0..<8 * 4 * 3).map { UInt8($0 * 2) })
+        let plain = try JPEGCoder().encode(Image(pixels), as: .jpeg, options: ImageEncodeOptions())
+        let input = temp.path("iptc.jpg")
+        try MetadataFixtures.jpeg(plain, segments: [(0xED, MetadataFixtures.iptcPayload())]).write(to: URL(fileURLWithPath: input))
+        let converted = temp.path("converted.jpg")
+        let run = try await cli.run(["convert", input, converted])
+        #expect(run.status == 0, "\(run.stderr)")
+        let fetched = try await cli.run(["fetch", input, "-o", temp.path("fetched"), "--no-cache", "--json"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let fetchedPath = try #require(fetched.jsonLines.first?["output"] as? String)
+        for path in [converted, fetchedPath] {
+            let written = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(!MetadataFixtures.contains(written, MetadataFixtures.unreadMarker), "\(path)")
+            #expect(!MetadataFixtures.contains(written, "Photoshop 3.0"), "\(path)")
+            #expect(JPEGCoder().canDecode(written))
+        }
+    }
 }

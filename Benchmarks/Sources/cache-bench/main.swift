@@ -96,9 +96,9 @@ protocol BenchCache: Sendable {
 final class MemoryCacheAdapter: BenchCache {
     let cache: MemoryCache<String, Payload>
     let workload: Workload
-    init(_ workload: Workload, shards: Int?) {
+    init(_ workload: Workload) {
         self.workload = workload
-        cache = MemoryCache(costLimit: workload.totalCost / 2, shardCount: shards)
+        cache = MemoryCache(costLimit: workload.totalCost / 2)
     }
     func get(_ index: Int, copy: Int) -> Bool { cache.value(forKey: workload.keys[copy][index]) != nil }
     func set(_ index: Int, copy: Int) { cache.set(workload.payloads[index], forKey: workload.keys[copy][index], cost: workload.payloads[index].cost) }
@@ -116,6 +116,53 @@ final class PrivateCachesAdapter: BenchCache {
     func get(_ index: Int, copy: Int) -> Bool { caches[copy].value(forKey: workload.keys[copy][index]) != nil }
     func set(_ index: Int, copy: Int) {
         caches[copy].set(workload.payloads[index], forKey: workload.keys[copy][index], cost: workload.payloads[index].cost)
+    }
+}
+
+/// The reference for hit ratios: one exact LRU over the whole cost limit, keyed by key index (a
+/// doubly linked list through two arrays). Single-threaded: only `replayHits` uses it.
+final class ExactLRUAdapter: BenchCache, @unchecked Sendable {
+    let workload: Workload
+    let costLimit: Int
+    var newer: [Int], older: [Int], present: [Bool]
+    var newest = -1, oldest = -1, totalCost = 0
+    init(_ workload: Workload) {
+        self.workload = workload
+        costLimit = workload.totalCost / 2
+        newer = Array(repeating: -1, count: workload.payloads.count)
+        older = newer
+        present = Array(repeating: false, count: workload.payloads.count)
+    }
+    func unlink(_ i: Int) {
+        if newer[i] >= 0 { older[newer[i]] = older[i] } else { newest = older[i] }
+        if older[i] >= 0 { newer[older[i]] = newer[i] } else { oldest = newer[i] }
+    }
+    func linkAsNewest(_ i: Int) {
+        newer[i] = -1
+        older[i] = newest
+        if newest >= 0 { newer[newest] = i } else { oldest = i }
+        newest = i
+    }
+    func get(_ index: Int, copy: Int) -> Bool {
+        guard present[index] else { return false }
+        unlink(index)
+        linkAsNewest(index)
+        return true
+    }
+    func set(_ index: Int, copy: Int) {
+        if present[index] {
+            unlink(index)
+        } else {
+            present[index] = true
+            totalCost += workload.payloads[index].cost
+        }
+        linkAsNewest(index)
+        while totalCost > costLimit, oldest >= 0 {
+            let victim = oldest
+            unlink(victim)
+            present[victim] = false
+            totalCost -= workload.payloads[victim].cost
+        }
     }
 }
 
@@ -255,21 +302,20 @@ func format(_ value: Double) -> String {
 
 if arguments.contains("--profile-memorycache") {
     // Only MemoryCache (90/10, or `--set-share 0.5`), for `perf record` and quick A/B runs; `--threads 2` for contention,
-    // `--shards N` for the stripe count, `--hit-ratio` to print its hit ratio and an exact LRU's over
-    // one pass of the stream, `--replay-only` for just that pass (a fixed amount of work).
+    // `--hit-ratio` to print its hit ratio and an exact LRU's over one pass of the stream,
+    // `--replay-only` for just that pass (a fixed amount of work).
     let threads = min(max(Int(option("--threads", 1)), 1), maxThreads)
-    let shards = Int(option("--shards", 0))
     let workload = Workload(keyCount: keyCount, setShare: option("--set-share", 0.1))
     if arguments.contains("--replay-only") {
         // A fixed amount of work (one pass, one thread), for instruction counts under cachegrind.
-        let hits = replayHits(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload)
+        let hits = replayHits(MemoryCacheAdapter(workload), workload)
         print("\(hits.hits) hits of \(hits.gets) gets")
         exit(0)
     }
-    let result = run(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload, threads: threads)
+    let result = run(MemoryCacheAdapter(workload), workload, threads: threads)
     if arguments.contains("--hit-ratio") {
-        let ours = replayHits(MemoryCacheAdapter(workload, shards: shards > 0 ? shards : nil), workload)
-        let exact = replayHits(MemoryCacheAdapter(workload, shards: 1), workload)
+        let ours = replayHits(MemoryCacheAdapter(workload), workload)
+        let exact = replayHits(ExactLRUAdapter(workload), workload)
         print(String(format: "hit ratio %.5f, exact LRU %.5f (one pass of the stream: %d and %d hits of %d gets)",
                      Double(ours.hits) / Double(ours.gets), Double(exact.hits) / Double(exact.gets), ours.hits, exact.hits, ours.gets))
     }
@@ -289,13 +335,13 @@ print("active processors: \(ProcessInfo.processInfo.activeProcessorCount)")
 print("mix    threads  MemoryCache ops/s  NSCache ops/s   ratio  | per CPU-s: MemoryCache  NSCache   ratio  | hit ratio: MemoryCache  NSCache  exact LRU")
 for (name, setShare) in [("90/10", 0.1), ("50/50", 0.5)] {
     let workload = Workload(keyCount: keyCount, setShare: setShare)
-    let hitRatios = (ours: replayHitRatio(MemoryCacheAdapter(workload, shards: nil), workload),
+    let hitRatios = (ours: replayHitRatio(MemoryCacheAdapter(workload), workload),
                      theirs: replayHitRatio(NSCacheAdapter(workload), workload),
-                     exact: replayHitRatio(MemoryCacheAdapter(workload, shards: 1), workload))
+                     exact: replayHitRatio(ExactLRUAdapter(workload), workload))
     for threads in [1, 2] {
         var ours = RunResult(operationsPerSecond: 0, operationsPerCPUSecond: 0), theirs = ours
         for _ in 0..<trials {
-            let a = run(MemoryCacheAdapter(workload, shards: nil), workload, threads: threads)
+            let a = run(MemoryCacheAdapter(workload), workload, threads: threads)
             ours.operationsPerSecond = max(ours.operationsPerSecond, a.operationsPerSecond)
             ours.operationsPerCPUSecond = max(ours.operationsPerCPUSecond, a.operationsPerCPUSecond)
             let b = run(NSCacheAdapter(workload), workload, threads: threads)

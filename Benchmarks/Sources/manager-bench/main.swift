@@ -2,8 +2,14 @@
 //
 //   manager-bench hits COUNT [TASKS]        COUNT memory-cache hits through `ImageManager.loadImage(with:)`
 //                                           (async API, DefaultImageCache), from TASKS concurrent tasks
-//   manager-bench hits-flow COUNT [TASKS]   the same through the full flow (task, stream, cache query):
-//                                           a no-op options processor turns the memory-hit shortcut off
+//   manager-bench hits-flow COUNT [TASKS]   the same through `imageTask(with:)` and its `result()`: the
+//                                           flow inside an ImageTask (task, stream, unstructured Task)
+//   manager-bench scaling COUNT ROUNDS [KEYS]
+//                                           memory hits over KEYS distinct keys (default 1,000): ROUNDS
+//                                           alternating runs of COUNT loads from 1 task, then from 2,
+//                                           with the manager on DefaultImageCache and on an
+//                                           ImageCachesManager holding it; prints each round's rates
+//                                           and the median of the 2-task / 1-task ratios
 //   manager-bench resize IN.png W H ROUNDS OUT.png
 //                                           `PixelBuffer.resampled(to:)` (Lanczos-3) ROUNDS times, then
 //                                           writes the result for the quality comparison with libvips
@@ -48,19 +54,19 @@ func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
     defer { try? FileManager.default.removeItem(at: directory) }
     let cache = DefaultImageCache(namespace: "hits", directory: directory)
     let manager = ImageManager(cache: cache)
-    if fullFlow {
-        // The shortcut steps aside for an options processor (it must run inside the flow); this one
-        // changes nothing.
-        var settings = manager.settings
-        settings.optionsProcessor = ImageOptionsProcessor { _, _, _ in nil }
-        manager.settings = settings
-    }
     let url = URL(string: "https://example.com/images/photo.jpg")!
+    // hits-flow: the same load through the task API, which always starts an ImageTask.
+    let load: @Sendable () async -> ImageResult?
+    if fullFlow {
+        load = { try? await manager.imageTask(with: url).result() }
+    } else {
+        load = { try? await manager.loadImage(with: url) }
+    }
     let image = Image(try! PixelBuffer(width: 64, height: 64, format: .rgba8))
     cache.memoryCache.set(image, forKey: manager.cacheKey(for: url), cost: 64 * 64 * 4)
 
     // Warm-up: first-use costs (metadata, allocator pools) are not what a running app pays.
-    for _ in 0..<1_000 { _ = try? await manager.loadImage(with: url) }
+    for _ in 0..<1_000 { _ = await load() }
 
     let perTask = count / tasks
     let cpuStart = cpuSeconds(), wallStart = wallSeconds()
@@ -69,7 +75,7 @@ func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
             group.addTask {
                 var hits = 0
                 for _ in 0..<perTask {
-                    if let result = try? await manager.loadImage(with: url), result.cacheType == .memory { hits += 1 }
+                    if let result = await load(), result.cacheType == .memory { hits += 1 }
                 }
                 return hits
             }
@@ -81,6 +87,70 @@ func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
     let label = fullFlow ? "hits-flow" : "hits"
     print(label + String(format: " tasks=%d loads=%d wall_s=%.3f cpu_s=%.3f loads_per_s=%.0f loads_per_cpu_s=%.0f",
                  tasks, hits, wall, cpu, Double(hits) / wall, Double(hits) / cpu))
+}
+
+/// Loads/s and loads per CPU-second of `count` memory hits through `manager`, spread over `tasks`
+/// tasks; each task walks all of `urls` from its own starting point, so the tasks ask for the same
+/// images, as requests on a server do.
+/// `parallelism` is CPU seconds over wall seconds: near 2 when both tasks had a core to themselves,
+/// near 1 when other processes left this one about one core, and then no ratio can show scaling.
+func hitRates(_ manager: ImageManager, urls: [URL], count: Int, tasks: Int) async -> (wall: Double, cpu: Double, parallelism: Double) {
+    let perTask = count / tasks
+    let cpuStart = cpuSeconds(), wallStart = wallSeconds()
+    let hits = await withTaskGroup(of: Int.self) { group in
+        for task in 0..<tasks {
+            group.addTask {
+                var hits = 0, index = task * urls.count / tasks
+                for _ in 0..<perTask {
+                    if let result = try? await manager.loadImage(with: urls[index]), result.cacheType == .memory { hits += 1 }
+                    index = index + 1 == urls.count ? 0 : index + 1
+                }
+                return hits
+            }
+        }
+        return await group.reduce(0, +)
+    }
+    let cpu = cpuSeconds() - cpuStart, wall = wallSeconds() - wallStart
+    guard hits == perTask * tasks else { fail("expected \(perTask * tasks) memory hits, got \(hits)") }
+    return (Double(hits) / wall, Double(hits) / cpu, cpu / wall)
+}
+
+/// 2 tasks against 1 on a warm memory cache of `keyCount` images, alternating, `rounds` times, for
+/// the manager on a DefaultImageCache and on an ImageCachesManager holding one.
+func benchmarkScaling(count: Int, rounds: Int, keyCount: Int) async {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("manager-bench-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let cache = DefaultImageCache(namespace: "scaling", directory: directory)
+    let managers = [("DefaultImageCache", ImageManager(cache: cache)),
+                    ("ImageCachesManager", ImageManager(cache: ImageCachesManager(caches: [cache])))]
+    let urls = (0..<keyCount).map { URL(string: "https://cdn.example.com/images/\($0 % 97)/photo-\($0).jpg?w=400")! }
+    for url in urls {
+        let image = Image(try! PixelBuffer(width: 64, height: 64, format: .rgba8))
+        cache.memoryCache.set(image, forKey: managers[0].1.cacheKey(for: url), cost: 64 * 64 * 4)
+    }
+    func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+    for (name, manager) in managers {
+        _ = await hitRates(manager, urls: urls, count: 20_000, tasks: 2)  // warm-up
+        var ratios: [Double] = [], cpuRatios: [Double] = [], singles: [Double] = [], parallelism: [Double] = []
+        for round in 1...rounds {
+            let one = await hitRates(manager, urls: urls, count: count, tasks: 1)
+            let two = await hitRates(manager, urls: urls, count: count, tasks: 2)
+            ratios.append(two.wall / one.wall)
+            cpuRatios.append(two.cpu / one.cpu)
+            singles.append(one.wall)
+            parallelism.append(two.parallelism)
+            print(String(format: "scaling %@ keys=%d round=%d tasks1_loads_per_s=%.0f tasks2_loads_per_s=%.0f ratio=%.2f"
+                         + " tasks1_loads_per_cpu_s=%.0f tasks2_loads_per_cpu_s=%.0f tasks2_parallelism=%.2f",
+                         name, keyCount, round, one.wall, two.wall, two.wall / one.wall, one.cpu, two.cpu, two.parallelism))
+        }
+        print(String(format: "scaling %@ keys=%d rounds=%d median_ratio=%.2f median_tasks1_loads_per_s=%.0f"
+                     + " median_cpu_ratio=%.2f median_tasks2_parallelism=%.2f"
+                     + " (2 tasks / 1 task; per CPU-s, 1.0 means no cost from sharing; parallelism: cores the 2 tasks got)",
+                     name, keyCount, rounds, median(ratios), median(singles), median(cpuRatios), median(parallelism)))
+    }
 }
 
 func benchmarkResize(input: String, width: Int, height: Int, rounds: Int, output: String) {
@@ -121,6 +191,12 @@ case "hits", "hits-flow":
     guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("usage: manager-bench hits|hits-flow COUNT [TASKS]") }
     let tasks = arguments.count >= 4 ? Int(arguments[3]) ?? 1 : 1
     await benchmarkHits(count: count, tasks: max(tasks, 1), fullFlow: arguments[1] == "hits-flow")
+case "scaling":
+    guard arguments.count >= 4, let count = Int(arguments[2]), let rounds = Int(arguments[3]) else {
+        fail("usage: manager-bench scaling COUNT ROUNDS [KEYS]")
+    }
+    let keys = arguments.count >= 5 ? Int(arguments[4]) ?? 1_000 : 1_000
+    await benchmarkScaling(count: count, rounds: max(rounds, 1), keyCount: max(keys, 1))
 case "resize":
     guard arguments.count == 7, let w = Int(arguments[3]), let h = Int(arguments[4]), let rounds = Int(arguments[5]) else {
         fail("usage: manager-bench resize IN.png W H ROUNDS OUT.png")
@@ -130,5 +206,5 @@ case "psnr":
     guard arguments.count == 4 else { fail("usage: manager-bench psnr A.png B.png") }
     psnr(arguments[2], arguments[3])
 default:
-    fail("usage: manager-bench hits|resize|psnr ... (see the top of main.swift)")
+    fail("usage: manager-bench hits|hits-flow|scaling|resize|psnr ... (see the top of main.swift)")
 }

@@ -8,8 +8,13 @@ import PipelineCore
 enum CoderFuzzing {
     /// Lower than the server defaults on purpose: one execution stays cheap, and an input that
     /// still costs more than the fuzzer's 2 s / 512 MiB bounds shows work the limits do not bound.
-    static let maxPixels = 1 << 22
+    /// 1 MP per frame, as libjpeg-turbo's and libwebp's own fuzzers allow: past a few hundred
+    /// pixels a side, more pixels repeat the same code at ASan's cost (the harness's own checks
+    /// and orientation are per pixel), and the limits' errors are reached all the same.
+    static let maxPixels = 1 << 20
     static let maxFrames = 256
+    /// Pixels one animation operation may touch over all its frames.
+    static let maxAnimationPixels = 1 << 22
     /// Bytes fed to an incremental decoder are split into at most this many updates.
     static let maxUpdates = 32
     /// Random frame indices asked for per animation (some outside the animation on purpose).
@@ -25,7 +30,7 @@ enum CoderFuzzing {
         var random = FuzzRandom(bytes)
         // Sometimes a slice that does not start at index 0, as `Data` from a larger buffer is.
         let data = random.oneIn(4) ? (Data([0]) + bytes).dropFirst() : bytes
-        let base = ImageDecodeOptions(maxPixels: maxPixels, maxFrames: maxFrames)
+        let base = ImageDecodeOptions(maxPixels: maxPixels, maxFrames: maxFrames, maxAnimationPixels: maxAnimationPixels)
         _ = coder.canDecode(data)
         switch Mode.allCases[bytes.count % Mode.allCases.count] {
         case .full:

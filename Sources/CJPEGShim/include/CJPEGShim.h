@@ -61,6 +61,8 @@ int ijpeg_start_decompress(ijpeg_decoder *decoder);
 /// Reads up to `max_rows` rows; `rows_read` says how many (0 with IJPEG_SUSPENDED).
 int ijpeg_read_scanlines(ijpeg_decoder *decoder, uint8_t **rows, uint32_t max_rows, uint32_t *rows_read);
 int ijpeg_finish_decompress(ijpeg_decoder *decoder);
+/// Bytes of the input libjpeg has not read: after a finished decompress, what follows EOI.
+size_t ijpeg_decoder_bytes_left(const ijpeg_decoder *decoder);
 /// Buffered-image mode: `event` gets jpeg_consume_input's result (JPEG_REACHED_SOS, ...).
 int ijpeg_consume_input(ijpeg_decoder *decoder, int *event);
 int ijpeg_start_output(ijpeg_decoder *decoder, int scan_number);

@@ -137,6 +137,12 @@ final class CurlMulti: @unchecked Sendable {
         for command in batch {
             switch command {
             case .add(let transfer):
+                // Cancelled before the add was seen: its cancel found nothing to stop.
+                if transfer.isCancelled {
+                    activeTransfers.subtract(1, ordering: .relaxed)
+                    transfer.deliver(.failure(.cancelled))
+                    continue
+                }
                 sequence += 1
                 pending.append(Pending(transfer: transfer, sequence: sequence, notBefore: nil))
             case .cancel(let transfer):
@@ -207,12 +213,12 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     /// Takes the handle out of the multi handle, then retries or delivers.
-    private func finish(easy: UnsafeMutableRawPointer, transfer: CurlTransfer, outcome: TransferWaiter.Outcome) {
+    private func finish(easy: UnsafeMutableRawPointer, transfer: CurlTransfer, outcome: CurlTransfer.Outcome) {
         curl_multi_remove_handle(multi, easy)
         running[easy] = nil
         release(easy: easy, transfer: transfer)
         if case .failure(let error) = outcome, let delay = RetryRule.delay(after: error, transfer: transfer),
-           transfer.hasWaiters, !stopping.load(ordering: .relaxed) {
+           !transfer.isCancelled, !stopping.load(ordering: .relaxed) {
             transfer.attempt += 1
             sequence += 1
             pending.append(Pending(transfer: transfer, sequence: sequence, notBefore: .now + .milliseconds(Int(delay * 1000))))

@@ -4,37 +4,27 @@ import Foundation
 import PipelineCore
 import Synchronization
 
-/// What a transfer was asked to do, fixed when it is created (by the first caller, SDWebImage's
-/// rule for coalesced downloads; decryptors and progress stay per caller).
-struct TransferSettings: Sendable {
-    var request: HTTPLoadRequest
-    var options: ImageOptions
-    var configuration: HTTPLoaderConfiguration
-    var credentials: HTTPCredentials?
-    var responseModifier: HTTPResponseModifier?
-    /// Whether the request carries `If-None-Match` / `If-Modified-Since`, so a 304 means "not modified".
-    var isRevalidation: Bool
-    var priority: ImageLoadPriority
-    var order: HTTPExecutionOrder
-}
-
-/// One download shared by every caller waiting for the same request.
+/// One download, shared through the loader's `Coalescer` by every caller of the same request: it
+/// reports progress once for all of them and delivers one outcome, which the coalescer hands to each.
 ///
-/// Two kinds of state: the waiter list behind `waiters` (any thread), and the transfer's
+/// Two kinds of state: the completion behind `completion` (any thread), and the transfer's
 /// progress — buffer, headers, response — touched only by the loader thread, which is the only
 /// thread that runs libcurl and its callbacks; those fields are `nonisolated(unsafe)` for that reason.
 final class CurlTransfer: @unchecked Sendable {
+    typealias Outcome = Result<ImageLoadResult, ImagePipeError>
+
     let settings: TransferSettings
     private let validators: ValidatorStore
-    private let onFinished: @Sendable (CurlTransfer) -> Void
-    /// Where `detach` sends the cancel; weak because the multi handle's thread owns transfers.
+    private let report: @Sendable (ImageLoadProgress) -> Void
+    /// Where `run` submits and `cancel` sends the cancel; weak because the multi handle's thread
+    /// owns transfers.
     private weak let multi: CurlMulti?
 
-    private struct Waiters {
-        var list: [ObjectIdentifier: TransferWaiter] = [:]
-        var finished = false
+    private struct Completion {
+        var continuation: CheckedContinuation<Outcome, Never>?
+        var cancelled = false
     }
-    private let waiters = Mutex(Waiters())
+    private let completion = Mutex(Completion())
 
     // Loader thread only.
     /// The easy handle and its header list while an attempt runs.
@@ -63,11 +53,11 @@ final class CurlTransfer: @unchecked Sendable {
     let errorBuffer: UnsafeMutablePointer<CChar>
 
     init(settings: TransferSettings, validators: ValidatorStore, multi: CurlMulti,
-         onFinished: @escaping @Sendable (CurlTransfer) -> Void) {
+         report: @escaping @Sendable (ImageLoadProgress) -> Void) {
         self.settings = settings
         self.validators = validators
         self.multi = multi
-        self.onFinished = onFinished
+        self.report = report
         let config = settings.configuration
         addressGuard = config.blocksPrivateAddresses
             ? AddressGuard(allowed: config.allowedAddresses, blocksOwnInterfaceAddresses: config.blocksOwnInterfaceAddresses)
@@ -78,46 +68,47 @@ final class CurlTransfer: @unchecked Sendable {
 
     deinit { errorBuffer.deallocate() }
 
-    // MARK: Callers
+    // MARK: Running
 
-    /// False once the transfer has finished or been cancelled: the caller starts a new one.
-    func add(_ waiter: TransferWaiter) -> Bool {
-        waiters.withLock { state in
-            guard !state.finished else { return false }
-            state.list[ObjectIdentifier(waiter)] = waiter
-            return true
+    /// Submits the transfer and waits for its outcome; cancelling the calling task cancels it.
+    func run() async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let submit = completion.withLock { state -> Bool in
+                    guard !state.cancelled else { return false }
+                    state.continuation = continuation
+                    return true
+                }
+                guard submit, let multi else { return continuation.resume(returning: .failure(.cancelled)) }
+                multi.submit(self)
+            }
+        } onCancel: {
+            cancel()
         }
     }
 
-    /// The last caller leaving cancels the download.
-    func detach(_ waiter: TransferWaiter) {
-        let cancelTransfer: Bool = waiters.withLock { state in
-            state.list[ObjectIdentifier(waiter)] = nil
-            guard state.list.isEmpty, !state.finished else { return false }
-            state.finished = true
-            return true
+    /// Set before the cancel is sent: the loader thread drops a cancelled transfer it has not
+    /// started yet, and never retries one, whichever of the add and the cancel it sees first.
+    var isCancelled: Bool { completion.withLock { $0.cancelled } }
+
+    private func cancel() {
+        let submitted = completion.withLock { state -> Bool in
+            state.cancelled = true
+            return state.continuation != nil
         }
-        guard cancelTransfer else { return }
-        onFinished(self)
-        multi?.cancel(self)
+        if submitted { multi?.cancel(self) }
     }
 
-    var waiterCount: Int { waiters.withLock { $0.list.count } }
-
-    var hasWaiters: Bool { waiters.withLock { !$0.list.isEmpty && !$0.finished } }
-
-    /// Completes every caller; nothing after this reaches them.
-    func deliver(_ outcome: TransferWaiter.Outcome) {
-        let list: [TransferWaiter] = waiters.withLock { state in
-            state.finished = true
-            defer { state.list = [:] }
-            return Array(state.list.values)
+    /// Completes the transfer; called once, by the loader thread (or by `submit` when the loader is gone).
+    func deliver(_ outcome: Outcome) {
+        let continuation = completion.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
         }
-        onFinished(self)
         if case .success(let result) = outcome, let response = result.httpResponse {
             validators.remember(response)
         }
-        for waiter in list { waiter.complete(outcome) }
+        continuation?.resume(returning: outcome)
     }
 
     // MARK: Loader thread: libcurl callbacks
@@ -162,11 +153,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         body.append(contentsOf: bytes)
         let received = Int64(body.count)
-        let list = waiters.withLock { Array($0.list.values) }
-        let partial = list.contains { $0.wantsPartialData } ? body : nil
-        for waiter in list {
-            waiter.report(received: received, expected: expectedBytes.map { max($0, received) }, partialData: partial)
-        }
+        // The body is shared, not copied: callers that asked for partial data keep it, the others drop it.
+        report(ImageLoadProgress(receivedBytes: received, expectedBytes: expectedBytes.map { max($0, received) }, partialData: body))
         return true
     }
 
@@ -205,13 +193,12 @@ final class CurlTransfer: @unchecked Sendable {
         expectedBytes = answer.header("Content-Encoding") == nil ? answer.expectedContentLength : nil
         // One allocation for the whole body when its size is announced (already checked against the limit).
         if let expected = expectedBytes, expected > 0 { body.reserveCapacity(Int(expected)) }
-        let list = waiters.withLock { Array($0.list.values) }
-        for waiter in list { waiter.report(received: 0, expected: expectedBytes, partialData: nil) }
+        report(ImageLoadProgress(receivedBytes: 0, expectedBytes: expectedBytes))
         return nil
     }
 
     /// The outcome of a finished attempt, given libcurl's result code.
-    func outcome(code: CURLcode, easy: UnsafeMutableRawPointer) -> TransferWaiter.Outcome {
+    func outcome(code: CURLcode, easy: UnsafeMutableRawPointer) -> Outcome {
         if code != CURLE_OK {
             if let abortError { return .failure(abortError) }
             if let addressRefusal, code == CURLE_COULDNT_CONNECT { return .failure(addressRefusal) }

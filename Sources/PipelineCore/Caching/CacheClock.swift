@@ -2,12 +2,13 @@ import Foundation
 
 /// Where the caches read the time: the wall clock, or a test's clock so expiry and trimming are
 /// tested without sleeping.
-public struct CacheClock: Sendable {
-    public let now: @Sendable () -> Date
+@usableFromInline
+struct CacheClock: Sendable {
+    @usableFromInline let now: @Sendable () -> Date
 
-    public init(_ now: @escaping @Sendable () -> Date) { self.now = now }
+    init(_ now: @escaping @Sendable () -> Date) { self.now = now }
 
-    public static let system = CacheClock { Date() }
+    @usableFromInline static let system = CacheClock { Date() }
 
     /// `now` as seconds since the reference date, the form cache entries store expiry in.
     @inlinable var seconds: Double { now().timeIntervalSinceReferenceDate }

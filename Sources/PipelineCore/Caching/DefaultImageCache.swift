@@ -23,7 +23,10 @@ public final class DefaultImageCache: ImageCache {
     /// an `.imageCoder`.
     public let coders: ImageCodersManager
     private let queue = DispatchQueue(label: "imagepipe.image-cache.io", qos: .utility, attributes: .concurrent)
-    private let diskReads: DiskReadCoalescer
+    /// One disk read per key at a time: concurrent queries of a key not in memory share the read
+    /// in flight (Kingfisher's #966: a grid of one image read it once per cell); each caller still
+    /// decodes with its own options.
+    private let diskReads = Coalescer<String, Data?, Never>()
     /// Called on the I/O queue before each disk read; tests hold reads back with it.
     private let willReadDisk: (@Sendable (String) -> Void)?
 
@@ -64,7 +67,6 @@ public final class DefaultImageCache: ImageCache {
         self.diskCache = diskCache
         self.coders = coders
         self.willReadDisk = willReadDisk
-        self.diskReads = DiskReadCoalescer(queue: queue)
     }
 
     /// A namespace is one folder name: separators and dot-names would leave the cache directory.
@@ -77,26 +79,30 @@ public final class DefaultImageCache: ImageCache {
 
     public func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult? {
         guard cacheType != .none else { return nil }
-        let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
-        var memoryImage: Image?
-        if cacheType.includesMemory, let image = memoryCache.value(forKey: key) {
-            memoryImage = decodeOptions.firstFrameOnly ? image.firstFrameOnly() : image
-        }
+        var memoryImage = cacheType.includesMemory ? self.memoryImage(forKey: key, options: options, context: context) : nil
         if cacheType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
             return memoryImage.map { ImageCacheResult(image: $0, data: nil, cacheType: .memory) }
         }
-        guard !Task.isCancelled else { return nil }
-        let data = await diskReads.data(forKey: key) { [diskCache, willReadDisk] in
-            willReadDisk?(key)
-            return diskCache.data(forKey: key)
+        let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
+        let data: Data?
+        do {
+            // Throws only when this query is cancelled; the read goes on for the others.
+            data = try await diskReads.value(for: key) { [queue, diskCache, willReadDisk] _ in
+                await BlockingIO.run(on: queue) {
+                    willReadDisk?(key)
+                    return diskCache.data(forKey: key)
+                }
+            }
+        } catch {
+            return nil
         }
         guard !Task.isCancelled else { return nil }
         guard let data else {
             return memoryImage.map { ImageCacheResult(image: $0, data: nil, cacheType: .disk) }
         }
         // Another query may have decoded and promoted this key while we read (SDWebImage #3523).
-        if memoryImage == nil, cacheType.includesMemory, let image = memoryCache.value(forKey: key) {
-            memoryImage = decodeOptions.firstFrameOnly ? image.firstFrameOnly() : image
+        if memoryImage == nil, cacheType.includesMemory {
+            memoryImage = self.memoryImage(forKey: key, options: options, context: context)
         }
         if let memoryImage { return ImageCacheResult(image: memoryImage, data: data, cacheType: .disk) }
         guard let image = await decode(data, key: key, options: decodeOptions, context: context) else { return nil }
@@ -213,5 +219,5 @@ public final class DefaultImageCache: ImageCache {
     }
 
     /// Disk reads waiting on the read in flight for `key` (tests line up concurrent queries with it).
-    func diskReadWaiters(forKey key: String) -> Int { diskReads.waiters(forKey: key) }
+    func diskReadWaiters(forKey key: String) -> Int { diskReads.joinerCount(for: key) }
 }

@@ -44,8 +44,8 @@ public final class DiskCache: Sendable {
         /// A hit restamps the access date only when it is at least this much older: a hot entry is
         /// not worth a metadata write per read, and a minute is nothing next to a week's expiry.
         public var accessDateResolution: TimeInterval
-        /// Where access dates and expiry read the time.
-        public var clock: CacheClock
+        /// Where access dates and expiry read the time (tests set their own).
+        var clock: CacheClock = .system
         /// Where the cache, and the image cache around it, report what they cannot do but carry on
         /// without: a store that failed (disk full, a read-only folder, a folder that is not a
         /// cache) is a warning with the key in `cache.key`. Silent by default.
@@ -58,7 +58,6 @@ public final class DiskCache: Sendable {
             trimInterval: TimeInterval? = 300,
             syncWrites: Bool = false,
             accessDateResolution: TimeInterval = 60,
-            clock: CacheClock = .system,
             logger: Logger = Logger(label: "imagepipe.disk-cache", factory: { _ in SwiftLogNoOpLogHandler() })
         ) {
             self.maxAge = maxAge
@@ -67,8 +66,18 @@ public final class DiskCache: Sendable {
             self.trimInterval = trimInterval
             self.syncWrites = syncWrites
             self.accessDateResolution = accessDateResolution
-            self.clock = clock
             self.logger = logger
+        }
+
+        /// The same, reading the time from `clock`.
+        init(
+            maxAge: TimeInterval? = 7 * 24 * 3600, sizeLimit: Int = 1 << 30, maxEntrySize: Int = 256 << 20,
+            trimInterval: TimeInterval? = 300, syncWrites: Bool = false, accessDateResolution: TimeInterval = 60,
+            clock: CacheClock
+        ) {
+            self.init(maxAge: maxAge, sizeLimit: sizeLimit, maxEntrySize: maxEntrySize, trimInterval: trimInterval,
+                      syncWrites: syncWrites, accessDateResolution: accessDateResolution)
+            self.clock = clock
         }
     }
 

@@ -47,6 +47,8 @@ extension ImageColorConvertersManager {
                 converted.format = image.format
             }
             converted.metadata.colorProfile = .sRGB
+            // The file's bytes still hold the source profile and its colours.
+            converted.metadata.removedMetadata = true
             return converted
         } catch {
             var kept = image

@@ -39,7 +39,12 @@ public struct ImageContext: Sendable {
     public init() {}
 
     public subscript<Value>(key: Key<Value>) -> Value? {
-        get { storage[key.name] as? Value }
+        get {
+            // An absent key answers before the cast: casting nil still calls the runtime's dynamic
+            // cast, and a memory hit reads a dozen keys of a usually empty context.
+            guard let value = storage[key.name] else { return nil }
+            return value as? Value
+        }
         set {
             storage[key.name] = newValue
             if key.preventsCoalescing, newValue != nil { uncoalescable.insert(key.name) } else { uncoalescable.remove(key.name) }

@@ -161,15 +161,23 @@ public struct ImageMetadata: Hashable, Sendable {
     public var exif: Data?
     /// The file's XMP packet (UTF-8 XML), as decoded; after the decode step only when kept.
     public var xmp: Data?
-    /// True when the decode step removed EXIF, XMP or their GPS data by policy, or the coder left a
-    /// block out for its size: the file's bytes then carry metadata this image does not, so they
-    /// must not be served as its encoding.
+    /// True when the decode step removed EXIF, XMP or their GPS data by policy, converted the pixels
+    /// from the file's colour profile, or the file holds metadata its coder did not hand over
+    /// (`hasUnreadMetadata`) and the policy keeps less than everything: the file's bytes then carry
+    /// metadata this image does not, so they must not be served as its encoding
+    /// (`Image.isRepresented(by:as:)` decides).
     public var removedMetadata: Bool
+    /// Set by coders: the file holds metadata not in `exif`, `xmp` or `colorProfile`, either blocks
+    /// the coder does not read (JPEG IPTC, comments, a second EXIF segment, extended XMP; PNG text
+    /// chunks; unknown WebP chunks; GIF comments) or a block it left out for its size (over
+    /// `ImageDecodeOptions.maxMetadataBytes`). A flag, not a warning, so the warnings cap
+    /// (`ImageDecodeWarning.maxPerImage`) can never drop it.
+    public var hasUnreadMetadata: Bool
 
     public init(
         isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil,
         warnings: [ImageDecodeWarning] = [], colorProfile: ImageColorProfile? = nil,
-        exif: Data? = nil, xmp: Data? = nil
+        exif: Data? = nil, xmp: Data? = nil, hasUnreadMetadata: Bool = false
     ) {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
@@ -179,6 +187,7 @@ public struct ImageMetadata: Hashable, Sendable {
         self.exif = exif
         self.xmp = xmp
         self.removedMetadata = false
+        self.hasUnreadMetadata = hasUnreadMetadata
     }
 
     /// Appends `warning` unless the image already holds `ImageDecodeWarning.maxPerImage`.

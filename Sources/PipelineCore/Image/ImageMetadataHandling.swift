@@ -29,9 +29,9 @@ public enum ImageMetadataHandling: Hashable, Sendable {
     /// `image` with its EXIF and XMP as this handling says.
     public func apply(to image: Image) -> Image {
         let (exif, xmp) = (image.metadata.exif, image.metadata.xmp)
-        // A block the coder left out for its size (`.metadataIgnored`) is still in the file's bytes.
-        let droppedBySize = image.metadata.warnings.contains { $0.kind == .metadataIgnored }
-        guard exif != nil || xmp != nil || droppedBySize, self != .keepAll else { return image }
+        // What the coder did not read (or left out for its size) is still in the file's bytes.
+        let unread = image.metadata.hasUnreadMetadata
+        guard exif != nil || xmp != nil || unread, self != .keepAll else { return image }
         var result = image
         switch self {
         case .strip:
@@ -44,7 +44,8 @@ public enum ImageMetadataHandling: Hashable, Sendable {
             break
         }
         // Whatever changed, the file's own bytes no longer stand for this image.
-        result.metadata.removedMetadata = droppedBySize || result.metadata.exif != exif || result.metadata.xmp != xmp
+        result.metadata.removedMetadata = image.metadata.removedMetadata || unread
+            || result.metadata.exif != exif || result.metadata.xmp != xmp
         return result
     }
 

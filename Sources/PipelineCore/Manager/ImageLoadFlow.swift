@@ -2,27 +2,89 @@ import Foundation
 import Synchronization
 
 /// One request through the manager, SDWebImage's flow step by step. Each step is a function named
-/// for it; `run()` reads top to bottom.
+/// for it, and the steps read top to bottom: `init` (entry, pre-process, guard, keys) and
+/// `answerFromMemory` need no task and run synchronously, so the async API answers a memory hit
+/// without a task, a stream or a hop; `load(for:)` goes on from there inside an `ImageTask`.
 struct ImageLoadFlow: Sendable {
     let manager: ImageManager
-    let task: ImageTask
-    let url: URL?
-    var options: ImageOptions
-    var context: ImageContext
+    let url: URL
+    private(set) var options: ImageOptions
+    private(set) var context: ImageContext
+    let keys: ImageCacheKeys
 
-    init(manager: ImageManager, task: ImageTask, url: URL?, options: ImageOptions, context: ImageContext) {
+    /// The whole flow for `task`, its failure included.
+    static func run(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext, for task: ImageTask) async {
+        let flow: ImageLoadFlow
+        do {
+            flow = try ImageLoadFlow(manager: manager, url: url, options: options, context: context)
+        } catch {
+            task.emit(.failed(error), terminal: true)
+            return
+        }
+        if let hit = flow.answerFromMemory() {
+            task.emit(.completed(hit), terminal: true)
+            return
+        }
+        await flow.load(for: task)
+    }
+
+    /// 1–5. Entry, pre-process, guard, keys. Always inlined, as is `answerFromMemory`: on a memory
+    /// hit the two are the whole cost of a load.
+    @inline(__always)
+    init(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext) throws(ImagePipeError) {
+        guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
         self.manager = manager
-        self.task = task
         self.url = url
         self.options = options
         self.context = context
+        let settings = manager.settings
+        Self.preprocess(url: url, options: &self.options, context: &self.context, settings: settings)
+        if !self.options.contains(.retryFailed) && manager.blockedURLs.contains(url) {
+            throw .blockedURL(url.absoluteString)
+        }
+        keys = ImageCacheKeys(url: url, context: self.context, settings: settings)
     }
 
+    /// 3. The manager's transformer, key filter and serializer fill the context's gaps (the caller
+    /// wins); then the options processor may rewrite both.
+    private static func preprocess(url: URL, options: inout ImageOptions, context: inout ImageContext, settings: ImageManager.Settings) {
+        if settings.transformer != nil || settings.cacheKeyFilter != nil || settings.cacheSerializer != nil {
+            var defaults = ImageContext()
+            defaults[.imageTransformer] = settings.transformer
+            defaults[.cacheKeyFilter] = settings.cacheKeyFilter
+            defaults[.cacheSerializer] = settings.cacheSerializer
+            context = context.fillingGaps(from: defaults)
+        }
+        if let processed = settings.optionsProcessor?.process(url, options, context) {
+            options = processed.options
+            context = processed.context
+        }
+    }
 
-    func run() async {
+    /// 6a. The final key in memory, when the cache can answer synchronously and nothing but the
+    /// memory answer is wanted: not `.refreshCached` (it loads after answering), `.fromLoaderOnly`
+    /// or `.queryMemoryData` (it reads the disk), and memory in the query cache type. Exactly what
+    /// the cache's `query` would answer (it takes its memory answer from the same function); nil
+    /// goes on to the full query.
+    @inline(__always)
+    func answerFromMemory() -> ImageResult? {
+        guard !options.contains(.refreshCached), !options.contains(.fromLoaderOnly), !options.contains(.queryMemoryData),
+              (context[.queryCacheType] ?? .all).includesMemory
+        else { return nil }
+        let lookup: (any SynchronousMemoryLookup)? = if let cache = context[.imageCache] {
+            cache as? any SynchronousMemoryLookup
+        } else {
+            manager.memoryLookup
+        }
+        guard let image = lookup?.memoryImage(forKey: keys.final, options: options, context: context) else { return nil }
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
+
+    /// 6b–12. Everything after the memory cache, for `task`, its failure included.
+    func load(for task: ImageTask) async {
         var flow = self
         do {
-            try await flow.runSteps()
+            try await flow.loadSteps(for: task)
         } catch let error as ImagePipeError {
             task.emit(.failed(error), terminal: true)
         } catch let failure as TransformLimitError {
@@ -34,37 +96,29 @@ struct ImageLoadFlow: Sendable {
         }
     }
 
-    private mutating func runSteps() async throws {
-        // 1–4. Entry, pre-process, guard.
-        guard let url, !url.absoluteString.isEmpty else { throw ImagePipeError.invalidURL("") }
-        preprocess(url: url)
-        if manager.blockedURLs.contains(url) && !options.contains(.retryFailed) {
-            throw ImagePipeError.blockedURL(url.absoluteString)
-        }
-        let keys = ImageCacheKeys(url: url, context: context, settings: manager.settings)
-
+    private mutating func loadSteps(for task: ImageTask) async throws {
         // 6–7. Cache queries: the final key, then the original key when a thumbnail or transform is in play.
         var cached: ImageCacheResult?
         if !options.contains(.fromLoaderOnly) {
-            cached = await queryFinalKey(keys)
-            try checkCancelled()
-            if cached?.image == nil, keys.final != keys.original, let original = await queryOriginalKey(keys), let image = original.image {
-                try checkCancelled()
+            cached = await queryFinalKey()
+            try checkCancelled(task)
+            if cached?.image == nil, keys.final != keys.original, let original = await queryOriginalKey(), let image = original.image {
+                try checkCancelled(task)
                 let decoded = DecodedSource(image: image, data: original.data)
-                let processed = try await transformCached(decoded, keys: keys)
-                try await finish(processed, from: original.cacheType, keys: keys, url: url)
+                let processed = try await transformCached(decoded)
+                try await finish(processed, from: original.cacheType, for: task)
                 return
             }
         }
 
         // 8. Download decision.
         let loader: any ImageLoader = context[.imageLoader] ?? manager.loader
-        guard shouldDownload(url: url, cached: cached, loader: loader) else {
+        guard shouldDownload(cached: cached, loader: loader) else {
             if let cached, let image = cached.image {
-                complete(ImageResult(image: image, data: cached.data, cacheType: cached.cacheType, url: url))
+                complete(ImageResult(image: image, data: cached.data, cacheType: cached.cacheType, url: url), task)
             } else {
                 // A cache-only miss, a veto, or no loader for the URL: no image and no error (SDWebImage).
-                complete(ImageResult(image: nil, data: nil, cacheType: .none, url: url))
+                complete(ImageResult(image: nil, data: nil, cacheType: .none, url: url), task)
             }
             return
         }
@@ -74,37 +128,22 @@ struct ImageLoadFlow: Sendable {
         }
         let processed: ProcessedSource
         do {
-            processed = try await download(url: url, keys: keys, loader: loader)
+            processed = try await download(loader: loader, for: task)
         } catch let error as ImagePipeError {
-            try handleLoadFailure(error, url: url, loader: loader, hadCachedImage: cached?.image != nil)
+            try handleLoadFailure(error, loader: loader, hadCachedImage: cached?.image != nil, task: task)
             return
         }
         if options.contains(.retryFailed) { manager.blockedURLs.remove(url) }
 
         // 10–12. Store, complete.
-        try await finish(processed, from: .none, keys: keys, url: url)
+        try await finish(processed, from: .none, for: task)
     }
 
     // MARK: Steps
 
-    /// 3. The manager's transformer, key filter and serializer fill the context's gaps (the caller
-    /// wins); then the options processor may rewrite both.
-    private mutating func preprocess(url: URL) {
-        let settings = manager.settings
-        var defaults = ImageContext()
-        defaults[.imageTransformer] = settings.transformer
-        defaults[.cacheKeyFilter] = settings.cacheKeyFilter
-        defaults[.cacheSerializer] = settings.cacheSerializer
-        context = context.fillingGaps(from: defaults)
-        if let processed = settings.optionsProcessor?.process(url, options, context) {
-            options = processed.options
-            context = processed.context
-        }
-    }
-
     /// 6. The final key, with the thumbnail options removed: data under a thumbnail key is already
     /// small, and decoding it as a thumbnail again would promote it under the wrong key.
-    private func queryFinalKey(_ keys: ImageCacheKeys) async -> ImageCacheResult? {
+    private func queryFinalKey() async -> ImageCacheResult? {
         let cache: any ImageCache = context[.imageCache] ?? manager.cache
         var queryContext = context
         queryContext[.thumbnailPixelSize] = nil
@@ -115,7 +154,7 @@ struct ImageLoadFlow: Sendable {
     }
 
     /// 7. The original key with the full context, so the cache decodes full-size data as a thumbnail.
-    private func queryOriginalKey(_ keys: ImageCacheKeys) async -> ImageCacheResult? {
+    private func queryOriginalKey() async -> ImageCacheResult? {
         let cache: any ImageCache = context[.originalImageCache] ?? context[.imageCache] ?? manager.cache
         let type = context[.originalQueryCacheType] ?? .disk
         guard type != .none else { return nil }
@@ -125,7 +164,7 @@ struct ImageLoadFlow: Sendable {
 
     /// 8. Download unless cache-only, unless there is a cached image (without `.refreshCached`),
     /// unless vetoed, and only if the loader takes the URL.
-    private func shouldDownload(url: URL, cached: ImageCacheResult?, loader: any ImageLoader) -> Bool {
+    private func shouldDownload(cached: ImageCacheResult?, loader: any ImageLoader) -> Bool {
         guard !options.contains(.fromCacheOnly) else { return false }
         guard cached?.image == nil || options.contains(.refreshCached) else { return false }
         if let veto = manager.settings.shouldDownload, !veto(url) { return false }
@@ -134,7 +173,7 @@ struct ImageLoadFlow: Sendable {
 
     /// 8d. A failed load completes with its error, except a `cacheNotModified` after the cached image
     /// was delivered (no second callback); permanent failures go on the blocked-URL list.
-    private func handleLoadFailure(_ error: ImagePipeError, url: URL, loader: any ImageLoader, hadCachedImage: Bool) throws {
+    private func handleLoadFailure(_ error: ImagePipeError, loader: any ImageLoader, hadCachedImage: Bool, task: ImageTask) throws {
         if error == .cacheNotModified && hadCachedImage && options.contains(.refreshCached) {
             task.finishWithoutEvent()
             return
@@ -150,23 +189,25 @@ struct ImageLoadFlow: Sendable {
     /// 8–9. Download, decode and transform, each stage shared with identical requests in flight.
     /// The stages are chained (the transform's work awaits the decode, whose work awaits the download),
     /// so requests meet at the first stage they have in common, however late they arrive; progress
-    /// travels up the chain to every subscriber.
-    private func download(url: URL, keys: ImageCacheKeys, loader: any ImageLoader) async throws -> ProcessedSource {
-        let downloadKey = makeDownloadKey(url: url, loader: loader)
+    /// travels up the chain to every joiner. The loader is called with the options of the request
+    /// that started the download (SDWebImage's rule): partial bytes for progressive decoding reach a
+    /// joiner only if that request asked for them too.
+    private func download(loader: any ImageLoader, for task: ImageTask) async throws -> ProcessedSource {
+        let url = self.url
+        let download = downloadIdentity(loader: loader)
         let decodeOptions = decodeOptions(cacheKey: keys.original)
-        let decodeKey = DecodeKey(download: downloadKey, options: decodeOptions)
+        let decode = DecodeIdentity(download: download, options: decodeOptions)
         let (manager, options, context) = (self.manager, self.options, self.context)
         let priority = Self.taskPriority(options)
-        let progressive = options.contains(.progressiveLoad) ? ProgressiveDecoding(flow: self, cacheKey: keys.original) : nil
-        let task = self.task
+        let progressive = options.contains(.progressiveLoad) ? ProgressiveDecoding(flow: self, task: task, cacheKey: keys.original) : nil
         let onProgress: @Sendable (ImageLoadProgress) -> Void = { progress in
             task.emit(.progress(ImageLoadProgress(receivedBytes: progress.receivedBytes, expectedBytes: progress.expectedBytes)), terminal: false)
             if let partial = progress.partialData { progressive?.feed(partial) }
         }
-        let decode: @Sendable (@escaping @Sendable (ImageLoadProgress) -> Void) async throws -> DecodedSource = { emit in
-            try await manager.decodes.value(for: decodeKey, priority: priority, onEvent: emit) { emitDecode in
-                let loaded = try await manager.downloads.value(for: downloadKey, priority: priority, onEvent: emitDecode) { emitDownload in
-                    try await loader.load(url, options: options, context: context, progress: emitDownload)
+        let decoded: @Sendable (@escaping @Sendable (ImageLoadProgress) -> Void) async throws -> DecodedSource = { report in
+            try await manager.decodes.value(for: decode, priority: priority, onProgress: report) { reportDecode in
+                let loaded = try await manager.downloads.value(for: download, priority: priority, onProgress: reportDecode) { reportDownload in
+                    try await loader.load(url, options: options, context: context, progress: reportDownload)
                 }
                 let image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
                     try await manager.cpu.run(work)
@@ -175,29 +216,29 @@ struct ImageLoadFlow: Sendable {
             }
         }
         guard let transformer = keys.transformer else {
-            return ProcessedSource(decoded: try await decode(onProgress), transformed: nil)
+            return ProcessedSource(decoded: try await decoded(onProgress), transformed: nil)
         }
-        let transformKey = TransformKey(source: .download(decodeKey), transformerKey: transformer.key,
-                                        transformsAnimatedImages: options.contains(.transformAnimatedImage))
-        return try await manager.transforms.value(for: transformKey, priority: priority, onEvent: onProgress) { emit in
-            let decoded = try await decode(emit)
-            return ProcessedSource(decoded: decoded, transformed: try await Self.transform(decoded.image, with: transformer, key: transformKey, manager: manager))
+        let transform = TransformIdentity(source: .download(decode), transformerKey: transformer.key,
+                                          transformsAnimatedImages: options.contains(.transformAnimatedImage))
+        return try await manager.transforms.value(for: transform, priority: priority, onProgress: onProgress) { report in
+            let source = try await decoded(report)
+            return ProcessedSource(decoded: source, transformed: try await Self.transform(source.image, with: transformer, identity: transform, manager: manager))
         }
     }
 
     /// 9, for an original found in a cache: the transform (shared with identical requests).
-    private func transformCached(_ decoded: DecodedSource, keys: ImageCacheKeys) async throws -> ProcessedSource {
+    private func transformCached(_ decoded: DecodedSource) async throws -> ProcessedSource {
         guard let transformer = keys.transformer else { return ProcessedSource(decoded: decoded, transformed: nil) }
-        let key = TransformKey(source: .cache(key: keys.original, options: decodeOptions(cacheKey: keys.original)),
-                               transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
+        let identity = TransformIdentity(source: .cache(key: keys.original, options: decodeOptions(cacheKey: keys.original)),
+                                         transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
         let manager = self.manager
-        return try await manager.transforms.value(for: key) { _ in
-            ProcessedSource(decoded: decoded, transformed: try await Self.transform(decoded.image, with: transformer, key: key, manager: manager))
+        return try await manager.transforms.value(for: identity) { _ in
+            ProcessedSource(decoded: decoded, transformed: try await Self.transform(decoded.image, with: transformer, identity: identity, manager: manager))
         }
     }
 
     /// A limit the transform ran into. It fails the request but is not the URL's fault, so it
-    /// passes the blocked-URL step by not being an `ImagePipeError` until `run()` reports it.
+    /// passes the blocked-URL step by not being an `ImagePipeError` until `load(for:)` reports it.
     private struct TransformLimitError: Error {
         let error: ImagePipeError
     }
@@ -207,12 +248,12 @@ struct ImageLoadFlow: Sendable {
     /// the image goes on untransformed (SDWebImage's nil result) and is not stored under the
     /// transformed key. A limit the transform would exceed (an output over the pixel limit) fails
     /// the request instead: the caller asked for that output, and the untransformed image is not it.
-    private static func transform(_ image: Image, with transformer: any ImageTransformer, key: TransformKey, manager: ImageManager) async throws -> Image? {
-        if image.isAnimated && !key.transformsAnimatedImages { return nil }
+    private static func transform(_ image: Image, with transformer: any ImageTransformer, identity: TransformIdentity, manager: ImageManager) async throws -> Image? {
+        if image.isAnimated && !identity.transformsAnimatedImages { return nil }
         // Transformers hold their output to the pixel limit the image carries; an original from the
         // memory cache carries the limit of whichever request decoded it, so this request's is set.
         var input = image
-        if case .cache(_, let options) = key.source {
+        if case .cache(_, let options) = identity.source {
             var carried = input.metadata.decodeOptions ?? ImageDecodeOptions()
             carried.maxPixels = options.maxPixels
             input.metadata.decodeOptions = carried
@@ -228,25 +269,25 @@ struct ImageLoadFlow: Sendable {
     }
 
     /// 10–12. Store the original and the final image, complete.
-    private func finish(_ processed: ProcessedSource, from cacheType: ImageCacheType, keys: ImageCacheKeys, url: URL) async throws {
+    private func finish(_ processed: ProcessedSource, from cacheType: ImageCacheType, for task: ImageTask) async throws {
         let source = processed.decoded
         let finalImage = processed.transformed ?? source.image
         // A thumbnail's or transformed image's bytes no longer describe it; they are stored only as the original.
         let finalData = processed.transformed != nil || source.image.isThumbnail ? nil : source.data
-        try checkCancelled()
+        try checkCancelled(task)
         let storeFinal = keys.final != keys.original && (processed.transformed != nil || keys.transformer == nil)
         let stores = Task { [self] in
-            await storeOriginal(source, from: cacheType, keys: keys, url: url)
-            if storeFinal { await self.storeFinal(finalImage, data: finalData, keys: keys, url: url) }
+            await storeOriginal(source, from: cacheType)
+            if storeFinal { await self.storeFinal(finalImage, data: finalData) }
         }
         if options.contains(.waitStoreCache) { await stores.value }
-        complete(ImageResult(image: finalImage, data: finalData, cacheType: cacheType, url: url))
+        complete(ImageResult(image: finalImage, data: finalData, cacheType: cacheType, url: url), task)
     }
 
     /// 10. The original image and bytes under the original key (default: disk only). Bytes just read
     /// from disk are not written back. With neither thumbnail nor transform, the final key is the
     /// same: one store covers both types, so the bytes are written once (upstream writes them twice).
-    private func storeOriginal(_ source: DecodedSource, from cacheType: ImageCacheType, keys: ImageCacheKeys, url: URL) async {
+    private func storeOriginal(_ source: DecodedSource, from cacheType: ImageCacheType) async {
         let cache: any ImageCache = context[.originalImageCache] ?? context[.imageCache] ?? manager.cache
         var type = context[.originalStoreCacheType] ?? .disk
         // A thumbnail, pixels kept out of sRGB by a non-default colour handling, or kept metadata,
@@ -263,28 +304,28 @@ struct ImageLoadFlow: Sendable {
         if cacheType == .disk { type = type.removingDisk }
         if cacheType == .memory { return }
         guard type != .none else { return }
-        let data = serialize(image ?? source.image, data: source.data, url: url, type: type)
+        let data = serialize(image ?? source.image, data: source.data, type: type)
         await cache.store(image, data: data, key: keys.original, options: options, context: context, cacheType: type)
     }
 
     /// 11. The final (thumbnail or transformed) image under the final key (default: memory and disk);
     /// without bytes, the cache encodes it.
-    private func storeFinal(_ image: Image, data: Data?, keys: ImageCacheKeys, url: URL) async {
+    private func storeFinal(_ image: Image, data: Data?) async {
         let cache: any ImageCache = context[.imageCache] ?? manager.cache
         let type = context[.storeCacheType] ?? .all
         guard type != .none else { return }
-        let bytes = serialize(image, data: data, url: url, type: type)
+        let bytes = serialize(image, data: data, type: type)
         await cache.store(image, data: bytes, key: keys.final, options: options, context: context, cacheType: type)
     }
 
     /// The cache serializer's bytes when the disk is written, else the bytes as they are.
-    private func serialize(_ image: Image, data: Data?, url: URL, type: ImageCacheType) -> Data? {
+    private func serialize(_ image: Image, data: Data?, type: ImageCacheType) -> Data? {
         guard type.includesDisk, let serializer = context[.cacheSerializer] else { return data }
         return serializer.serialize(image, data, url) ?? data
     }
 
     /// 12. Completes once.
-    private func complete(_ result: ImageResult) {
+    private func complete(_ result: ImageResult, _ task: ImageTask) {
         task.emit(.completed(result), terminal: true)
     }
 
@@ -294,16 +335,15 @@ struct ImageLoadFlow: Sendable {
         ImageDecodeOptions(options: options, context: context, cacheKey: cacheKey)
     }
 
-    private func checkCancelled() throws {
+    private func checkCancelled(_ task: ImageTask) throws {
         if Task.isCancelled || task.isFinished { throw ImagePipeError.cancelled }
     }
 
-    private func makeDownloadKey(url: URL, loader: any ImageLoader) -> DownloadKey {
-        let networkFlags: ImageOptions = [.handleCookies, .allowInvalidSSLCertificates, .refreshCached, .progressiveLoad]
-        let uncomparable = context.preventsCoalescing
-        return DownloadKey(url: url.absoluteString, loader: String(reflecting: type(of: loader)),
-                           flags: options.intersection(networkFlags).rawValue,
-                           unique: uncomparable ? UInt64.random(in: 0...UInt64.max) : nil)
+    /// This request's download, as `DownloadIdentity` defines it.
+    private func downloadIdentity(loader: any ImageLoader) -> DownloadIdentity<LoaderRequest> {
+        let request = LoaderRequest(url: url.absoluteString, loader: String(reflecting: type(of: loader)),
+                                    unique: context.preventsCoalescing ? UInt64.random(in: 0...UInt64.max) : nil)
+        return DownloadIdentity(request: request, options: options)
     }
 
     static func taskPriority(_ options: ImageOptions) -> TaskPriority? {

@@ -18,29 +18,19 @@ public final class ImageManager: Sendable {
     /// URLs blocked after a failure a retry cannot fix; see `ImageOptions.retryFailed`.
     public let blockedURLs = BlockedURLList()
 
-    /// Settings that apply to every request unless its context says otherwise.
-    public struct Settings: Sendable {
-        public var transformer: (any ImageTransformer)?
-        public var cacheKeyFilter: ImageCacheKeyFilter?
-        public var cacheSerializer: ImageCacheSerializer?
-        public var optionsProcessor: ImageOptionsProcessor?
-        /// SDWebImage's delegate `shouldDownloadImageForURL`: false skips the download.
-        public var shouldDownload: (@Sendable (URL) -> Bool)?
-        /// SDWebImage's delegate `shouldBlockFailedURL`: overrides the loader's answer.
-        public var shouldBlockURL: (@Sendable (URL, ImagePipeError) -> Bool)?
-        public init() {}
-    }
-
     private let settingsStorage = Mutex(Settings())
     public var settings: Settings {
         get { settingsStorage.withLock { $0 } }
         set { settingsStorage.withLock { $0 = newValue } }
     }
 
-    let downloads = CoalescingStage<DownloadKey, ImageLoadResult, ImageLoadProgress>()
-    let decodes = CoalescingStage<DecodeKey, DecodedSource, ImageLoadProgress>()
-    let transforms = CoalescingStage<TransformKey, ProcessedSource, ImageLoadProgress>()
+    let downloads = Coalescer<DownloadIdentity<LoaderRequest>, ImageLoadResult, ImageLoadProgress>()
+    let decodes = Coalescer<DecodeIdentity, DecodedSource, ImageLoadProgress>()
+    let transforms = Coalescer<TransformIdentity, ProcessedSource, ImageLoadProgress>()
     let cpu: CPUWorkQueue
+    /// `cache`, when it answers memory hits synchronously; cast once, as the cast costs more than
+    /// the hit itself.
+    let memoryLookup: (any SynchronousMemoryLookup)?
     private let running = Mutex<Set<ImageTask>>([])
 
     /// - Parameter cpuConcurrency: decodes and transforms run at once at most; default one per core.
@@ -51,6 +41,7 @@ public final class ImageManager: Sendable {
         cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.cache = cache
+        self.memoryLookup = cache as? any SynchronousMemoryLookup
         self.loader = loader
         self.coders = coders
         self.cpu = CPUWorkQueue(limit: cpuConcurrency)
@@ -64,30 +55,25 @@ public final class ImageManager: Sendable {
         with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext(),
         onEvent: (@Sendable (ImageTaskEvent) -> Void)? = nil
     ) -> ImageTask {
-        let task = ImageTask(url: url, onEvent: onEvent)
-        let flow = ImageLoadFlow(manager: self, task: task, url: url, options: options, context: context)
-        running.withLock { _ = $0.insert(task) }
-        let work = Task { await flow.run() }
-        task.start(work) { [weak self] in
-            _ = self?.running.withLock { $0.remove(task) }
+        startTask(url: url, onEvent: onEvent) { [self] task in
+            await ImageLoadFlow.run(manager: self, url: url, options: options, context: context, for: task)
         }
-        return task
     }
 
     /// Loads an image; cancelling the calling task cancels the load. Returns the final result (with
     /// `.refreshCached`, the revalidated one); a `.fromCacheOnly` miss returns a result without image.
-    /// A plain memory-cache hit returns at once, without starting a task (`memoryCacheHit`).
+    /// The flow's steps up to the memory cache run in the caller: a memory hit returns at once,
+    /// without starting a task.
     ///
     /// It takes no closure on purpose: `loadImage(with: url) { … }` always means the callback form.
     /// For progress, use `imageTask(with:options:context:onEvent:)` and await its `result()`.
     public func loadImage(
         with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext()
     ) async throws -> ImageResult {
-        // A cancelled caller takes the task path, which answers `cancelled` as before.
-        if !Task.isCancelled, let hit = memoryCacheHit(url: url, options: options, context: context) {
-            return hit
-        }
-        let task = imageTask(with: url, options: options, context: context)
+        if Task.isCancelled { throw ImagePipeError.cancelled }
+        let flow = try ImageLoadFlow(manager: self, url: url, options: options, context: context)
+        if let hit = flow.answerFromMemory() { return hit }
+        let task = startTask(url: url, onEvent: nil) { task in await flow.load(for: task) }
         return try await withTaskCancellationHandler {
             try await task.result()
         } onCancel: {
@@ -124,6 +110,16 @@ public final class ImageManager: Sendable {
     public var isRunning: Bool { running.withLock { !$0.isEmpty } }
     public var runningCount: Int { running.withLock { $0.count } }
 
+    /// A running task for `work`, counted in `runningCount` until it finishes.
+    private func startTask(url: URL?, onEvent: (@Sendable (ImageTaskEvent) -> Void)?, work: @escaping @Sendable (ImageTask) async -> Void) -> ImageTask {
+        let task = ImageTask(url: url, onEvent: onEvent)
+        running.withLock { _ = $0.insert(task) }
+        task.start(Task { await work(task) }) { [weak self] in
+            _ = self?.running.withLock { $0.remove(task) }
+        }
+        return task
+    }
+
     // MARK: Keys
 
     /// The key a request's final image is cached under: the URL through the key filter, then the
@@ -131,73 +127,4 @@ public final class ImageManager: Sendable {
     public func cacheKey(for url: URL?, context: ImageContext = ImageContext()) -> String {
         ImageCacheKeys(url: url, context: context, settings: settings).final
     }
-}
-
-/// The keys of one request, derived once.
-struct ImageCacheKeys {
-    /// The URL through the key filter: where the original image lives.
-    let original: String
-    /// `original` plus the thumbnail and transformer suffixes.
-    let final: String
-    let transformer: (any ImageTransformer)?
-
-    init(url: URL?, context: ImageContext, settings: ImageManager.Settings) {
-        let filter = context[.cacheKeyFilter] ?? settings.cacheKeyFilter
-        original = url.map { ImageCacheKey.key(for: $0, filter: filter) } ?? ""
-        let chosen = context[.imageTransformer] ?? settings.transformer
-        transformer = chosen is NoImageTransformer ? nil : chosen
-        var key = original
-        if let size = context[.thumbnailPixelSize], !size.isEmpty {
-            key = ImageCacheKey.thumbnailed(key, pixelSize: size, preserveAspectRatio: context[.preserveAspectRatio] ?? true)
-        }
-        if let suffix = (context[.colorHandling] ?? context[.decodeOptions]?.colorHandling)?.cacheKeySuffix {
-            key = ImageCacheKey.transformed(key, transformerKey: suffix)
-        }
-        if let suffix = (context[.metadataHandling] ?? context[.decodeOptions]?.metadataHandling)?.cacheKeySuffix {
-            key = ImageCacheKey.transformed(key, transformerKey: suffix)
-        }
-        if let transformer {
-            key = ImageCacheKey.transformed(key, transformerKey: transformer.key)
-        }
-        final = key
-    }
-}
-
-/// Downloads are shared when they fetch the same URL with the same loader and the same
-/// network-affecting flags. Requests carrying modifiers or a decryptor (closures, which cannot be
-/// compared) get a unique key: they never share.
-struct DownloadKey: Hashable, Sendable {
-    let url: String
-    let loader: String
-    let flags: UInt32
-    let unique: UInt64?
-}
-
-/// Decodes are shared when they decode the same download with the same options.
-struct DecodeKey: Hashable, Sendable {
-    let download: DownloadKey
-    let options: ImageDecodeOptions
-}
-
-/// Transforms are shared when they transform the same source with the same transformer key.
-struct TransformKey: Hashable, Sendable {
-    enum Source: Hashable, Sendable {
-        case download(DecodeKey)
-        case cache(key: String, options: ImageDecodeOptions)
-    }
-    let source: Source
-    let transformerKey: String
-    let transformsAnimatedImages: Bool
-}
-
-/// A decoded image and the bytes it came from.
-struct DecodedSource: Sendable {
-    var image: Image
-    var data: Data?
-}
-
-/// A decoded image and, when a transformer ran and succeeded, its output.
-struct ProcessedSource: Sendable {
-    var decoded: DecodedSource
-    var transformed: Image?
 }

@@ -19,8 +19,8 @@ final class ProgressiveDecoding: Sendable {
     private let coder: (any ImageCoder)?
     private let state = Mutex(State())
 
-    init(flow: ImageLoadFlow, cacheKey: String) {
-        task = flow.task
+    init(flow: ImageLoadFlow, task: ImageTask, cacheKey: String) {
+        self.task = task
         manager = flow.manager
         options = flow.decodeOptions(cacheKey: cacheKey)
         coder = flow.context[.imageCoder]

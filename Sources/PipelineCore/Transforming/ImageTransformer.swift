@@ -36,6 +36,7 @@ extension ImageTransformer {
         }
         output.metadata.xmp = image.metadata.xmp
         output.metadata.removedMetadata = image.metadata.removedMetadata
+        output.metadata.hasUnreadMetadata = image.metadata.hasUnreadMetadata
         return output
     }
 }

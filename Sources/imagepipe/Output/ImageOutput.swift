@@ -35,15 +35,14 @@ enum ImageOutput {
         return turned
     }
 
-    /// The bytes to write: the loaded bytes untouched when nothing changed (metadata stripped by
-    /// policy is a change), else an encode.
+    /// The bytes to write: the loaded bytes untouched when they still represent the image
+    /// (`Image.isRepresented(by:as:)`: nothing changed, no metadata stripped or unread), else an
+    /// encode.
     static func encode(
         _ image: Image, originalData: Data?, as format: ImageFormat, frame: Int? = nil,
         options: ImageEncodeOptions, coders: ImageCodersManager = .shared
     ) throws -> Data {
-        if frame == nil, let originalData, image.format == format, image.orientation == .up,
-           !image.metadata.isTransformed, !image.isThumbnail, !image.metadata.removedMetadata,
-           ImageFormat.detect(in: originalData) == format {
+        if frame == nil, let originalData, image.isRepresented(by: originalData, as: format) {
             return originalData
         }
         if let frame {

@@ -67,6 +67,6 @@ struct CacheKeyHashTests {
     @Test("String keys with the fast hash match a reference LRU model exactly")
     func stringKeysMatchModel() {
         let cache = MemoryCache<String, Int>(costLimit: .max, countLimit: 50, entryCostLimitRatio: 1, shardCount: 1)
-        MemoryCacheTests.checkAgainstModel(cache, capacity: 50, ids: 150) { "https://example.com/\($0).jpg" }
+        MemoryCacheTests.checkAgainstModel(cache, ids: 150) { "https://example.com/\($0).jpg" }
     }
 }

@@ -3,40 +3,55 @@ import Testing
 
 @Suite("LRU shard")
 struct LRUShardTests {
-    /// Drives one shard with random sets and reads of 40 keys, evicting down to 30 entries, and
-    /// compares its values and order with a plain-array LRU after every step, and the stamp it
-    /// would publish with its least recently used entry's. Every other 1,000 steps only reads 5 of
-    /// the keys, so the least recently used entry stays put while the others are reordered.
-    @Test("Uses and evictions keep exactly an LRU's order, and the oldest stamp is the last entry's")
+    /// Drives one shard with random sets, reads and removals of 60 keys whose hashes share a few
+    /// home slots (long probe runs, so removals shift entries back), with a count limit of 30, and
+    /// compares its values and order with a plain-array LRU after every step.
+    @Test("Uses, removals and evictions keep exactly an LRU's order, through growth and backward shifts")
     func matchesModel() {
-        var shard = LRUShard<Int, Int>()
+        var shard = LRUShard<Int, Int>(costLimit: .max, countLimit: 30)
         var evicted = Evictions<Int>()
         var order: [Int] = []  // most recent first
         var values: [Int: Int] = [:]
-        var stamp: UInt64 = 0
+        let hash = { (key: Int) in key % 7 &* 0x9E37_79B9 }
         for step in 0..<20_000 {
-            let readsOnlyHotKeys = step / 1_000 % 2 == 1
-            let key = readsOnlyHotKeys ? Int.random(in: 0..<5) : Int.random(in: 0..<40)
-            stamp += 1
-            if !readsOnlyHotKeys && Bool.random() {
-                shard.set(step, forKey: key, hash: key &* 0x9E37_79B9, cost: 1, expiry: .infinity, stamp: stamp, evicted: &evicted)
+            let key = Int.random(in: 0..<60)
+            switch Int.random(in: 0..<10) {
+            case 0..<4:
+                shard.set(step, forKey: key, hash: hash(key), cost: 1, expiry: .infinity, evicted: &evicted)
                 values[key] = step
-            } else {
+                order.removeAll { $0 == key }
+                order.insert(key, at: 0)
+                if order.count > 30 { values[order.removeLast()] = nil }
+            case 4:
+                #expect(shard.removeValue(forKey: key, hash: hash(key)) == values[key])
+                values[key] = nil
+                order.removeAll { $0 == key }
+            default:
                 var expired: Int?
-                let got = shard.value(forKey: key, hash: key &* 0x9E37_79B9, stamp: stamp, clock: .system, evicted: &expired)
+                let got = shard.value(forKey: key, hash: hash(key), clock: .system, expired: &expired)
                 #expect(got == values[key], "step \(step): key \(key)")
-                if got == nil { continue }
+                if got != nil {
+                    order.removeAll { $0 == key }
+                    order.insert(key, at: 0)
+                }
             }
-            order.removeAll { $0 == key }
-            order.insert(key, at: 0)
-            if shard.count > 30 {
-                shard.evictLeastRecent(into: &evicted)
-                values[order.removeLast()] = nil
-            }
-            let recency = shard.keysByRecency
-            #expect(recency.map(\.key) == order, "step \(step)")
-            #expect(shard.tailStamp == recency.last?.stamp)
+            #expect(shard.keysByRecency == order, "step \(step)")
         }
         #expect(shard.count == order.count)
+        #expect(shard.totalCost == order.count)
+    }
+
+    @Test("The cost limit evicts the oldest entries until the shard fits, and a replaced value comes back to be released")
+    func costLimitAndReleasedValues() {
+        var shard = LRUShard<String, Int>(costLimit: 100, countLimit: .max)
+        var evicted = Evictions<Int>()
+        shard.set(1, forKey: "a", hash: 1, cost: 40, expiry: .infinity, evicted: &evicted)
+        shard.set(2, forKey: "b", hash: 2, cost: 40, expiry: .infinity, evicted: &evicted)
+        shard.set(3, forKey: "a", hash: 1, cost: 40, expiry: .infinity, evicted: &evicted)
+        #expect(evicted.first == 1)
+        shard.set(4, forKey: "c", hash: 3, cost: 50, expiry: .infinity, evicted: &evicted)
+        #expect(evicted.rest == [2])
+        #expect(shard.keysByRecency == ["c", "a"])
+        #expect(shard.totalCost == 90)
     }
 }

@@ -128,45 +128,40 @@ struct MemoryCacheTests {
         #expect(cache.value(forKey: "k9900") == 9900)
     }
 
-    @Test("Sharded caches share one budget: the limits hold exactly and the newest entries are kept")
+    @Test("Sharded caches hold their limits exactly, each shard keeping its newest entries")
     func shardedLimits() {
         let cache = MemoryCache<String, Int>(costLimit: 10_000, countLimit: 1_000, entryCostLimitRatio: 0.1, shardCount: 8)
         #expect(cache.shardCount == 8)
-        for i in 0..<5_000 { cache.set(i, forKey: "https://example.com/\(i).jpg", cost: 7) }
+        let key = { (i: Int) in "https://example.com/\(i).jpg" }
+        for i in 0..<5_000 { cache.set(i, forKey: key(i), cost: 7) }
         #expect(cache.totalCount == 1_000)
         #expect(cache.totalCost == 7_000)
-        // Per-shard limits would keep a few older keys in lightly loaded shards and drop some of
-        // these from crowded ones.
-        #expect((4_000..<5_000).allSatisfy { cache.contains("https://example.com/\($0).jpg") })
+        // Every shard keeps its newest keys: what it holds is the end of what it was given.
+        for shard in 0..<cache.shardCount {
+            let given = (0..<5_000).filter { cache.shardIndex(forHash: cache.keyHash.hash(key($0))) == shard }
+            let kept = given.filter { cache.contains(key($0)) }
+            #expect(kept == Array(given.suffix(kept.count)))
+        }
+        // Shards fill unevenly, so a few of the newest 1,000 keys go (about 35 on average).
+        #expect((4_000..<5_000).filter { cache.contains(key($0)) }.count >= 900)
         cache.set(0, forKey: "big", cost: 1_000)
         cache.set(0, forKey: "big2", cost: 1_000)
+        #expect(cache.value(forKey: "big2") == 0)
         #expect(cache.totalCost <= 10_000)
     }
 
-    @Test("Across shards the least recently used entries are evicted first, as one LRU would")
-    func globalOrderAcrossShards() {
-        let cache = MemoryCache<String, Int>(costLimit: .max, countLimit: 1_024, entryCostLimitRatio: 1, shardCount: 8)
-        #expect(cache.shardCount == 8)
-        for i in 0..<1_024 { cache.set(i, forKey: "old\(i)") }
-        // Reading a third of them (in a scrambled order) protects them from the next inserts.
-        let read = (0..<1_024).filter { $0 % 3 == 0 }.shuffled()
-        for i in read { #expect(cache.value(forKey: "old\(i)") == i) }
-        for i in 0..<(1_024 - read.count) { cache.set(i, forKey: "new\(i)") }
-        #expect(cache.totalCount == 1_024)
-        #expect((0..<1_024).allSatisfy { cache.contains("old\($0)") == ($0 % 3 == 0) })
-        #expect((0..<(1_024 - read.count)).allSatisfy { cache.contains("new\($0)") })
-        // Then the protected keys go in the order they were read, whichever shard holds them.
-        for (evicted, i) in read.prefix(10).enumerated() {
-            cache.set(0, forKey: "newer\(evicted)")
-            #expect(!cache.contains("old\(i)"))
-            #expect(read.dropFirst(evicted + 1).allSatisfy { cache.contains("old\($0)") })
-        }
-    }
-
-    @Test("Small count limits get one shard, so they are exact LRUs; the per-entry cap no longer limits shards")
-    func smallCachesAreExact() {
+    @Test("Each shard can hold the largest entry the cache accepts; small count limits get one shard, so they are exact LRUs")
+    func shardCount() {
         #expect(MemoryCache<String, Int>(costLimit: 1000, countLimit: 10).shardCount == 1)
-        #expect(MemoryCache<String, Int>(costLimit: 1000, entryCostLimitRatio: 0.5, shardCount: 8).shardCount == 8)
+        #expect(MemoryCache<String, Int>(costLimit: 1000, entryCostLimitRatio: 1).shardCount == 1)
+        #expect(MemoryCache<String, Int>(costLimit: 1000, entryCostLimitRatio: 0.5, shardCount: 8).shardCount == 2)
+        #expect(MemoryCache<String, Int>(costLimit: 1000, entryCostLimitRatio: 0.1, shardCount: 64).shardCount == 8)
+        for ratio in [0.01, 0.1, 0.3, 0.5, 1] {
+            let cache = MemoryCache<String, Int>(costLimit: 1_000_000, entryCostLimitRatio: ratio)
+            #expect(cache.costLimit / cache.shardCount >= cache.entryCostLimit, "ratio \(ratio)")
+            cache.set(1, forKey: "largest", cost: cache.entryCostLimit)
+            #expect(cache.value(forKey: "largest") == 1, "ratio \(ratio)")
+        }
     }
 
     @Test("Many tasks reading and writing at once keep the cache consistent")
@@ -198,45 +193,48 @@ struct MemoryCacheTests {
         func hash(into hasher: inout Hasher) { hasher.combine(id % 5) }
     }
 
-    @Test("Random operations match a reference LRU model, even when hashes collide", arguments: [1, 4])
+    @Test("Random operations match a reference model of one LRU per shard, even when hashes collide", arguments: [1, 4, 8])
     func matchesModel(shards: Int) {
-        let cache = MemoryCache<CollidingKey, Int>(costLimit: .max, countLimit: 64 * shards, entryCostLimitRatio: 1, shardCount: shards)
+        let cache = MemoryCache<CollidingKey, Int>(costLimit: .max, countLimit: 64 * shards, entryCostLimitRatio: 0.1, shardCount: shards)
         #expect(cache.shardCount == shards)
-        Self.checkAgainstModel(cache, capacity: 64 * shards, ids: 3 * 64 * shards) { CollidingKey(id: $0) }
+        Self.checkAgainstModel(cache, ids: 3 * 64 * shards) { CollidingKey(id: $0) }
     }
 
     /// Drives `cache` with random sets, removes and reads of `ids` keys and checks values and
-    /// recency order against a plain-array LRU of `capacity` entries: with one shard or several,
-    /// calls that do not overlap see exactly one LRU.
+    /// recency order against plain-array LRUs, one per shard, each holding the shard's share of
+    /// the count limit.
     static func checkAgainstModel<Key: Hashable & Sendable>(
-        _ cache: MemoryCache<Key, Int>, capacity: Int, ids: Int, key: (Int) -> Key
+        _ cache: MemoryCache<Key, Int>, ids: Int, key: (Int) -> Key
     ) {
-        var order: [Int] = []
+        let capacity = cache.countLimit / cache.shardCount
+        let shardOf = (0..<ids).map { cache.shardIndex(forHash: cache.keyHash.hash(key($0))) }
+        var orders = [[Int]](repeating: [], count: cache.shardCount)
         var values: [Int: Int] = [:]
         var random = SystemRandomNumberGenerator()
         for step in 0..<20_000 {
             let id = Int.random(in: 0..<ids, using: &random)
+            let shard = shardOf[id]
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<4:
                 cache.set(step, forKey: key(id))
                 values[id] = step
-                order.removeAll { $0 == id }
-                order.insert(id, at: 0)
-                if order.count > capacity, let last = order.popLast() { values[last] = nil }
+                orders[shard].removeAll { $0 == id }
+                orders[shard].insert(id, at: 0)
+                if orders[shard].count > capacity, let last = orders[shard].popLast() { values[last] = nil }
             case 4..<5:
                 _ = cache.removeValue(forKey: key(id))
                 values[id] = nil
-                order.removeAll { $0 == id }
+                orders[shard].removeAll { $0 == id }
             default:
                 let got = cache.value(forKey: key(id))
                 #expect(got == values[id], "step \(step): key \(id)")
                 if got != nil {
-                    order.removeAll { $0 == id }
-                    order.insert(id, at: 0)
+                    orders[shard].removeAll { $0 == id }
+                    orders[shard].insert(id, at: 0)
                 }
             }
         }
-        #expect(cache.keysByRecency == order.map(key))
-        #expect(cache.totalCount == order.count)
+        #expect(cache.keysByRecency == orders.joined().map(key))
+        #expect(cache.totalCount == values.count)
     }
 }

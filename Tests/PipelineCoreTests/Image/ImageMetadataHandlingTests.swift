@@ -101,6 +101,23 @@ struct ImageMetadataHandlingTests {
         #expect(ImageCacheKeys(url: url, context: ImageContext(), settings: ImageManager.Settings()).final == "https://example.com/a.jpg")
     }
 
+    @Test("Metadata the coder did not read means the file's bytes no longer represent the image, unless all is kept")
+    func unreadMetadata() throws {
+        var image = Image(try PixelBuffer(width: 2, height: 2, format: .rgb8), format: .png)
+        let data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 40))
+        #expect(ImageMetadataHandling.strip.apply(to: image).isRepresented(by: data, as: .png))
+        image.metadata.hasUnreadMetadata = true
+        for handling in [ImageMetadataHandling.strip, .keep] {
+            let handled = handling.apply(to: image)
+            #expect(handled.metadata.removedMetadata && handled.metadata.hasUnreadMetadata)
+            #expect(!handled.isRepresented(by: data, as: .png))
+        }
+        #expect(!ImageMetadataHandling.keepAll.apply(to: image).metadata.removedMetadata)
+        // A transform keeps the flag: its output still comes from that file.
+        let resized = try ResizingTransformer(size: ImageSize(width: 1, height: 1)).apply(to: image)
+        #expect(resized.metadata.hasUnreadMetadata)
+    }
+
     @Test("A block over maxMetadataBytes is dropped with a warning naming the setting")
     func sizeLimit() {
         let options = ImageDecodeOptions(maxMetadataBytes: 10)

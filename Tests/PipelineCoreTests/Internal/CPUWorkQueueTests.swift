@@ -32,10 +32,10 @@ struct CPUWorkQueueTests {
     @Test("A decode shared by two requests goes on when one cancels and stops when both have")
     func sharedDecodeStopsWithItsLastSubscriber() async throws {
         let queue = CPUWorkQueue(limit: 1)
-        let stage = CoalescingStage<String, String, Int>()
+        let stage = Coalescer<String, String, Int>()
         let polls = Counter()
         let ended = Mutex<String?>(nil)
-        let work: CoalescingStage<String, String, Int>.Work = { _ in
+        let work: Coalescer<String, String, Int>.Work = { _ in
             do {
                 return try await queue.run { try Self.pollingDecode(polls: polls) }
             } catch {
@@ -46,7 +46,7 @@ struct CPUWorkQueueTests {
         let first = Task { try await stage.value(for: "k", work: work) }
         try #require(await eventually { polls.count > 0 })
         let second = Task { try await stage.value(for: "k", work: work) }
-        try #require(await eventually { stage.subscriberCount(for: "k") == 2 })
+        try #require(await eventually { stage.joinerCount(for: "k") == 2 })
 
         first.cancel()
         await #expect(throws: ImagePipeError.cancelled) { try await first.value }

@@ -3,11 +3,17 @@ import Synchronization
 import Testing
 @testable import PipelineCore
 
-/// The async API's memory-hit shortcut (`ImageManager.memoryCacheHit`) must answer exactly as the
-/// full flow would, and step aside whenever the flow would do more than read memory.
+/// The flow's memory step (`ImageLoadFlow.answerFromMemory`), which the async API runs before any
+/// task exists, must answer exactly as the cache query would, and step aside whenever the flow
+/// would do more than read memory.
 @Suite("Image manager memory hits")
 struct ImageManagerMemoryHitTests {
     let url = URL(string: "test://img/photo.timg")!
+
+    /// The memory step's answer for `url`; nil when it steps aside (or steps 1–5 fail).
+    func memoryStep(_ manager: ImageManager, options: ImageOptions, context: ImageContext) -> ImageResult? {
+        (try? ImageLoadFlow(manager: manager, url: url, options: options, context: context))?.answerFromMemory()
+    }
 
     /// A manager over a real `DefaultImageCache` holding a 40 x 20 image in memory under `url`'s key.
     struct Fixture {
@@ -29,7 +35,7 @@ struct ImageManagerMemoryHitTests {
     func memoryHit() async throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }
-        #expect(f.manager.memoryCacheHit(url: url, options: [], context: ImageContext()) != nil)
+        #expect(memoryStep(f.manager, options: [], context: ImageContext()) != nil)
         let result = try await f.manager.loadImage(with: url)
         #expect(result.image?.pixelSize == ImageSize(width: 40, height: 20))
         #expect(result.cacheType == .memory)
@@ -46,11 +52,11 @@ struct ImageManagerMemoryHitTests {
         let other = InMemoryTestCache(name: "highest")
         let caches = ImageCachesManager(caches: [f.cache])
         let manager = ImageManager(cache: caches, loader: f.loader, coders: f.cache.coders)
-        #expect(manager.memoryCacheHit(url: url, options: [], context: ImageContext()) != nil)
+        #expect(memoryStep(manager, options: [], context: ImageContext()) != nil)
         #expect(try await manager.loadImage(with: url).cacheType == .memory)
         // A serial query asks the highest-priority cache first: its miss means the full flow.
         caches.add(other)
-        #expect(manager.memoryCacheHit(url: url, options: [], context: ImageContext()) == nil)
+        #expect(memoryStep(manager, options: [], context: ImageContext()) == nil)
         #expect(try await manager.loadImage(with: url).cacheType == .memory)
         #expect(other.queries.count == 1)
     }
@@ -71,7 +77,7 @@ struct ImageManagerMemoryHitTests {
     func optionsTakeTheFlow(options: ImageOptions) throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }
-        #expect(f.manager.memoryCacheHit(url: url, options: options, context: ImageContext()) == nil)
+        #expect(memoryStep(f.manager, options: options, context: ImageContext()) == nil)
     }
 
     @Test("refreshCached still asks the loader after answering from memory")
@@ -89,13 +95,13 @@ struct ImageManagerMemoryHitTests {
         defer { try? FileManager.default.removeItem(at: f.directory) }
         var memory = ImageContext()
         memory[.queryCacheType] = .memory
-        #expect(f.manager.memoryCacheHit(url: url, options: [], context: memory) != nil)
+        #expect(memoryStep(f.manager, options: [], context: memory) != nil)
         var disk = ImageContext()
         disk[.queryCacheType] = .disk
-        #expect(f.manager.memoryCacheHit(url: url, options: [], context: disk) == nil)
+        #expect(memoryStep(f.manager, options: [], context: disk) == nil)
     }
 
-    @Test("The options processor runs once per request, so a hit with one takes the flow")
+    @Test("The options processor runs once per request, on a memory hit and on a miss that loads")
     func optionsProcessor() async throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }
@@ -109,6 +115,13 @@ struct ImageManagerMemoryHitTests {
         let result = try await f.manager.loadImage(with: url)
         #expect(result.cacheType == .memory)
         #expect(calls.withLock { $0 } == 1)
+        let other = URL(string: "test://img/other.timg")!
+        f.loader.answer(other.absoluteString, with: .data(TestCoder.sample(width: 4, height: 4, color: .white)))
+        // A miss: its steps up to the memory run in the caller, the rest in a task, the processor once.
+        let missed = try await f.manager.loadImage(with: other)
+        #expect(missed.cacheType == .none)
+        #expect(calls.withLock { $0 } == 2)
+        #expect(f.loader.requests(other.absoluteString) == 1)
     }
 
     @Test("A cancelled caller gets cancelled, even on a hit")

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// A progressive coder for TIMG: shows the rows received so far.
 struct ProgressiveTestCoder: ProgressiveImageCoder {
@@ -53,6 +54,30 @@ struct ProgressiveLoadTests {
         #expect(final?.image?.pixelSize == ImageSize(width: 10, height: 40))
         #expect(final?.image?.metadata.isIncremental == false)
         #expect(cache.stores.count == 1)
+    }
+
+    @Test("A progressive and a plain load of one URL at once make one download and one decode; only the progressive one gets partial images")
+    func progressiveAndPlainShareDownload() async throws {
+        let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
+        let loader = ScriptedLoader(delay: .milliseconds(400))
+        let manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+        let url = URL(string: "test://prog/shared.timg")!
+        loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 10, height: 40)))
+        let partials = Counter()
+        let progressive = manager.imageTask(with: url, options: .progressiveLoad) { event in
+            if case .partialImage = event { partials.increment() }
+        }
+        // The progressive load starts the download (the loader is called with its options), the plain one joins.
+        try #require(await eventually { loader.totalRequests == 1 })
+        let plain = manager.imageTask(with: url) { event in
+            if case .partialImage = event { Issue.record("a plain load got a partial image") }
+        }
+        #expect(await eventually { manager.decodes.joinerCount == 2 })
+        let results = try await [progressive.result(), plain.result()]
+        #expect(results.allSatisfy { $0.image?.pixelSize == ImageSize(width: 10, height: 40) })
+        #expect(loader.requests(url.absoluteString) == 1)
+        #expect(manager.decodes.startedCount == 1)
+        #expect(partials.count > 0)
     }
 
     @Test("Without progressiveLoad no partial image is delivered")

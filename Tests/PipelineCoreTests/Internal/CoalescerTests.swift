@@ -4,9 +4,9 @@ import Testing
 @testable import PipelineCore
 import TestSupport
 
-@Suite("Coalescing stage")
-struct CoalescingStageTests {
-    typealias Stage = CoalescingStage<String, Int, Int>
+@Suite("Coalescer")
+struct CoalescerTests {
+    typealias Stage = Coalescer<String, Int, Int>
 
     @Test("Callers of one key share one run of the work and all get its value and its events")
     func shares() async throws {
@@ -15,7 +15,7 @@ struct CoalescingStageTests {
         let values = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    try await stage.value(for: "k", onEvent: { _ in events.increment() }) { emit in
+                    try await stage.value(for: "k", onProgress: { _ in events.increment() }) { emit in
                         try await Task.sleep(for: .milliseconds(100))
                         emit(1)
                         return 42
@@ -52,6 +52,54 @@ struct CoalescingStageTests {
         #expect(stage.startedCount == 1)
     }
 
+    @Test("Progress reaches each caller while it is joined: one that left hears nothing more, the one that stays hears it all")
+    func progressStopsForALeaver() async throws {
+        let stage = Stage()
+        let step = Gate()
+        let heard = ProgressLog()
+        let work: Stage.Work = { report in
+            report(1)
+            try await step.wait()
+            report(2)
+            return 9
+        }
+        func caller(_ name: String) -> Task<Int, any Error> {
+            Task { try await stage.value(for: "k", onProgress: { value in heard.record(value, for: name) }, work: work) }
+        }
+        let leaving = caller("leaving")
+        try #require(await eventually { stage.inFlightCount == 1 })
+        let staying = caller("staying")
+        try #require(await eventually { stage.joinerCount == 2 })
+        leaving.cancel()
+        await #expect(throws: ImagePipeError.cancelled) { try await leaving.value }
+        #expect(stage.joinerCount == 1)
+        step.open()
+        #expect(try await staying.value == 9)
+        #expect(heard.values(for: "leaving").allSatisfy { $0 == 1 })
+        #expect(heard.values(for: "staying").last == 2)
+        #expect(stage.joinerCount == 0)
+    }
+
+    @Test("Callers of different keys run their own work; joiners are counted per key and in all")
+    func keysAreIndependent() async throws {
+        let stage = Stage()
+        let gate = Gate()
+        let work: Stage.Work = { _ in
+            try await gate.wait()
+            return 5
+        }
+        let a1 = Task { try await stage.value(for: "a", work: work) }
+        let a2 = Task { try await stage.value(for: "a", work: work) }
+        let b = Task { try await stage.value(for: "b", work: work) }
+        try #require(await eventually { stage.joinerCount == 3 })
+        #expect(stage.joinerCount(for: "a") == 2)
+        #expect(stage.joinerCount(for: "b") == 1)
+        #expect(stage.inFlightCount == 2)
+        gate.open()
+        #expect(try await [a1.value, a2.value, b.value] == [5, 5, 5])
+        #expect(stage.startedCount == 2)
+    }
+
     @Test("Shared work runs at the highest priority of its callers: a high-priority caller joining low-priority work raises it")
     func highestPriority() async throws {
         let stage = Stage()
@@ -68,7 +116,7 @@ struct CoalescingStageTests {
         let low = Task(priority: .low) { try await stage.value(for: "k", work: work) }
         try #require(await eventually { stage.inFlightCount == 1 })
         let high = Task(priority: .high) { try await stage.value(for: "k", work: work) }
-        try #require(await eventually { stage.subscriberCount(for: "k") == 2 })
+        try #require(await eventually { stage.joinerCount(for: "k") == 2 })
         joined.open()
         #expect(try await low.value == 1)
         #expect(try await high.value == 1)
@@ -125,4 +173,11 @@ struct CoalescingStageTests {
         #expect(answers.count == 300)
         #expect(stage.inFlightCount == 0)
     }
+}
+
+/// Progress values heard, per caller.
+private final class ProgressLog: Sendable {
+    private let heard = Mutex<[String: [Int]]>([:])
+    func record(_ value: Int, for caller: String) { heard.withLock { $0[caller, default: []].append(value) } }
+    func values(for caller: String) -> [Int] { heard.withLock { $0[caller] ?? [] } }
 }
