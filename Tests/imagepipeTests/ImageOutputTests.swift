@@ -4,7 +4,7 @@ import CodersPNG
 import CodersWebP
 import Foundation
 @testable import imagepipe
-import PipelineCore
+@testable import PipelineCore
 import Testing
 import TestSupport
 
