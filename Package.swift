@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CodersJPEG", targets: ["CodersJPEG"]),
         .library(name: "CodersWebP", targets: ["CodersWebP"]),
         .library(name: "CodersGIF", targets: ["CodersGIF"]),
+        .library(name: "CodersAVIF", targets: ["CodersAVIF"]),
         .library(name: "LoaderFile", targets: ["LoaderFile"]),
         .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
         .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
@@ -45,6 +46,10 @@ let package = Package(
         // giflib ships no .pc file; the module map links -lgif.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
+        // AVIF on libavif, which reports failures through return codes: no C shim. Its .pc file's
+        // -DAVIF_DLL is a flag SwiftPM refuses (with a warning), so the module map links -lavif.
+        .systemLibrary(name: "CAVIF", path: "Sources/CAVIF", providers: [.apt(["libavif-dev"])]),
+        .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
         // libcurl through pkg-config, plus one C file for its varargs entry points.
@@ -84,6 +89,7 @@ let package = Package(
         .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
             "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
