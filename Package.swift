@@ -46,10 +46,12 @@ let package = Package(
         // giflib ships no .pc file; the module map links -lgif.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
-        // AVIF on libavif, which reports failures through return codes: no C shim. Its .pc file's
+        // AVIF on libavif, which reports failures through return codes. Its .pc file's
         // -DAVIF_DLL is a flag SwiftPM refuses (with a warning), so the module map links -lavif.
         .systemLibrary(name: "CAVIF", path: "Sources/CAVIF", providers: [.apt(["libavif-dev"])]),
-        .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF"]),
+        // The shim only silences dav1d's logger, which libavif 0.11 leaves printing on stderr.
+        .target(name: "CAVIFShim"),
+        .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF", "CAVIFShim"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
         // libcurl through pkg-config, plus one C file for its varargs entry points.
@@ -89,7 +91,7 @@ let package = Package(
         .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
-        .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "CAVIFShim", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
             "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",

@@ -16,9 +16,11 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libcurl || need libcurl4-openssl-dev
   pkg-config --exists lcms2 || need liblcms2-dev
   pkg-config --exists libavif || need libavif-dev
+  # CodersAVIF's shim includes dav1d's header to turn the AV1 decoder's stderr logging off.
+  pkg-config --exists dav1d || need libdav1d-dev
   pkg-config --exists libheif || need libheif-dev
 else
-  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libheif-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.

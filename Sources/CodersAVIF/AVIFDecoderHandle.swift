@@ -50,8 +50,11 @@ struct AVIFDecoderHandle: ~Copyable {
         let result = open(decoder, bytes, sizeLimit: limits.libavifSizeLimit, countLimit: limits.libavifCountLimit)
         if result == AVIF_RESULT_OK { return (decoder, bytes) }
         let error = AVIFError.decoding(result, decoder.pointee.diag, stage: "container")
+        // Past libavif's own size limit, only its message has the size.
+        let claimed = AVIFError.claimedSize(in: decoder.pointee.diag)
         avifDecoderDestroy(decoder)
         defer { bytes.deallocate() }
+        if let claimed { try limits.options.checkPixelLimit(claimed) }
         if limits.isTighterThanLibavif, let probe = avifDecoderCreate() {
             defer { avifDecoderDestroy(probe) }
             if open(probe, bytes, sizeLimit: UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), countLimit: AVIFParseLimits.libavifDefaultCountLimit) == AVIF_RESULT_OK {

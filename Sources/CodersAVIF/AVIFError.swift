@@ -24,6 +24,16 @@ enum AVIFError {
         return .encodingFailed(reason: "libavif: \(message(result, diag))")
     }
 
+    /// The size in libavif's "dimensions are too large [WxH]", the one place it reports a size
+    /// over its own limit.
+    static func claimedSize(in diag: avifDiagnostics) -> ImageSize? {
+        let text = message(AVIF_RESULT_OK, diag)
+        guard let marker = text.range(of: "dimensions are too large [") else { return nil }
+        let numbers = text[marker.upperBound...].prefix { $0 != "]" }.split(separator: "x").compactMap { Int($0) }
+        guard numbers.count == 2 else { return nil }
+        return ImageSize(width: numbers[0], height: numbers[1])
+    }
+
     /// libavif's diagnostic line, else the result's name.
     static func message(_ result: avifResult, _ diag: avifDiagnostics) -> String {
         var diag = diag
