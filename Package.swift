@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "PipelineConformance", "TestSupport"]),
         // The kit run against every built-in coder, loader, cache and transformer.
         .testTarget(name: "ConformanceTests", dependencies: [
-            "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF",
+            "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF",
             "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         // Runs the built `imagepipe` executable end to end.

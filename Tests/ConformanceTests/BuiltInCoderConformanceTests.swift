@@ -1,3 +1,4 @@
+import CodersAVIF
 import CodersGIF
 import CodersJPEG
 import CodersPNG
@@ -86,5 +87,19 @@ struct BuiltInCoderConformanceTests {
         var options = CoderConformance.Options()
         options.colorProfile = ColorFixtures.displayP3Profile()
         await CoderConformance.check(GIFCoder(), samples: [try sample(row, .gif)], options: options)
+    }
+
+    /// AVIFs made by avifenc in the test run (8-bit 4:2:0, 10-bit with alpha, monochrome, a
+    /// sequence), each checked against avifdec's first frame.
+    static let avif = [AVIFFixtures.rgb8, AVIFFixtures.alpha10, AVIFFixtures.gray, AVIFFixtures.animated]
+
+    @Test("AVIFCoder (still and animated)", .enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools), arguments: avif)
+    func avifCoder(_ fixture: AVIFFixtures.Sample) async throws {
+        let reference = try AVIFFixtures.reference(fixture)
+        let sample = CoderSample(
+            name: fixture.name, data: try fixture.data(), format: .avif, size: ImageSize(width: fixture.width, height: fixture.height),
+            frameCount: fixture.frames, loopCount: fixture.frames > 1 ? 0 : nil,
+            reference: try PixelBuffer(width: reference.width, height: reference.height, format: .rgba8, bytes: reference.rgba), tolerance: 1)
+        await CoderConformance.check(AVIFCoder(), samples: [sample], options: Self.writingProfilesAndMetadata)
     }
 }
