@@ -13,16 +13,28 @@ public struct AVIFCoder: AnimatedImageCoder {
 
     public init() {}
 
-    /// An `ftyp` box whose major brand is `avif` or `avis`, or a generic HEIF brand (`mif1`,
-    /// `msf1`, `miaf`) listing one of them as compatible.
-    public func canDecode(_ data: Data) -> Bool {
-        guard let box = FileTypeBox(data) else { return false }
-        if Self.brands.contains(box.majorBrand) { return true }
-        return Self.genericBrands.contains(box.majorBrand) && box.compatibleBrands.contains { Self.brands.contains($0) }
+    /// AVIF as this coder recognises it, for the format table: the built-in entry's signature
+    /// (major brand `avif` or `avis`) widened to generic HEIF files (`mif1`, `msf1`, `miaf`) that
+    /// list `avif` or `avis` as compatible. Register it with the coder:
+    /// `ImageFormatRegistry.shared.register(AVIFCoder.format)`.
+    public static let format = ImageFormat(
+        identifier: ImageFormat.avif.identifier, names: ImageFormat.avif.names, mimeTypes: ImageFormat.avif.mimeTypes,
+        fileExtensions: ImageFormat.avif.fileExtensions, supportsAnimation: true,
+        signature: ImageFormat.Signature { FileTypeBox($0.head).map(isAVIF) ?? false })
+
+    /// Major brand `avif` or `avis`, or a generic brand with one of them compatible.
+    static func isAVIF(_ box: FileTypeBox) -> Bool {
+        if brands.contains(box.majorBrand) { return true }
+        return genericBrands.contains(box.majorBrand) && box.compatibleBrands.contains { brands.contains($0) }
     }
 
     static let brands: Set<String> = ["avif", "avis"]
     static let genericBrands: Set<String> = ["mif1", "msf1", "miaf"]
+
+    /// An `ftyp` box as `format`'s signature accepts.
+    public func canDecode(_ data: Data) -> Bool {
+        FileTypeBox(data).map(Self.isAVIF) ?? false
+    }
 
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "AVIFCoder", format: .avif) }

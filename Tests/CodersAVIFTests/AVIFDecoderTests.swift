@@ -59,6 +59,11 @@ struct AVIFDecoderTests {
         let genericAVIF = Data([0, 0, 0, 0x18] + Array("ftypmif1".utf8) + [0, 0, 0, 0] + Array("mif1avif".utf8))
         #expect(coder.canDecode(genericAVIF))
         #expect(!coder.canDecode(Data("RIFF\0\0\0\0WEBPVP8 ".utf8)))
+        // The format table, with AVIFCoder's entry registered, sniffs the same way.
+        let table = ImageFormatRegistry()
+        #expect(table.detect(in: genericAVIF) == .heif)
+        table.register(AVIFCoder.format)
+        #expect(table.detect(in: genericAVIF) == .avif && table.detect(in: heic) == .heic)
     }
 
     @Test("the decode estimate covers the output and libavif's planes")
