@@ -48,7 +48,14 @@ struct AVIFDecoderHandle: ~Copyable {
             throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max)
         }
         let result = open(decoder, bytes, sizeLimit: limits.libavifSizeLimit, countLimit: limits.libavifCountLimit)
-        if result == AVIF_RESULT_OK { return (decoder, bytes) }
+        if result == AVIF_RESULT_OK, let image = decoder.pointee.image?.pointee, image.width > 0, image.height > 0 {
+            return (decoder, bytes)
+        }
+        if result == AVIF_RESULT_OK {
+            avifDecoderDestroy(decoder)
+            bytes.deallocate()
+            throw ImagePipeError.badImageData(reason: "AVIF image has no pixels")
+        }
         let error = AVIFError.decoding(result, decoder.pointee.diag, stage: "container")
         // Past libavif's own size limit, only its message has the size.
         let claimed = AVIFError.claimedSize(in: decoder.pointee.diag)

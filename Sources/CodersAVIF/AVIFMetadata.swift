@@ -22,24 +22,13 @@ struct AVIFMetadata {
         if let warning = options.metadataWarning(bytes: image.exif.size, kind: "EXIF", format: "AVIF") {
             warnings.append(warning)
         } else if let raw = Self.bytes(image.exif) {
-            exif = Self.tiff(raw)
+            exif = ExifEditor.tiffData(fromHEIFItem: raw)
         }
         if let warning = options.metadataWarning(bytes: image.xmp.size, kind: "XMP", format: "AVIF") {
             warnings.append(warning)
         } else {
             xmp = Self.bytes(image.xmp)
         }
-    }
-
-    /// The TIFF structure of an EXIF item: as libavif hands it over, or after the item's 4-byte
-    /// offset to the TIFF header (and anything it skips) when a writer left that in.
-    static func tiff(_ raw: Data) -> Data? {
-        if let editor = ExifEditor(raw) { return editor.tiffData }
-        guard raw.count > 4 else { return nil }
-        let start = raw.startIndex
-        let offset = raw[start..<start + 4].reduce(0) { $0 << 8 | Int($1) }
-        guard offset <= raw.count - 4 else { return nil }
-        return ExifEditor(raw[(start + 4 + offset)...])?.tiffData
     }
 
     private static func bytes(_ data: avifRWData) -> Data? {
