@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CodersWebP", targets: ["CodersWebP"]),
         .library(name: "CodersGIF", targets: ["CodersGIF"]),
         .library(name: "CodersAVIF", targets: ["CodersAVIF"]),
+        .library(name: "CodersHEIF", targets: ["CodersHEIF"]),
         .library(name: "LoaderFile", targets: ["LoaderFile"]),
         .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
         .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
@@ -52,6 +53,9 @@ let package = Package(
         // The shim only silences dav1d's logger, which libavif 0.11 leaves printing on stderr.
         .target(name: "CAVIFShim"),
         .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF", "CAVIFShim"]),
+        // HEIF/HEIC on libheif (decode only), which returns its errors: no C shim.
+        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
         // libcurl through pkg-config, plus one C file for its varargs entry points.
@@ -92,6 +96,7 @@ let package = Package(
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "CAVIFShim", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersHEIFTests", dependencies: ["CodersHEIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
             "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
