@@ -106,7 +106,7 @@ let package = Package(
         // The kit run against every built-in coder, loader, cache and transformer.
         .testTarget(name: "ConformanceTests", dependencies: [
             "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF",
-            "LoaderFile", "LoaderHTTP", "TestSupport",
+            "CodersHEIF", "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         // Runs the built `imagepipe` executable end to end.
         .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "CodersJPEG", "CodersPNG", "PipelineConformance", "TestSupport"]),

@@ -1,5 +1,6 @@
 import CodersAVIF
 import CodersGIF
+import CodersHEIF
 import CodersJPEG
 import CodersPNG
 import CodersWebP
@@ -101,5 +102,16 @@ struct BuiltInCoderConformanceTests {
             frameCount: fixture.frames, loopCount: fixture.frames > 1 ? 0 : nil,
             reference: try PixelBuffer(width: reference.width, height: reference.height, format: .rgba8, bytes: reference.rgba), tolerance: 1)
         await CoderConformance.check(AVIFCoder(), samples: [sample], options: Self.writingProfilesAndMetadata)
+    }
+
+    /// HEICs made by heif-enc (opaque and with alpha), each checked against heif-convert. The
+    /// coder decodes only, so the kit's round trips do not apply.
+    @Test("HEIFCoder (still, decode only)", .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools), arguments: HEIFFixtures.stills)
+    func heifCoder(_ fixture: HEIFFixtures.Sample) async throws {
+        let reference = try HEIFFixtures.reference(fixture)
+        let sample = CoderSample(
+            name: fixture.name, data: try fixture.data(), format: .heic, size: ImageSize(width: fixture.width, height: fixture.height),
+            reference: try PixelBuffer(width: reference.width, height: reference.height, format: .rgba8, bytes: reference.rgba), tolerance: 1)
+        await CoderConformance.check(HEIFCoder(), samples: [sample])
     }
 }
