@@ -73,14 +73,19 @@ let package = Package(
 
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
-            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
-            "ColorConverterLCMS",
+            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
+            "LoaderHTTP", "ColorConverterLCMS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Helper process for the disk cache's crash (kill -9) and two-process tests.
         .executableTarget(name: "cache-stress", dependencies: ["PipelineCore"]),
+
+        // Programs built from one coder product each, whose linked libraries ProductLinkageTests reads.
+        .executableTarget(name: "linkage-probe-png", dependencies: ["PipelineCore", "CodersPNG"], path: "Tests/LinkageProbes/png-only"),
+        .executableTarget(name: "linkage-probe-avif", dependencies: ["PipelineCore", "CodersAVIF"], path: "Tests/LinkageProbes/avif-only"),
+        .executableTarget(name: "linkage-probe-heif", dependencies: ["PipelineCore", "CodersHEIF"], path: "Tests/LinkageProbes/heif-only"),
 
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
         // colour-tagged files made with lcms2.
@@ -107,6 +112,9 @@ let package = Package(
         .testTarget(name: "ConformanceTests", dependencies: [
             "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF",
             "CodersHEIF", "LoaderFile", "LoaderHTTP", "TestSupport",
+        ]),
+        .testTarget(name: "ProductLinkageTests", dependencies: [
+            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "TestSupport",
         ]),
         // Runs the built `imagepipe` executable end to end.
         .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "CodersJPEG", "CodersPNG", "PipelineConformance", "TestSupport"]),
