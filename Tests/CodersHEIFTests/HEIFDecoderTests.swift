@@ -36,11 +36,14 @@ struct HEIFDecoderTests {
     func thumbnailChoice() {
         let primary = ImageSize(width: 4032, height: 3024)
         let thumbnails = [(id: 1, size: ImageSize(width: 320, height: 240)), (id: 2, size: ImageSize(width: 640, height: 480)),
-                          (id: 3, size: ImageSize(width: 300, height: 300))]
+                          (id: 3, size: ImageSize(width: 300, height: 300)), (id: 4, size: ImageSize(width: 320, height: 212))]
         #expect(HEIFThumbnailChoice.pick(thumbnails, primary: primary, target: ImageSize(width: 256, height: 192)) == 1)
         #expect(HEIFThumbnailChoice.pick(thumbnails, primary: primary, target: ImageSize(width: 400, height: 300)) == 2)
         #expect(HEIFThumbnailChoice.pick(thumbnails, primary: primary, target: ImageSize(width: 1000, height: 750)) == nil)
         #expect(HEIFThumbnailChoice.pick(thumbnails, primary: primary, target: primary) == nil)
+        // heif-enc's 320x212 of 1800x1200: even sides, 1.3 pixels off the shape.
+        #expect(HEIFThumbnailChoice.pick([thumbnails[3]], primary: ImageSize(width: 1800, height: 1200), target: ImageSize(width: 256, height: 171)) == 4)
+        #expect(HEIFThumbnailChoice.pick([thumbnails[2]], primary: ImageSize(width: 1800, height: 1200), target: ImageSize(width: 256, height: 171)) == nil)
     }
 
     @Test("canDecode takes HEIC and generic HEIF brands, not AVIF")
