@@ -123,7 +123,7 @@ let package = Package(
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept
         // in Tests/Fixtures/fuzz. Not a product: users never build it.
         .target(name: "FuzzHarness", dependencies: [
-            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile",
+            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
         ], path: "Fuzz/Sources/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"]),
     ],
