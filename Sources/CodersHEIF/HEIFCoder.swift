@@ -54,7 +54,8 @@ public struct HEIFCoder: ImageCoder {
         try options.checkPixelLimit(size)
         let target = options.targetSize(for: size)
         let thumbnail = options.requestsThumbnail ? HEIFThumbnailChoice.pick(file.thumbnails, primary: size, target: target) : nil
-        if thumbnail == nil { try options.checkDecoderMemory(Self.workingBytes(size, alpha: file.hasAlpha)) }
+        let canvas = Self.larger(try Self.derivedCanvas(data, item: thumbnail.map(Int.init), options: options), size)
+        if thumbnail == nil { try options.checkDecoderMemory(Self.workingBytes(canvas, alpha: file.hasAlpha)) }
         let metadata = HEIFMetadata(file.primary, options: options)
         try checkpoint.check()
         var pixels: PixelBuffer
@@ -84,9 +85,29 @@ public struct HEIFCoder: ImageCoder {
     /// embedded thumbnail's decode is small beside that; the estimate does not count on one.
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
         guard canDecode(data), let file = try? HEIFFile(data, options: options), (try? options.checkPixelLimit(file.size)) != nil else { return nil }
-        let working = Self.workingBytes(file.size, alpha: file.hasAlpha)
+        let derived: ImageSize?
+        do { derived = try Self.derivedCanvas(data, options: options) } catch { return nil }
+        let working = Self.workingBytes(Self.larger(derived, file.size), alpha: file.hasAlpha)
         guard (try? options.checkDecoderMemory(working)) != nil else { return nil }
         return ImageDecodeEstimate(headerSize: file.size, options: options, bytesPerPixel: file.hasAlpha ? 4 : 3, workingBytes: working)
+    }
+
+    /// The canvas libheif allocates for a grid or overlay image (`item`, else the primary one),
+    /// checked against `maxPixels`; nil when the image is not derived.
+    static func derivedCanvas(_ data: Data, item: Int? = nil, options: ImageDecodeOptions) throws -> ImageSize? {
+        switch HEIFDerivedCanvas.outcome(data, item: item) {
+        case .notDerived: return nil
+        case .unreadable: throw ImagePipeError.badImageData(reason: "HEIF grid or overlay description is missing or truncated")
+        case .canvas(let canvas):
+            try options.checkPixelLimit(canvas)
+            return canvas
+        }
+    }
+
+    /// The larger (in pixels) of a derived image's canvas and the image's size.
+    static func larger(_ canvas: ImageSize?, _ size: ImageSize) -> ImageSize {
+        guard let canvas, (canvas.pixelCount ?? .max) > (size.pixelCount ?? .max) else { return size }
+        return canvas
     }
 
     /// Up to 16-bit 4:4:4 planes twice (tiles and the assembled image) plus 8-bit RGB(A).

@@ -71,3 +71,24 @@ struct HEIFHostileInputTests {
         }
     }
 }
+
+/// A grid's canvas size is written in the grid item's data, which libheif 1.15 trusts: a
+/// 587-byte file (a fuzz finding) claims 28015x28534 and libheif allocated 800 MB for it.
+struct HEIFGridCanvasTests {
+    static let finding = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fuzz/heif/oom-2603d7ffc5f574c7ce1b0b95c23ce2a8350b7930")
+
+    @Test("a grid canvas over maxPixels is refused before libheif allocates it")
+    func gridCanvasBomb() throws {
+        let data = try Data(contentsOf: Self.finding)
+        #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 28_015 * 28_534, maximum: ImageDecodeOptions.defaultMaxPixels)) {
+            try HEIFCoder().decode(data, options: ImageDecodeOptions())
+        }
+        #expect(HEIFCoder().decodeEstimate(for: data, options: ImageDecodeOptions()) == nil)
+    }
+
+    @Test("an image that is not a grid decodes as before", .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
+    func plainImage() throws {
+        #expect(HEIFCoder().decodeEstimate(for: try HEIFFixtures.rgb.data(), options: ImageDecodeOptions()) != nil)
+    }
+}
