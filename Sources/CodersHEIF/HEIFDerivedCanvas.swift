@@ -30,16 +30,16 @@ enum HEIFDerivedCanvas {
         guard let iloc = children.first(where: { $0.type == "iloc" }),
               let location = location(of: primary, iloc, bytes)
         else { return .unreadable }
-        let start: Int
-        if location.method == 1 {
+        let base: Int
+        switch location.method {
+        case 0: base = 0
+        case 1:
             guard let idat = children.first(where: { $0.type == "idat" }) else { return .unreadable }
-            start = idat.payload.lowerBound + location.offset
-        } else if location.method == 0 {
-            start = location.offset
-        } else {
-            return .unreadable
+            base = idat.payload.lowerBound
+        default: return .unreadable
         }
-        guard start >= 0, location.offset >= 0 else { return .unreadable }
+        let (start, overflow) = base.addingReportingOverflow(location.offset)
+        guard !overflow, start >= 0, start < bytes.count else { return .unreadable }
         var reader = Reader(bytes, start..<bytes.count)
         guard let version = reader.u8(), version == 0, let flags = reader.u8() else { return .unreadable }
         let wide = flags & 1 == 1
