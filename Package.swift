@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "CodersJPEG", targets: ["CodersJPEG"]),
         .library(name: "CodersWebP", targets: ["CodersWebP"]),
         .library(name: "CodersGIF", targets: ["CodersGIF"]),
+        .library(name: "CodersAVIF", targets: ["CodersAVIF"]),
+        .library(name: "CodersHEIF", targets: ["CodersHEIF"]),
         .library(name: "LoaderFile", targets: ["LoaderFile"]),
         .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
         .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
@@ -45,6 +47,15 @@ let package = Package(
         // giflib ships no .pc file; the module map links -lgif.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
+        // AVIF on libavif, which reports failures through return codes. Its .pc file's
+        // -DAVIF_DLL is a flag SwiftPM refuses (with a warning), so the module map links -lavif.
+        .systemLibrary(name: "CAVIF", path: "Sources/CAVIF", providers: [.apt(["libavif-dev"])]),
+        // The shim only silences dav1d's logger, which libavif 0.11 leaves printing on stderr.
+        .target(name: "CAVIFShim"),
+        .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF", "CAVIFShim"]),
+        // HEIF/HEIC on libheif (decode only), which returns its errors: no C shim.
+        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
         // libcurl through pkg-config, plus one C file for its varargs entry points.
@@ -62,14 +73,19 @@ let package = Package(
 
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
-            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
-            "ColorConverterLCMS",
+            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
+            "LoaderHTTP", "ColorConverterLCMS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Helper process for the disk cache's crash (kill -9) and two-process tests.
         .executableTarget(name: "cache-stress", dependencies: ["PipelineCore"]),
+
+        // Programs built from one coder product each, whose linked libraries ProductLinkageTests reads.
+        .executableTarget(name: "linkage-probe-png", dependencies: ["PipelineCore", "CodersPNG"], path: "Tests/LinkageProbes/png-only"),
+        .executableTarget(name: "linkage-probe-avif", dependencies: ["PipelineCore", "CodersAVIF"], path: "Tests/LinkageProbes/avif-only"),
+        .executableTarget(name: "linkage-probe-heif", dependencies: ["PipelineCore", "CodersHEIF"], path: "Tests/LinkageProbes/heif-only"),
 
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
         // colour-tagged files made with lcms2.
@@ -84,6 +100,8 @@ let package = Package(
         .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "CAVIFShim", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersHEIFTests", dependencies: ["CodersHEIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
             "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
@@ -92,8 +110,11 @@ let package = Package(
         .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "PipelineConformance", "TestSupport"]),
         // The kit run against every built-in coder, loader, cache and transformer.
         .testTarget(name: "ConformanceTests", dependencies: [
-            "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF",
-            "LoaderFile", "LoaderHTTP", "TestSupport",
+            "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF",
+            "CodersHEIF", "LoaderFile", "LoaderHTTP", "TestSupport",
+        ]),
+        .testTarget(name: "ProductLinkageTests", dependencies: [
+            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "TestSupport",
         ]),
         // Runs the built `imagepipe` executable end to end.
         .testTarget(name: "imagepipeTests", dependencies: [
@@ -104,7 +125,7 @@ let package = Package(
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept
         // in Tests/Fixtures/fuzz. Not a product: users never build it.
         .target(name: "FuzzHarness", dependencies: [
-            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile",
+            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
         ], path: "Fuzz/Sources/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"]),
     ],

@@ -23,6 +23,14 @@ let package = Package(
             .product(name: "CodersPNG", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
+        // CodersAVIF / CodersHEIF decode against c/decode_avif_heif.c, 256 px thumbnails against
+        // vipsthumbnail (scripts/bench/coders-avif-heif.sh).
+        .executableTarget(name: "coders-avif-heif-bench", dependencies: [
+            .product(name: "CodersAVIF", package: "ImagePipe"),
+            .product(name: "CodersJPEG", package: "ImagePipe"),
+            .product(name: "CodersHEIF", package: "ImagePipe"),
+            .product(name: "PipelineCore", package: "ImagePipe"),
+        ]),
         // HTTPLoader against `curl --parallel` on a local server (scripts/bench/loader-http.sh).
         .executableTarget(name: "loader-http-bench", dependencies: [
             .product(name: "LoaderHTTP", package: "ImagePipe"),

@@ -5,7 +5,7 @@
 // where `FuzzRegressionTests` replays every finding kept in `Tests/Fixtures/fuzz` without sanitizers.
 import PackageDescription
 
-let targets = ["png", "jpeg", "webp", "gif", "transform-spec", "data-url", "disk-cache-name"]
+let targets = ["png", "jpeg", "webp", "gif", "avif", "heif", "transform-spec", "data-url", "disk-cache-name"]
 
 let package = Package(
     name: "ImagePipeFuzz",
@@ -19,6 +19,8 @@ let package = Package(
             .product(name: "CodersJPEG", package: "ImagePipe"),
             .product(name: "CodersWebP", package: "ImagePipe"),
             .product(name: "CodersGIF", package: "ImagePipe"),
+            .product(name: "CodersAVIF", package: "ImagePipe"),
+            .product(name: "CodersHEIF", package: "ImagePipe"),
             .product(name: "LoaderFile", package: "ImagePipe"),
         ], path: "Sources/FuzzHarness"),
         // The prototype of libFuzzer's driver, which each target's `main` calls.

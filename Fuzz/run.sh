@@ -33,7 +33,7 @@ work=.build-fuzz/work
 summary=${FUZZ_SUMMARY:-$work/summary.txt}
 jobs=${FUZZ_JOBS:-1}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif transform-spec data-url disk-cache-name)
+[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif avif heif transform-spec data-url disk-cache-name)
 
 # A timeout is an input taking over 2 s; an OOM is over 512 MiB resident, or one allocation over
 # 256 MiB (under the targets' limits no image needs a tenth of that, and a single huge allocation
@@ -51,6 +51,7 @@ max_len() {
     png|gif) echo 65536 ;;
     # Longer inputs only add entropy-coded data: the seeds are 64 bytes to 6 KB.
     jpeg|webp) echo 8192 ;;
+    avif|heif) echo 65536 ;;
     transform-spec) echo 512 ;;
     data-url) echo 8192 ;;
     disk-cache-name) echo 2048 ;;
@@ -66,6 +67,25 @@ magic() {
     gif) echo '^474946' ;;
     *) echo '^$' ;;
   esac
+}
+
+# AVIF and HEIF seeds are made here from PngSuite images by the reference encoders (the
+# repository stores no such files): stills at 8 and 10 bits, alpha, a sequence, a thumbnail item.
+make_seeds() {
+  local target=$1 out=$2 png=Tests/Fixtures/corpus/pngsuite
+  case $target in
+    avif)
+      command -v avifenc >/dev/null || return 0
+      avifenc -s 10 "$png/basn2c08.png" "$out/rgb8.avif" >/dev/null 2>&1
+      avifenc -s 10 -d 10 -y 420 "$png/basn6a08.png" "$out/alpha10.avif" >/dev/null 2>&1
+      avifenc -s 10 --irot 1 --imir 0 -y 400 "$png/basn0g08.png" "$out/gray-rotated.avif" >/dev/null 2>&1
+      avifenc -s 10 "$png/basn2c08.png" "$png/basn6a08.png" "$out/sequence.avif" >/dev/null 2>&1 ;;
+    heif)
+      command -v heif-enc >/dev/null || return 0
+      heif-enc -q 50 "$png/basn2c08.png" -o "$out/rgb.heic" >/dev/null 2>&1
+      heif-enc -q 50 -t 16 "$png/basn6a08.png" -o "$out/alpha-thumbnail.heic" >/dev/null 2>&1 ;;
+  esac
+  return 0
 }
 
 # "reason at Sources/file:line function" for a libFuzzer/ASan report: the same bug found twice
@@ -141,6 +161,7 @@ for target in "${targets[@]}"; do
   } | while IFS= read -r -d '' file; do
     cp "$file" "$seeds_dir/$(sha1sum <"$file" | cut -c1-40)"
   done
+  make_seeds "$target" "$seeds_dir"
   rm -r "$seeds_dir/made"
   seeds=$(find "$seeds_dir" -type f | wc -l)
 

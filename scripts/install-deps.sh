@@ -15,16 +15,24 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libwebp libwebpdemux libwebpmux || need libwebp-dev
   pkg-config --exists libcurl || need libcurl4-openssl-dev
   pkg-config --exists lcms2 || need liblcms2-dev
+  pkg-config --exists libavif || need libavif-dev
+  # CodersAVIF's shim includes dav1d's header to turn the AV1 decoder's stderr logging off.
+  pkg-config --exists dav1d || need libdav1d-dev
+  pkg-config --exists libheif || need libheif-dev
 else
-  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
 command -v openssl >/dev/null 2>&1 || need openssl
 command -v gzip >/dev/null 2>&1 || need gzip
+# The AVIF and HEIF tests make their files with the reference encoders and compare pixels with
+# the reference decoders.
+command -v avifenc >/dev/null 2>&1 && command -v avifdec >/dev/null 2>&1 || need libavif-bin
+command -v heif-enc >/dev/null 2>&1 && command -v heif-convert >/dev/null 2>&1 || need libheif-examples
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif)"
   exit 0
 fi
 

@@ -1,4 +1,6 @@
+import CodersAVIF
 import CodersGIF
+import CodersHEIF
 import CodersJPEG
 import CodersPNG
 import CodersWebP
@@ -123,5 +125,30 @@ struct BuiltInCoderConformanceTests {
         var options = CoderConformance.Options()
         options.colorProfile = ColorFixtures.displayP3Profile()
         await CoderConformance.check(GIFCoder(), samples: [try sample(row, .gif)], options: options)
+    }
+
+    /// AVIFs made by avifenc in the test run (8-bit 4:2:0, 10-bit with alpha, monochrome, a
+    /// sequence), each checked against avifdec's first frame.
+    static let avif = [AVIFFixtures.rgb8, AVIFFixtures.alpha10, AVIFFixtures.gray, AVIFFixtures.animated]
+
+    @Test("AVIFCoder (still and animated)", .enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools), arguments: avif)
+    func avifCoder(_ fixture: AVIFFixtures.Sample) async throws {
+        let reference = try AVIFFixtures.reference(fixture)
+        let sample = CoderSample(
+            name: fixture.name, data: try fixture.data(), format: .avif, size: ImageSize(width: fixture.width, height: fixture.height),
+            frameCount: fixture.frames, loopCount: fixture.frames > 1 ? 0 : nil,
+            reference: try PixelBuffer(width: reference.width, height: reference.height, format: .rgba8, bytes: reference.rgba), tolerance: 1)
+        await CoderConformance.check(AVIFCoder(), samples: [sample], options: Self.writingProfilesAndMetadata)
+    }
+
+    /// HEICs made by heif-enc (opaque and with alpha), each checked against heif-convert. The
+    /// coder decodes only, so the kit's round trips do not apply.
+    @Test("HEIFCoder (still, decode only)", .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools), arguments: HEIFFixtures.stills)
+    func heifCoder(_ fixture: HEIFFixtures.Sample) async throws {
+        let reference = try HEIFFixtures.reference(fixture)
+        let sample = CoderSample(
+            name: fixture.name, data: try fixture.data(), format: .heic, size: ImageSize(width: fixture.width, height: fixture.height),
+            reference: try PixelBuffer(width: reference.width, height: reference.height, format: .rgba8, bytes: reference.rgba), tolerance: 1)
+        await CoderConformance.check(HEIFCoder(), samples: [sample])
     }
 }

@@ -148,7 +148,7 @@ public enum HostileImages {
         [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
     }
 
-    private static func be32(_ value: Int) -> [UInt8] {
+    public static func be32(_ value: Int) -> [UInt8] {
         [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
          UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
     }

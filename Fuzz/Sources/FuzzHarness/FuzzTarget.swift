@@ -1,4 +1,6 @@
+import CodersAVIF
 import CodersGIF
+import CodersHEIF
 import CodersJPEG
 import CodersPNG
 import CodersWebP
@@ -6,7 +8,7 @@ import Foundation
 
 /// Every fuzz target, by the name `make fuzz` and the findings folders use.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case png, jpeg, webp, gif
+    case png, jpeg, webp, gif, avif, heif
     case transformSpec = "transform-spec"
     case dataURL = "data-url"
     case diskCacheName = "disk-cache-name"
@@ -18,6 +20,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpeg: try CoderFuzzing.run(data, coder: JPEGCoder())
         case .webp: try CoderFuzzing.run(data, coder: WebPCoder())
         case .gif: try CoderFuzzing.run(data, coder: GIFCoder())
+        case .avif: try CoderFuzzing.run(data, coder: AVIFCoder())
+        case .heif: try CoderFuzzing.run(data, coder: HEIFCoder())
         case .transformSpec: try TransformSpecFuzzing.run(data)
         case .dataURL: try DataURLFuzzing.run(data)
         case .diskCacheName: try DiskCacheNameFuzzing.run(data)

@@ -15,10 +15,10 @@ struct ImageProcessingOptions: ParsableArguments {
     @Option(name: .long, help: "Encode quality for lossy formats, 0–100 (default 90).", transform: WholeNumberOption.parser(WholeNumberOption.quality))
     var quality: Int?
 
-    @Flag(name: .customLong("keep-icc"), help: "Keep the source's ICC profile: skip the conversion to sRGB and embed the profile in the output (PNG, JPEG, WebP).")
+    @Flag(name: .customLong("keep-icc"), help: "Keep the source's ICC profile: skip the conversion to sRGB and embed the profile in the output (PNG, JPEG, WebP, AVIF).")
     var keepsICCProfile = false
 
-    @Flag(name: .customLong("keep-metadata"), help: "Keep the source's EXIF (GPS removed, orientation 1) and XMP in the output (PNG, JPEG, WebP); stripped by default.")
+    @Flag(name: .customLong("keep-metadata"), help: "Keep the source's EXIF (GPS removed, orientation 1) and XMP in the output (PNG, JPEG, WebP, AVIF); stripped by default.")
     var keepsMetadata = false
 
     func validate() throws {

@@ -1,4 +1,6 @@
+import CodersAVIF
 import CodersGIF
+import CodersHEIF
 import ColorConverterLCMS
 import CodersJPEG
 import CodersPNG
@@ -15,6 +17,11 @@ enum PipelineSetup {
     static func registerPlugins() {
         let coders = ImageCodersManager.shared
         if coders.coders.isEmpty {
+            // AVIF's and HEIF's entries sniff more brands than the built-in table's.
+            ImageFormatRegistry.shared.register(AVIFCoder.format)
+            HEIFCoder.formats.forEach(ImageFormatRegistry.shared.register)
+            coders.add(HEIFCoder())
+            coders.add(AVIFCoder())
             coders.add(GIFCoder())
             coders.add(WebPCoder())
             coders.add(JPEGCoder())

@@ -1,0 +1,118 @@
+import Foundation
+import PipelineCore
+
+/// AVIF through libavif: still images and image sequences (frames decoded lazily), alpha, 10- and
+/// 12-bit files scaled to 8 bits, orientation from `irot`/`imir`, ICC, EXIF and XMP; encoding of
+/// both. Register once: `ImageCodersManager.shared.add(AVIFCoder())`.
+///
+/// A truncated or corrupt file is refused with `badImageData`: libavif decodes whole AV1 frames.
+public struct AVIFCoder: AnimatedImageCoder {
+    /// libavif's encoder speed unless `ImageCodingExtras.avifSpeed` says otherwise: 8, imgproxy's
+    /// default (libavif's own is 6: smaller files, slower encodes).
+    public static let defaultSpeed = 8
+
+    public init() {}
+
+    /// AVIF as this coder recognises it, for the format table: the built-in entry's signature
+    /// (major brand `avif` or `avis`) widened to generic HEIF files (`mif1`, `msf1`, `miaf`) that
+    /// list `avif` or `avis` as compatible. Register it with the coder:
+    /// `ImageFormatRegistry.shared.register(AVIFCoder.format)`.
+    public static let format = ImageFormat(
+        identifier: ImageFormat.avif.identifier, names: ImageFormat.avif.names, mimeTypes: ImageFormat.avif.mimeTypes,
+        fileExtensions: ImageFormat.avif.fileExtensions, supportsAnimation: true,
+        signature: ImageFormat.Signature { FileTypeBox($0.head).map(isAVIF) ?? false })
+
+    /// Major brand `avif` or `avis`, or a generic brand with one of them compatible.
+    static func isAVIF(_ box: FileTypeBox) -> Bool {
+        if brands.contains(box.majorBrand) { return true }
+        return genericBrands.contains(box.majorBrand) && box.compatibleBrands.contains { brands.contains($0) }
+    }
+
+    static let brands: Set<String> = ["avif", "avis"]
+    static let genericBrands: Set<String> = ["mif1", "msf1", "miaf"]
+
+    /// An `ftyp` box as `format`'s signature accepts.
+    public func canDecode(_ data: Data) -> Bool {
+        FileTypeBox(data).map(Self.isAVIF) ?? false
+    }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "AVIFCoder", format: .avif) }
+        let checkpoint = DecodeCheckpoint(options: options)
+        let handle = try AVIFDecoderHandle(data, options: options)
+        let metadata = AVIFMetadata(handle.image, options: options)
+        let imageMetadata = ImageMetadata(decodeOptions: options, warnings: metadata.warnings, colorProfile: metadata.colorProfile,
+                                          exif: metadata.exif, xmp: metadata.xmp)
+        if handle.isSequence && !options.firstFrameOnly {
+            guard let provider = try AVIFAnimationProvider(handle: handle, data: data, options: options) else {
+                throw ImagePipeError.badImageData(reason: "AVIF sequence has no frames")
+            }
+            let animation = try AnimatedImage(provider: provider)
+            return Image(animation: animation, orientation: metadata.orientation, scale: options.scaleFactor, metadata: imageMetadata)
+        }
+        let target = options.targetSize(for: handle.size)
+        try options.checkPixelLimit(handle.size)
+        try options.checkDecoderMemory(Self.stillWorkingBytes(handle, target: target))
+        try checkpoint.check()
+        try handle.decodeFrame(0)
+        try checkpoint.check()
+        let format = AVIFPixelConverter.pixelFormat(hasAlpha: handle.hasAlpha, yuvFormat: handle.image.yuvFormat)
+        let pixels = try AVIFPixelConverter.convert(handle.imagePointer, to: format, target: target)
+        return Image(pixels, format: .avif, orientation: metadata.orientation, scale: options.scaleFactor, metadata: imageMetadata)
+    }
+
+    public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
+        guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "AVIFCoder", format: .avif) }
+        return try AVIFAnimationProvider(handle: AVIFDecoderHandle(data, options: options), data: data, options: options)
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool { format == .avif }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "AVIFCoder", format: .avif) }
+        // Upright, as the other encoders write, so no irot/imir is written and the EXIF says 1.
+        let upright = try image.applyingOrientation()
+        if let animation = upright.animation, !options.firstFrameOnly, animation.frameCount > 1 {
+            return try AVIFEncoder.encodeAnimation(frameCount: animation.frameCount, options: options) { try upright.streamedFrame(at: $0) }
+        }
+        return try AVIFEncoder.encode(upright.firstFrame, metadata: upright.metadata, options: options)
+    }
+
+    public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "AVIFCoder", format: .avif) }
+        guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        if frames.count == 1 || options.firstFrameOnly { return try AVIFEncoder.encode(first.buffer, metadata: ImageMetadata(), options: options) }
+        return try AVIFEncoder.encodeAnimation(frameCount: frames.count, options: options) { frames[$0] }
+    }
+
+    /// What decoding `data` holds at its peak, from the container alone (parsed, no AV1 data
+    /// decoded): the output at its decoded size, plus libavif's planes and the AV1 decoder's
+    /// buffers, plus the full-size RGB frame a thumbnail is resampled from. Nil for unreadable
+    /// containers and files a limit refuses (the decode then fails with that limit's own error).
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
+        guard canDecode(data), let handle = try? AVIFDecoderHandle(data, options: options),
+              (try? options.checkPixelLimit(handle.size)) != nil
+        else { return nil }
+        let frames = options.firstFrameOnly ? 1 : handle.frameCount
+        let format = AVIFPixelConverter.pixelFormat(hasAlpha: handle.hasAlpha, yuvFormat: handle.image.yuvFormat)
+        let target = options.targetSize(for: handle.size, frameCount: frames)
+        let working = frames > 1
+            ? AVIFPixelConverter.decoderMemory(handle.image, hasAlpha: handle.hasAlpha, frameCount: frames) + Self.rgbBytes(handle.size, thumbnail: target != handle.size)
+            : Self.stillWorkingBytes(handle, target: target)
+        guard (try? options.checkDecoderMemory(working)) != nil else { return nil }
+        return ImageDecodeEstimate(outputSize: target, bytesPerPixel: format.bytesPerPixel, workingBytes: working)
+    }
+
+    /// libavif's and the AV1 decoder's buffers for one image, plus the full-size RGB(A) frame
+    /// that a thumbnail is resampled from.
+    static func stillWorkingBytes(_ handle: borrowing AVIFDecoderHandle, target: ImageSize) -> Int {
+        let decoder = AVIFPixelConverter.decoderMemory(handle.image, hasAlpha: handle.hasAlpha, frameCount: 1)
+        let (total, overflow) = decoder.addingReportingOverflow(rgbBytes(handle.size, thumbnail: target != handle.size))
+        return overflow ? .max : total
+    }
+
+    private static func rgbBytes(_ size: ImageSize, thumbnail: Bool) -> Int {
+        guard thumbnail else { return 0 }
+        return (try? PixelBuffer.byteCount(width: size.width, height: size.height, format: .rgba8)) ?? .max
+    }
+}

@@ -1,0 +1,121 @@
+import CAVIF
+import Foundation
+import PipelineCore
+
+/// Still images and sequences through libavif's encoder (AV1 by whichever encoder libavif was
+/// built with first: libaom on Debian).
+enum AVIFEncoder {
+    /// Writes one image, with `metadata`'s ICC profile (when it describes RGB pixels), EXIF and XMP.
+    static func encode(_ buffer: PixelBuffer, metadata: ImageMetadata, options: ImageEncodeOptions) throws -> Data {
+        var buffer = prepared(buffer, size: outputSize(buffer.size, options: options))
+        // An alpha plane is a second AV1 image to encode and store: left out when nothing is transparent.
+        if buffer.format.hasAlpha && !buffer.hasTransparentPixels { buffer = buffer.converted(to: .rgb8) }
+        let encoder = try makeEncoder(options)
+        defer { avifEncoderDestroy(encoder) }
+        let image = try makeImage(buffer, lossless: options.lossless)
+        defer { avifImageDestroy(image) }
+        if let icc = metadata.colorProfile?.iccData(describing: .rgb8) {
+            icc.withUnsafeBytes { avifImageSetProfileICC(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+        }
+        if let exif = metadata.exif {
+            exif.withUnsafeBytes { avifImageSetMetadataExif(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+        }
+        if let xmp = metadata.xmp {
+            xmp.withUnsafeBytes { avifImageSetMetadataXMP(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+        }
+        var output = avifRWData()
+        defer { avifRWDataFree(&output) }
+        let result = avifEncoderWrite(encoder, image, &output)
+        guard result == AVIF_RESULT_OK else { throw AVIFError.encoding(result, encoder.pointee.diag) }
+        return Data(bytes: output.data, count: output.size)
+    }
+
+    /// Writes `frameCount` frames as an image sequence, asking `frame` for each in order and
+    /// handing it to libavif before asking for the next, so an animation streams through holding
+    /// one frame. Frames of other sizes are resampled to the first's (after `maxPixelSize`); the
+    /// first frame decides whether the sequence has alpha. Durations are whole milliseconds.
+    /// libavif 0.11 writes no repetition count: players loop the sequence forever.
+    static func encodeAnimation(frameCount: Int, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame) throws -> Data {
+        guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
+        let first = try frame(0)
+        let size = outputSize(first.buffer.size, options: options)
+        let format: PixelFormat = first.buffer.format.hasAlpha ? .rgba8 : .rgb8
+        let encoder = try makeEncoder(options)
+        defer { avifEncoderDestroy(encoder) }
+        encoder.pointee.timescale = 1000
+        for index in 0..<frameCount {
+            let current = index == 0 ? first : try frame(index)
+            var buffer = prepared(current.buffer, size: size)
+            if buffer.format != format { buffer = buffer.converted(to: format) }
+            let image = try makeImage(buffer, lossless: options.lossless)
+            defer { avifImageDestroy(image) }
+            let milliseconds = UInt64(max((max(current.duration, 0) * 1000).rounded(), 1))
+            let result = avifEncoderAddImage(encoder, image, milliseconds, avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue))
+            guard result == AVIF_RESULT_OK else { throw AVIFError.encoding(result, encoder.pointee.diag) }
+        }
+        var output = avifRWData()
+        defer { avifRWDataFree(&output) }
+        let result = avifEncoderFinish(encoder, &output)
+        guard result == AVIF_RESULT_OK else { throw AVIFError.encoding(result, encoder.pointee.diag) }
+        return Data(bytes: output.data, count: output.size)
+    }
+
+    /// libavif's quantizer (0 best, 63 worst) for a quality, as libavif 1.x maps its 0-100 quality.
+    static func quantizer(forQualityPercent quality: Int) -> Int32 {
+        Int32(((100 - min(max(quality, 0), 100)) * 63 + 50) / 100)
+    }
+
+    private static func makeEncoder(_ options: ImageEncodeOptions) throws -> UnsafeMutablePointer<avifEncoder> {
+        guard let encoder = avifEncoderCreate() else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
+        // One thread: the pipeline runs encodes in parallel itself.
+        encoder.pointee.maxThreads = 1
+        encoder.pointee.speed = Int32(min(max(options.extras[.avifSpeed] ?? AVIFCoder.defaultSpeed, 0), 10))
+        let quantizer = options.lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : quantizer(forQualityPercent: options.qualityPercent)
+        encoder.pointee.minQuantizer = quantizer
+        encoder.pointee.maxQuantizer = quantizer
+        encoder.pointee.minQuantizerAlpha = quantizer
+        encoder.pointee.maxQuantizerAlpha = quantizer
+        return encoder
+    }
+
+    /// An 8-bit image in YUV 4:2:0 (4:4:4 with the identity matrix when lossless, so RGB survives
+    /// exactly), full range, tagged sRGB as avifenc tags untagged input (CICP 1/13/6).
+    private static func makeImage(_ buffer: PixelBuffer, lossless: Bool) throws -> UnsafeMutablePointer<avifImage> {
+        let yuv = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
+        guard let image = avifImageCreate(UInt32(clamping: buffer.width), UInt32(clamping: buffer.height), 8, yuv) else {
+            throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max)
+        }
+        image.pointee.yuvRange = AVIF_RANGE_FULL
+        image.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_BT709)
+        image.pointee.transferCharacteristics = avifTransferCharacteristics(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
+        image.pointee.matrixCoefficients = avifMatrixCoefficients(lossless ? AVIF_MATRIX_COEFFICIENTS_IDENTITY : AVIF_MATRIX_COEFFICIENTS_BT601)
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.depth = 8
+        rgb.format = buffer.format == .rgba8 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB
+        rgb.rowBytes = UInt32(clamping: buffer.bytesPerRow)
+        let result = buffer.bytes.withUnsafeBufferPointer { pixels in
+            rgb.pixels = UnsafeMutablePointer(mutating: pixels.baseAddress)
+            return avifImageRGBToYUV(image, &rgb)
+        }
+        guard result == AVIF_RESULT_OK else {
+            avifImageDestroy(image)
+            throw ImagePipeError.encodingFailed(reason: "libavif colour conversion: \(String(cString: avifResultToString(result)))")
+        }
+        return image
+    }
+
+    /// Scaled to `size` and widened to what libavif converts (RGB or RGBA).
+    private static func prepared(_ buffer: PixelBuffer, size: ImageSize) -> PixelBuffer {
+        var buffer = buffer
+        if size != buffer.size { buffer = buffer.resampled(to: size) }
+        let target: PixelFormat = buffer.format.hasAlpha ? .rgba8 : .rgb8
+        return buffer.format == target ? buffer : buffer.converted(to: target)
+    }
+
+    /// `size` fitted into `maxPixelSize` (never up, aspect kept).
+    private static func outputSize(_ size: ImageSize, options: ImageEncodeOptions) -> ImageSize {
+        guard let box = options.maxPixelSize, !box.isEmpty else { return size }
+        return ImageSizeMath.scaledSize(size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+    }
+}
