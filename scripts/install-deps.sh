@@ -15,16 +15,20 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libwebp libwebpdemux libwebpmux || need libwebp-dev
   pkg-config --exists libcurl || need libcurl4-openssl-dev
   pkg-config --exists lcms2 || need liblcms2-dev
+  pkg-config --exists hiredis || need libhiredis-dev
 else
-  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libhiredis-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
 command -v openssl >/dev/null 2>&1 || need openssl
 command -v gzip >/dev/null 2>&1 || need gzip
+# The Redis cache tests start their own redis-server, and twemproxy (nutcracker) in front of two.
+command -v redis-server >/dev/null 2>&1 || need redis-server
+command -v nutcracker >/dev/null 2>&1 || need nutcracker
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, hiredis; redis-server, nutcracker)"
   exit 0
 fi
 
