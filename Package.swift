@@ -71,7 +71,7 @@ let package = Package(
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
             "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
-            "ColorConverterLCMS",
+            "ColorConverterLCMS", "CacheRedis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
