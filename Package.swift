@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LoaderFile", targets: ["LoaderFile"]),
         .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
         .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
+        .library(name: "CacheRedis", targets: ["CacheRedis"]),
         .library(name: "PipelineConformance", targets: ["PipelineConformance"]),
         .executable(name: "imagepipe", targets: ["imagepipe"]),
     ],
@@ -68,13 +69,20 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .target(name: "ColorConverterLCMS", dependencies: ["PipelineCore", "CLCMS2"]),
 
+        // A shared data-tier cache on Redis or Valkey through hiredis's blocking API. Commands go
+        // through `redisCommandArgv`, so hiredis's varargs entry points need no C shim. No pkgConfig:
+        // hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag SwiftPM refuses (a warning); the header is
+        // included by its hiredis/ path instead.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(name: "CacheRedis", dependencies: ["PipelineCore", "CHiredis"]),
+
         // The conformance kit plugin authors run on their coders, loaders, caches and transformers.
         .target(name: "PipelineConformance", dependencies: ["PipelineCore"]),
 
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
             "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
-            "LoaderHTTP", "ColorConverterLCMS",
+            "LoaderHTTP", "ColorConverterLCMS", "CacheRedis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -116,6 +124,8 @@ let package = Package(
         .testTarget(name: "ProductLinkageTests", dependencies: [
             "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "TestSupport",
         ]),
+        // Start their own redis-server (and nutcracker) on free loopback ports.
+        .testTarget(name: "CacheRedisTests", dependencies: ["CacheRedis", "PipelineConformance", "PipelineCore", "TestSupport"]),
         // Runs the built `imagepipe` executable end to end.
         .testTarget(name: "imagepipeTests", dependencies: [
             "imagepipe", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "PipelineConformance", "TestSupport",

@@ -19,8 +19,9 @@ if command -v pkg-config >/dev/null 2>&1; then
   # CodersAVIF's shim includes dav1d's header to turn the AV1 decoder's stderr logging off.
   pkg-config --exists dav1d || need libdav1d-dev
   pkg-config --exists libheif || need libheif-dev
+  pkg-config --exists hiredis || need libhiredis-dev
 else
-  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev libhiredis-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
@@ -30,9 +31,12 @@ command -v gzip >/dev/null 2>&1 || need gzip
 # the reference decoders.
 command -v avifenc >/dev/null 2>&1 && command -v avifdec >/dev/null 2>&1 || need libavif-bin
 command -v heif-enc >/dev/null 2>&1 && command -v heif-convert >/dev/null 2>&1 || need libheif-examples
+# The Redis cache tests start their own redis-server, and twemproxy (nutcracker) in front of two.
+command -v redis-server >/dev/null 2>&1 || need redis-server
+command -v nutcracker >/dev/null 2>&1 || need nutcracker
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif, hiredis; redis-server, nutcracker)"
   exit 0
 fi
 

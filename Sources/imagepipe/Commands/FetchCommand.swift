@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import CacheRedis
 import Logging
 import PipelineCore
 
@@ -28,6 +29,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-cache"), help: "Neither read nor write the cache.")
     var noCache = false
 
+    @Option(name: .customLong("redis"), help: ArgumentHelp("Also share encoded images through this Redis (password also from $IMAGEPIPE_REDIS_PASSWORD).", valueName: "redis://[:password@]host:port[/db]"))
+    var redisURL: String?
+
     @Option(name: .customLong("option"), help: ArgumentHelp("An ImageOptions name (retryFailed, refreshCached, fromCacheOnly, fromLoaderOnly, decodeFirstFrameOnly, …); repeatable.", valueName: "name"))
     var optionNames: [String] = []
 
@@ -43,6 +47,8 @@ struct FetchCommand: AsyncParsableCommand {
     func validate() throws {
         if sources.isEmpty { throw ValidationError("give at least one SOURCE") }
         if cacheDirectory != nil && noCache { throw ValidationError("--cache-dir and --no-cache cannot be used together") }
+        if redisURL != nil && noCache { throw ValidationError("--redis and --no-cache cannot be used together") }
+        _ = try redisConfiguration()
         _ = try outputFormat()
         _ = try imageOptions()
     }
@@ -53,6 +59,21 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError("--format must be \(ImageOutput.writableFormatNames)")
         }
         return writable
+    }
+
+    /// The shared cache's settings; the error names what is wrong without echoing the URL, which
+    /// may hold a password.
+    func redisConfiguration() throws -> RedisCacheConfiguration? {
+        guard let redisURL else { return nil }
+        do {
+            var configuration = try RedisCacheConfiguration(url: redisURL)
+            if configuration.password == nil, let password = ProcessInfo.processInfo.environment["IMAGEPIPE_REDIS_PASSWORD"], !password.isEmpty {
+                configuration.password = password
+            }
+            return configuration
+        } catch {
+            throw ValidationError("--redis: \(error)")
+        }
     }
 
     func imageOptions() throws -> ImageOptions {
@@ -72,7 +93,8 @@ struct FetchCommand: AsyncParsableCommand {
         outputOptions.bootstrapLogging()
         let logger = Logger(label: "imagepipe.fetch")
         try network.apply()
-        let manager = PipelineSetup.manager(cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory))
+        let manager = PipelineSetup.manager(
+            cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory), redis: try redisConfiguration())
         let names = OutputNames.assign(sources)
         var outputFolder: OutputFolder?
         if let output {

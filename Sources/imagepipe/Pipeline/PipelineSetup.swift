@@ -1,4 +1,5 @@
 import CodersAVIF
+import CacheRedis
 import CodersGIF
 import CodersHEIF
 import ColorConverterLCMS
@@ -52,13 +53,19 @@ enum PipelineSetup {
     }
 
     /// A manager over the shared coders and loaders and the given cache (none with `noCache`).
-    static func manager(cacheDirectory: URL?) -> ImageManager {
+    /// With `redis`, the local cache is asked first, then Redis; stores go to both.
+    static func manager(cacheDirectory: URL?, redis: RedisCacheConfiguration? = nil) -> ImageManager {
         registerPlugins()
-        let cache: any ImageCache
+        var cache: any ImageCache
         if let cacheDirectory {
             cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: diskCache(at: cacheDirectory))
         } else {
             cache = ImageCachesManager()
+        }
+        if let redis {
+            var policies = ImageCachesManager.Policies()
+            policies.store = .serial
+            cache = ImageCachesManager(caches: [RedisImageCache(configuration: redis), cache], policies: policies)
         }
         return ImageManager(cache: cache, loader: ImageLoadersManager.shared, coders: .shared)
     }

@@ -1,0 +1,56 @@
+import Synchronization
+
+/// Stops commands to a server that keeps failing: after `threshold` faults in a row it opens for
+/// `cooldown`, answering "don't try" at once; then it lets one command through as a probe, whose
+/// success closes it and whose fault opens it again.
+final class RedisCircuitBreaker: Sendable {
+    private struct State {
+        var faultsInRow = 0
+        var openUntil: ContinuousClock.Instant?
+        /// While a probe is out, others wait; a probe never answered frees the slot after a cooldown.
+        var probeUntil: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex(State())
+    private let threshold: Int
+    private let cooldown: Duration
+
+    init(threshold: Int, cooldown: Duration) {
+        self.threshold = max(1, threshold)
+        self.cooldown = cooldown
+    }
+
+    /// Whether a command may go to the server now; after the cooldown, the first to ask probes.
+    func allows() -> Bool {
+        state.withLock { state in
+            guard let openUntil = state.openUntil else { return true }
+            let now = ContinuousClock.now
+            guard now >= openUntil, state.probeUntil.map({ now >= $0 }) ?? true else { return false }
+            state.probeUntil = now + cooldown
+            return true
+        }
+    }
+
+    /// Whether the breaker is open and still cooling down (a command already let through runs).
+    var isCoolingDown: Bool {
+        state.withLock { state in state.openUntil.map { ContinuousClock.now < $0 } ?? false }
+    }
+
+    func recordSuccess() {
+        state.withLock { $0 = State() }
+    }
+
+    /// Records a fault; true when it opened (or re-opened) the breaker.
+    @discardableResult
+    func recordFault() -> Bool {
+        state.withLock { state in
+            state.faultsInRow += 1
+            guard state.openUntil != nil || state.faultsInRow >= threshold else { return false }
+            state.probeUntil = nil
+            state.openUntil = ContinuousClock.now + cooldown
+            return true
+        }
+    }
+
+    var isOpen: Bool { state.withLock { $0.openUntil != nil } }
+}

@@ -1,0 +1,101 @@
+import CHiredis
+import Foundation
+
+/// One blocking hiredis connection, used by one thread at a time. Connects with the configured
+/// timeout, applies the command timeout to every read and write, then sends `AUTH` and `SELECT`.
+final class RedisConnection {
+    /// The connection cannot be used any more (refused, timed out, closed by the server).
+    struct Broken: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
+    }
+
+    private var context: UnsafeMutablePointer<redisContext>
+    /// Set after a failed command: hiredis contexts are not reused after an I/O error.
+    var isBroken = false
+
+    init(configuration: RedisCacheConfiguration) throws(Broken) {
+        guard let context = redisConnectWithTimeout(configuration.host, Int32(clamping: configuration.port), Self.timeval(configuration.connectTimeout)) else {
+            throw Broken(reason: "cannot allocate a hiredis context")
+        }
+        guard context.pointee.err == 0 else {
+            let reason = Self.errorText(context)
+            redisFree(context)
+            throw Broken(reason: "connect to \(configuration.host):\(configuration.port): \(reason)")
+        }
+        // From here on, deinit frees the context, also when the init throws.
+        self.context = context
+        guard redisSetTimeout(context, Self.timeval(configuration.commandTimeout)) == REDIS_OK else {
+            throw Broken(reason: "cannot set the command timeout")
+        }
+        if let password = configuration.password {
+            guard try command(["AUTH", password]).isOK else { throw Broken(reason: "AUTH was refused") }
+        }
+        if configuration.database != 0 {
+            guard try command(["SELECT", String(configuration.database)]).isOK else {
+                throw Broken(reason: "SELECT \(configuration.database) was refused")
+            }
+        }
+    }
+
+    deinit { redisFree(context) }
+
+    func command(_ arguments: [String]) throws(Broken) -> RedisReply {
+        try command(arguments.map { Data($0.utf8) })
+    }
+
+    /// Sends one command with binary-safe arguments (`redisCommandArgv`, so no varargs shim).
+    func command(_ arguments: [Data]) throws(Broken) -> RedisReply {
+        let lengths = arguments.map(\.count)
+        // hiredis copies the arguments into its output buffer before returning.
+        let buffers = arguments.map { argument -> UnsafeMutablePointer<CChar> in
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(argument.count, 1))
+            argument.withUnsafeBytes { raw in
+                if let base = raw.baseAddress { buffer.withMemoryRebound(to: UInt8.self, capacity: raw.count) { $0.update(from: base.assumingMemoryBound(to: UInt8.self), count: raw.count) } }
+            }
+            return buffer
+        }
+        defer { buffers.forEach { $0.deallocate() } }
+        var pointers: [UnsafePointer<CChar>?] = buffers.map { UnsafePointer($0) }
+        let raw = pointers.withUnsafeMutableBufferPointer { argv in
+            lengths.withUnsafeBufferPointer { argvlen in
+                redisCommandArgv(context, Int32(arguments.count), argv.baseAddress, argvlen.baseAddress)
+            }
+        }
+        guard let raw else { throw Broken(reason: Self.errorText(context)) }
+        defer { freeReplyObject(raw) }
+        return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    private static func copy(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let value = reply.pointee
+        func text() -> String {
+            guard let str = value.str else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: str, count: value.len), as: UTF8.self)
+        }
+        switch value.type {
+        case REDIS_REPLY_STRING:
+            guard let str = value.str else { return .string(Data()) }
+            return .string(Data(bytes: str, count: value.len))
+        case REDIS_REPLY_STATUS: return .status(text())
+        case REDIS_REPLY_ERROR: return .error(text())
+        case REDIS_REPLY_INTEGER: return .integer(value.integer)
+        case REDIS_REPLY_ARRAY:
+            guard let elements = value.element else { return .array([]) }
+            return .array((0..<value.elements).compactMap { index in elements[index].map(copy) })
+        default: return .null
+        }
+    }
+
+    private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: context.pointee.errstr) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return bytes.isEmpty ? "connection error \(context.pointee.err)" : String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    private static func timeval(_ duration: Duration) -> Glibc.timeval {
+        let (seconds, attoseconds) = max(duration, .milliseconds(1)).components
+        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+    }
+}

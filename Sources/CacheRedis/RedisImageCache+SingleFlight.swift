@@ -1,0 +1,64 @@
+import Foundation
+
+/// The right to fetch one key for every server sharing the Redis: hand it back with `release`.
+public struct RedisFetchLease: Sendable, Hashable {
+    public let key: String
+    let token: String
+}
+
+/// What a server does after a miss, decided across servers by `claimFetch(forKey:)`.
+public enum RedisFetchClaim: Sendable, Hashable {
+    /// This server holds the lock: fetch, store, then `release` the lease.
+    case fetch(RedisFetchLease)
+    /// Another server stored the entry while this one waited: query again.
+    case stored
+    /// No answer in time, or Redis is unavailable: fetch without coordination.
+    case fetchAlone
+}
+
+extension RedisImageCache {
+    func lockKey(_ key: String) -> String { configuration.keyPrefix + "lock:" + key }
+
+    /// Single-flight across servers, the cross-process version of the manager's coalescing: the
+    /// first caller takes a short lock (`SET lock token NX PX lockTimeToLive`) and fetches; the others
+    /// look for the stored entry every `lockPollInterval` for at most `lockMaxWait`, then fetch
+    /// themselves. A lock whose holder gave up without storing is taken over by the next waiter.
+    public func claimFetch(forKey key: String) async -> RedisFetchClaim {
+        let token = UUID().uuidString
+        let ttl = String(max(1, Self.milliseconds(configuration.lockTimeToLive)))
+        let deadline = ContinuousClock.now + configuration.lockMaxWait
+        while true {
+            switch await pool.run(["SET", lockKey(key), token, "NX", "PX", ttl]) {
+            case .status("OK")?:
+                let lease = RedisFetchLease(key: key, token: token)
+                // The previous holder may have stored and released between our miss and our lock.
+                guard case .integer(0)? = await pool.run(["EXISTS", valueKey(key)]) else {
+                    await release(lease)
+                    return .stored
+                }
+                return .fetch(lease)
+            case .null?: break
+            default: return .fetchAlone
+            }
+            waiting: while true {
+                guard ContinuousClock.now < deadline, !Task.isCancelled else { return .fetchAlone }
+                try? await Task.sleep(for: configuration.lockPollInterval)
+                guard case .integer(let stored)? = await pool.run(["EXISTS", valueKey(key)]) else { return .fetchAlone }
+                if stored > 0 { return .stored }
+                guard case .integer(let locked)? = await pool.run(["EXISTS", lockKey(key)]) else { return .fetchAlone }
+                if locked == 0 { break waiting }
+            }
+        }
+    }
+
+    /// Lets the next server fetch: deletes the lock only while it still holds this lease's token
+    /// (a Lua script, so the compare and the delete are one step; a lock that expired and was taken
+    /// by another server is left alone).
+    public func release(_ lease: RedisFetchLease) async {
+        _ = await pool.run(["EVAL", Self.releaseScript, "1", lockKey(lease.key), lease.token])
+    }
+
+    static let releaseScript = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end
+        """
+}

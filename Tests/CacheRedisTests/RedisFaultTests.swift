@@ -1,0 +1,76 @@
+@testable import CacheRedis
+import Foundation
+import Testing
+import TestSupport
+
+/// A down, slow, full or restarted server makes a miss or a dropped store, never an error or a hang;
+/// the cache serves again once the server is back.
+@Suite("Redis faults degrade to misses", .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
+struct RedisFaultTests {
+    @Test("Killed mid-run: misses and a counted fault, then hits again after a restart")
+    func killedAndRestarted() async throws {
+        let server = try RedisTestServer()
+        let cache = RedisImageCache(configuration: server.configuration)
+        await cache.setEntry(entry(1), forKey: "k")
+        #expect(await cache.entry(forKey: "k") == entry(1))
+        server.stop()
+        #expect(await cache.entry(forKey: "k") == nil)
+        await cache.setEntry(entry(2), forKey: "k")
+        #expect(cache.stats.faults >= 1)
+        // Repeated misses while down are answered by the breaker without touching the network.
+        for _ in 0..<20 { _ = await cache.entry(forKey: "k") }
+        #expect(cache.stats.skipped > 0)
+        try server.start()
+        await cache.setEntry(entry(3), forKey: "k")
+        let back = await eventually(timeout: .seconds(20)) {
+            if await cache.entry(forKey: "k") == nil { await cache.setEntry(entry(3), forKey: "k") }
+            return await cache.entry(forKey: "k") == entry(3)
+        }
+        #expect(back)
+    }
+
+    @Test("A server slower than the command timeout (DEBUG SLEEP) answers miss, then hits again")
+    func slowServer() async throws {
+        // Redis 7 refuses DEBUG unless enabled.
+        let server = try RedisTestServer(extra: ["--enable-debug-command", "local"])
+        let cache = RedisImageCache(configuration: server.configuration)
+        await cache.setEntry(entry(5), forKey: "k")
+        let sleeping = Thread { _ = try? server.command(["DEBUG", "SLEEP", "2"]) }
+        sleeping.start()
+        // Once the sleep has begun, a lookup times out into a miss.
+        #expect(await eventually(timeout: .seconds(20)) { await cache.entry(forKey: "k") == nil })
+        #expect(cache.stats.faults >= 1)
+        #expect(await eventually(timeout: .seconds(20)) { await cache.entry(forKey: "k") == entry(5) })
+    }
+
+    @Test("maxmemory with noeviction: -OOM drops the store, reads still hit, stores work after")
+    func outOfMemory() async throws {
+        let server = try RedisTestServer(extra: ["--maxmemory-policy", "noeviction"])
+        let cache = RedisImageCache(configuration: server.configuration)
+        await cache.setEntry(entry(6), forKey: "small")
+        try server.command(["CONFIG", "SET", "maxmemory", "1"])
+        await cache.setEntry(entry(7, count: 100_000), forKey: "big")
+        #expect(cache.stats.faults >= 1)
+        try server.command(["CONFIG", "SET", "maxmemory", "0"])
+        #expect(await eventually(timeout: .seconds(20)) {
+            await cache.setEntry(entry(7, count: 100_000), forKey: "big")
+            return await cache.entry(forKey: "big") == entry(7, count: 100_000)
+        })
+        #expect(await cache.entry(forKey: "small") == entry(6))
+    }
+
+    @Test("Nothing listening: every call answers miss and the breaker opens")
+    func nothingListening() async throws {
+        var configuration = RedisCacheConfiguration(host: "127.0.0.1", port: Int(TestProcesses.freePort()))
+        configuration.breakerCooldown = .seconds(60)
+        let cache = RedisImageCache(configuration: configuration)
+        for _ in 0..<10 {
+            #expect(await cache.entry(forKey: "k") == nil)
+            #expect(await cache.contains(key: "k", cacheType: .disk) == .none)
+        }
+        let stats = cache.stats
+        #expect(stats.breakerOpenings == 1)
+        #expect(stats.faults == configuration.breakerThreshold)
+        #expect(stats.skipped == 20 - configuration.breakerThreshold)
+    }
+}

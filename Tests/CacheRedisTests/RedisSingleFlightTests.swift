@@ -1,0 +1,95 @@
+@testable import CacheRedis
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite("Single-flight across processes", .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
+struct RedisSingleFlightTests {
+    @Test("Two caches (two servers) missing the same key: one fetches, the other reads its result")
+    func oneFetchForTwoServers() async throws {
+        let server = try RedisTestServer()
+        var configuration = server.configuration
+        configuration.lockPollInterval = .milliseconds(10)
+        configuration.lockMaxWait = .seconds(30)
+        let caches = [RedisImageCache(configuration: configuration), RedisImageCache(configuration: configuration)]
+        let fetches = FetchCounter()
+        let results = await withTaskGroup(of: RedisCacheEntry?.self) { group in
+            for index in 0..<10 {
+                let cache = caches[index % 2]
+                group.addTask {
+                    switch await cache.claimFetch(forKey: "hot") {
+                    case .fetch(let lease):
+                        fetches.bump()
+                        try? await Task.sleep(for: .milliseconds(50))
+                        await cache.setEntry(entry(8), forKey: "hot")
+                        await cache.release(lease)
+                        return await cache.entry(forKey: "hot")
+                    case .stored:
+                        return await cache.entry(forKey: "hot")
+                    case .fetchAlone:
+                        return nil
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(fetches.value == 1)
+        #expect(results.allSatisfy { $0 == entry(8) })
+    }
+
+    @Test("A holder that gives up without storing hands the lock to a waiter")
+    func abandonedLockIsTakenOver() async throws {
+        let server = try RedisTestServer()
+        var configuration = server.configuration
+        configuration.lockPollInterval = .milliseconds(10)
+        let first = RedisImageCache(configuration: configuration)
+        let second = RedisImageCache(configuration: configuration)
+        guard case .fetch(let lease) = await first.claimFetch(forKey: "k") else { Issue.record("no lease"); return }
+        let waiter = Task { await second.claimFetch(forKey: "k") }
+        try await Task.sleep(for: .milliseconds(50))
+        await first.release(lease)
+        guard case .fetch = await waiter.value else { Issue.record("the waiter did not take the lock over"); return }
+    }
+
+    @Test("Release deletes the lock only while the token still matches")
+    func releaseComparesToken() async throws {
+        let server = try RedisTestServer()
+        let cache = RedisImageCache(configuration: server.configuration)
+        guard case .fetch(let lease) = await cache.claimFetch(forKey: "k") else { Issue.record("no lease"); return }
+        try server.command(["SET", cache.lockKey("k"), "someone-else"])
+        await cache.release(lease)
+        #expect(try server.command(["GET", cache.lockKey("k")]) == .string(Data("someone-else".utf8)))
+    }
+
+    @Test("Redis down: claimFetch says fetch alone at once")
+    func downMeansFetchAlone() async throws {
+        let cache = RedisImageCache(configuration: RedisCacheConfiguration(host: "127.0.0.1", port: Int(TestProcesses.freePort())))
+        #expect(await cache.claimFetch(forKey: "k") == .fetchAlone)
+    }
+}
+
+@Suite("Sharding through twemproxy", .enabled(if: RedisTestServer.isInstalled && RedisTestServer.hasNutcracker, "redis-server or nutcracker is not installed (make deps installs them)"))
+struct RedisNutcrackerTests {
+    @Test("Through nutcracker over two servers every stored key hits, spread over both")
+    func shardedHits() async throws {
+        let shards = [try RedisTestServer(), try RedisTestServer()]
+        let proxy = try RedisTestServer.nutcracker(over: shards)
+        let cache = RedisImageCache(configuration: proxy.configuration)
+        for index in 0..<100 { await cache.setEntry(entry(UInt8(index)), forKey: "url-\(index)") }
+        for index in 0..<100 { #expect(await cache.entry(forKey: "url-\(index)") == entry(UInt8(index))) }
+        for shard in shards {
+            guard case .integer(let keys) = try shard.command(["DBSIZE"]) else { Issue.record("no DBSIZE"); continue }
+            #expect(keys > 0, "shard on port \(shard.port) holds no key")
+        }
+        guard case .fetch(let lease) = await cache.claimFetch(forKey: "url-new") else { Issue.record("no lease"); return }
+        await cache.release(lease)
+        #expect(cache.stats.faults == 0)
+    }
+}
+
+final class FetchCounter: Sendable {
+    private let count = Mutex(0)
+    func bump() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
