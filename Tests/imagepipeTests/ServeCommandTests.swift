@@ -89,6 +89,16 @@ struct ServeCommandTests {
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
+    @Test("a port that is taken fails with exit status 1 and a reason")
+    func portTaken() async throws {
+        let origin = try TestHTTPServer()
+        let run = try await CLIRunner(cacheHome: FileManager.default.temporaryDirectory)
+            .run(["serve", "--allow-unsigned", "--port", "\(origin.port)", "--quiet"])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("imagepipe: serve: could not start:"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
     @Test("SIGTERM with 20 requests in flight: all 20 complete, then the process exits 0")
     func drainOnSIGTERM() async throws {
         let origin = try TestHTTPServer()

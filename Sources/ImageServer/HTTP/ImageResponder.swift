@@ -20,8 +20,8 @@ struct ImageResponder: HTTPResponder {
         switch (request.method, request.uri.path) {
         case (.get, "/health"), (.head, "/health"):
             response = handler.health()
-        case (.get, "/metrics") where servesMetrics:
-            response = handler.metricsResponse()
+        case (.get, "/metrics"):
+            response = servesMetrics ? handler.metricsResponse() : ImageRequestHandler.error(.notFound)
         case (.get, _), (.head, _):
             (response, tier) = await handler.image(request: request, target: target, channel: context.channel)
         default:

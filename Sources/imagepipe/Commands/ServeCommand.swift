@@ -3,6 +3,7 @@ import Foundation
 import ImageServer
 import Logging
 import PipelineCore
+import Synchronization
 
 /// `imagepipe serve`: the image service. Every flag can also come from an `IMAGEPIPE_…`
 /// environment variable (the flag's name in capitals, dashes as underscores); a flag wins.
@@ -57,12 +58,19 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
         PipelineSetup.registerColorConverters()
         let server = ImageServer(configuration: configuration, logger: Logger(label: "imagepipe.serve"))
+        let ready = ReadyFlag()
         do {
             try await server.run { address in
+                ready.set()
                 Console.out("imagepipe serve: listening on http://\(address)")
             }
         } catch {
-            // A drain cut short by --shutdown-timeout still ends the process normally.
+            // Not listening (the port is taken, say) is a failure; a drain cut short by
+            // --shutdown-timeout still ends a server that ran normally.
+            guard ready.isSet else {
+                Console.err("imagepipe: serve: could not start: \(error)")
+                throw ExitCode(1)
+            }
             Logger(label: "imagepipe.serve").warning("stopped: \(error)")
         }
     }
@@ -134,6 +142,13 @@ struct ServeCommand: AsyncParsableCommand {
     private static func flag(_ name: String, _ environment: [String: String]) -> Bool {
         ["1", "true", "yes", "on"].contains(environment["IMAGEPIPE_" + name]?.lowercased() ?? "")
     }
+}
+
+/// Set once the server listens.
+final class ReadyFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
 
 /// `IMAGEPIPE_…` variables, read as the flags they stand for.
