@@ -103,8 +103,9 @@ final class ImageRenderer: Sendable {
         var context = ImageContext()
         var decodeOptions = ImageDecodeOptions()
         decodeOptions.maxPixels = configuration.maxSourcePixels
-        decodeOptions.maxFrames = max(configuration.maxFrames, 1)
+        // One frame allowed means animations become their first frame (imgproxy), not a refusal.
         decodeOptions.firstFrameOnly = configuration.maxFrames <= 1
+        if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = configuration.maxFrames }
         context[.decodeOptions] = decodeOptions
         context[.thumbnailPixelSize] = Self.decodeBox(for: job.options)
         let transformer: any ImageTransformer = job.options.changesPixels

@@ -139,6 +139,35 @@ struct ImageServerResponseTests {
         }
     }
 
+    @Test("animations: one frame by default (a still), all of them within --max-frames, 422 past it")
+    func animationFrames() async throws {
+        let animation = try Corpus.data("gif", "peterdn-gif-test-suite/animated_loop.gif")
+        let fixture = try ServerFixture()
+        fixture.origin.serveBytes("/anim.gif", animation, contentType: "image/gif")
+        let coders = ImageServer.defaultCoders()
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: fixture.url("w:50", "/anim.gif", ext: "gif"), method: .get) { response in
+                #expect(response.status == .ok)
+                let image = try coders.decode(Data(buffer: response.body), options: ImageDecodeOptions())
+                #expect(image.frameCount == 1)
+                #expect(image.pixelSize == ImageSize(width: 50, height: 50))
+            }
+        }
+        try await fixture.with({ $0.maxFrames = 10 }).makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: fixture.url("w:50", "/anim.gif", ext: "webp"), method: .get) { response in
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                let image = try coders.decode(Data(buffer: response.body), options: ImageDecodeOptions())
+                #expect(image.frameCount == 4)
+            }
+        }
+        try await fixture.with({ $0.maxFrames = 3 }).makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: fixture.url("w:50", "/anim.gif", ext: "gif"), method: .get) { response in
+                #expect(response.status.code == 422)
+                #expect(String(buffer: response.body).contains("animation frames limit"))
+            }
+        }
+    }
+
     @Test("with the SSRF guard on, a loopback source is refused with 403 and no connection is made")
     func ssrfGuard() async throws {
         let fixture = try ServerFixture().with {
