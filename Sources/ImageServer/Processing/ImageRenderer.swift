@@ -42,7 +42,8 @@ final class ImageRenderer: Sendable {
         self.formats = OutputFormats(coders: coders)
         self.metrics = metrics
         self.logger = logger
-        loader = SourceLoader(configuration: configuration, metrics: metrics)
+        let prefixes = configuration.allowedSources
+        loader = SourceLoader(configuration: configuration, metrics: metrics) { SourcePolicy.isAllowed($0, by: prefixes) }
         memoryOutputs = configuration.memoryLimit > 0 ? MemoryCache(costLimit: configuration.memoryLimit) : nil
         let cache: any ImageCache
         if let directory = configuration.cacheDirectory {

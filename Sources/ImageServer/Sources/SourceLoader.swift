@@ -12,9 +12,12 @@ final class SourceLoader: ImageLoader {
     let file: FileLoader?
     let validators: MemoryCache<String, String>
     let metrics: ServerMetrics
+    /// Whether a URL a source redirected to may be used; the allow-list applies to every hop's end.
+    let allowsRedirectTarget: @Sendable (URL) -> Bool
 
-    init(configuration: ImageServerConfiguration, metrics: ServerMetrics) {
+    init(configuration: ImageServerConfiguration, metrics: ServerMetrics, allowsRedirectTarget: @escaping @Sendable (URL) -> Bool) {
         self.metrics = metrics
+        self.allowsRedirectTarget = allowsRedirectTarget
         var httpConfiguration = HTTPLoaderConfiguration()
         httpConfiguration.blocksPrivateAddresses = !configuration.allowsPrivateSources
         httpConfiguration.maxResponseBytes = Int64(configuration.maxSourceBytes)
@@ -44,6 +47,9 @@ final class SourceLoader: ImageLoader {
             result = try await file.load(url, options: options, context: context, progress: progress)
         } else {
             result = try await http.load(url, options: options, context: context, progress: progress)
+            if let final = result.response?.url, final != url, !allowsRedirectTarget(final) {
+                throw ImagePipeError.transport(kind: .blockedAddress, message: "redirected outside the allowed sources")
+            }
         }
         validators.set(Self.validator(of: result), forKey: url.absoluteString)
         return result

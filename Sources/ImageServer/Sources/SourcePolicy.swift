@@ -23,11 +23,7 @@ struct SourcePolicy: Sendable {
         switch scheme {
         case "http", "https":
             guard let host = url.host, !host.isEmpty else { throw .malformed("the source URL has no host") }
-            if !allowedPrefixes.isEmpty {
-                guard !Self.hasDotSegment(url.path(percentEncoded: false)), allowedPrefixes.contains(where: { $0.matches(url) }) else {
-                    throw .notAllowed("the source is not in the allowed sources")
-                }
-            }
+            guard Self.isAllowed(url, by: allowedPrefixes) else { throw .notAllowed("the source is not in the allowed sources") }
             return url
         case "local":
             guard let localRoot else { throw .notAllowed("local sources are not enabled") }
@@ -38,6 +34,12 @@ struct SourcePolicy: Sendable {
         default:
             throw .malformed("unsupported source scheme '\(ProcessingURL.printable(scheme))'")
         }
+    }
+
+    /// True when no prefixes are configured, or `url` is under one of them. Also checked on the
+    /// URL a source finally redirected to.
+    static func isAllowed(_ url: URL, by prefixes: [SourcePrefix]) -> Bool {
+        prefixes.isEmpty || (!hasDotSegment(url.path(percentEncoded: false)) && prefixes.contains { $0.matches(url) })
     }
 
     /// `.` or `..` as a path segment, which a loader would fold away after the checks.

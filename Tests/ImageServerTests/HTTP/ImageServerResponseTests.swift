@@ -202,6 +202,22 @@ struct ImageServerResponseTests {
         #expect(fixture.origin.acceptedConnectionCount == 0)
     }
 
+    @Test("a source redirecting outside the allowed sources is refused with 403")
+    func redirectOutsideAllowList() async throws {
+        let base = try ServerFixture()
+        let fixture = base.with { $0.allowedSources = [SourcePrefix(base.origin.baseURL + "/allowed/")!] }
+        fixture.origin.serveBytes("/allowed/photo.png", ServerFixture.png(width: 8, height: 8))
+        fixture.origin.serveStatus("/allowed/moved.png", 302, headers: ["Location": "/photo.png"])
+        fixture.origin.serveStatus("/allowed/inside.png", 302, headers: ["Location": "/allowed/photo.png"])
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: fixture.url("w:4", "/allowed/moved.png"), method: .get) { response in
+                #expect(response.status.code == 403)
+                #expect(String(buffer: response.body) == "the source address is not allowed\n")
+            }
+            try await client.execute(uri: fixture.url("w:4", "/allowed/inside.png"), method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test("local:/// sources are read under --local-root only")
     func localSources() async throws {
         let fixture = try ServerFixture()
