@@ -121,7 +121,7 @@ let package = Package(
             "ImageServer", "PipelineCore", "PipelineConformance", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "CodersJPEG", "CodersPNG", "PipelineConformance", "TestSupport"]),
+        .testTarget(name: "imagepipeTests", dependencies: ["imagepipe", "ImageServer", "CodersJPEG", "CodersPNG", "PipelineConformance", "TestSupport"]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept

@@ -1,4 +1,6 @@
 import CodersPNG
+@testable import imagepipe
+import ImageServer
 import Foundation
 import PipelineConformance
 import PipelineCore
@@ -143,5 +145,50 @@ struct ServeCommandTests {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         } == 0
+    }
+}
+
+@Suite("imagepipe serve: flags and IMAGEPIPE_ variables")
+struct ServeSettingsTests {
+    func configuration(_ arguments: [String], _ environment: [String: String]) throws -> ImageServerConfiguration {
+        try ServeCommand.parse(arguments).serverConfiguration(environment: environment)
+    }
+
+    @Test("a variable sets what no flag gives; a flag wins over its variable; lists are comma-separated")
+    func precedence() throws {
+        let environment = [
+            "IMAGEPIPE_PORT": "9000", "IMAGEPIPE_KEY": "aa01,aa02", "IMAGEPIPE_SALT": "bb01, bb02",
+            "IMAGEPIPE_ALLOW_SOURCE": "https://a.example/,https://b.example/", "IMAGEPIPE_WORKERS": "3",
+            "IMAGEPIPE_MAX_FRAMES": "5", "IMAGEPIPE_REQUEST_TIMEOUT": "4", "IMAGEPIPE_NO_CACHE": "true",
+        ]
+        // `parse` validates against this process's own environment, which holds no keys.
+        let fromEnvironment = try configuration(["--allow-unsigned"], environment)
+        #expect(fromEnvironment.port == 9000)
+        #expect(fromEnvironment.signingKeys.count == 2)
+        #expect(fromEnvironment.allowedSources.map(\.description) == ["https://a.example/", "https://b.example/"])
+        #expect(fromEnvironment.workers == 3)
+        #expect(fromEnvironment.maxFrames == 5)
+        #expect(fromEnvironment.requestTimeout == .seconds(4))
+        #expect(fromEnvironment.memoryLimit == 0)
+        #expect(!fromEnvironment.allowsPrivateSources)
+        let flagsWin = try configuration(["--port", "9100", "--key", "cc", "--salt", "dd", "--workers", "1"], environment)
+        #expect(flagsWin.port == 9100)
+        #expect(flagsWin.signingKeys.count == 1)
+        #expect(flagsWin.workers == 1)
+    }
+
+    @Test("defaults: loopback on 8080, a year of max-age, one frame, memory cache only, SSRF guard on")
+    func defaults() throws {
+        let settings = try configuration(["--allow-unsigned"], [:])
+        #expect(settings.host == "127.0.0.1" && settings.port == 8080)
+        #expect(settings.cacheTTL == 31_536_000)
+        #expect(settings.maxFrames == 1)
+        #expect(settings.cacheDirectory == nil && settings.memoryLimit > 0)
+        #expect(!settings.allowsPrivateSources && settings.localRoot == nil)
+    }
+
+    @Test("a variable that is not a number is a usage error naming it")
+    func badVariable() {
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned"], ["IMAGEPIPE_QUEUE": "many"]) }
     }
 }
