@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds (default 31536000, a year).", valueName: "seconds")) var ttl: Int?
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Keep sources and results on disk in this folder (default: memory only).", valueName: "dir")) var cacheDirectory: String?
     @Flag(name: .customLong("no-cache"), help: "Keep nothing, neither in memory nor on disk.") var noCache = false
-    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM, at most 512 MiB).", valueName: "bytes")) var memoryLimit: Int?
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes")) var memoryLimit: Int?
     @Option(name: .customLong("metrics-port"), help: "Serve /metrics on this port instead of the main one.") var metricsPort: Int?
     @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight (default 30).", valueName: "seconds")) var shutdownTimeout: Int?
     @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds one request may take before answering 504 (default 10).", valueName: "seconds")) var requestTimeout: Int?
