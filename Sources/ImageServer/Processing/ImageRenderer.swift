@@ -145,7 +145,7 @@ final class ImageRenderer: Sendable {
 
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core).
     private func encode(_ image: Image, as format: ImageFormat, quality: Int) async throws(ServiceError) -> Data {
-        let keepsAnimation = image.isAnimated && configuration.maxFrames > 1 && OutputFormats.animated.contains(format)
+        let keepsAnimation = image.isAnimated && configuration.maxFrames > 1 && format.supportsAnimation
         let input = keepsAnimation ? image : image.firstFrameOnly()
         let options = ImageEncodeOptions(quality: Double(quality) / 100)
         let coders = self.coders

@@ -8,8 +8,6 @@ struct OutputFormats: Sendable {
 
     /// Formats worth offering through `Accept` when the URL leaves the choice open, best first.
     static let negotiable: [ImageFormat] = [.webp, .avif]
-    /// Formats that keep an animation's frames.
-    static let animated: Set<ImageFormat> = [.gif, .webp]
 
     /// The format for an extension or `f:` value (`jpg`, `jpeg`, `png`, `webp`…), when a coder
     /// writes it.
