@@ -20,7 +20,13 @@ THUMBOR_VERSION="${THUMBOR_VERSION:-7.8.0}"
 CORES="$(nproc)"
 WORK="$(mktemp -d /tmp/imagepipe-serve-bench.XXXXXX)"
 PIDS=()
-cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
+# thumbor's worker processes outlive their parent: each started process's children go first.
+cleanup() {
+  for pid in "${PIDS[@]}"; do
+    kill $(ps -o pid= --ppid "$pid" 2>/dev/null) "$pid" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 
 [[ -d "$CORPUS_DIR/jpeg/1920" ]] || bash "$ROOT/../shared/bench/make_corpus.sh"
