@@ -18,12 +18,20 @@ let package = Package(
         .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
         .library(name: "CacheRedis", targets: ["CacheRedis"]),
         .library(name: "PipelineConformance", targets: ["PipelineConformance"]),
+        .library(name: "ImageServer", targets: ["ImageServer"]),
         .executable(name: "imagepipe", targets: ["imagepipe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // 1.11 brought `LogHandler.log(event:)`, which handlers implement now.
         .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
+        // Only the ImageServer product (and the CLI built on it) uses these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The core: no C dependencies. swift-log carries what the library cannot do but carries on
@@ -79,10 +87,23 @@ let package = Package(
         // The conformance kit plugin authors run on their coders, loaders, caches and transformers.
         .target(name: "PipelineConformance", dependencies: ["PipelineCore"]),
 
+        // The image service (`imagepipe serve`): imgproxy's URL grammar on Hummingbird. Its own product
+        // so that users of the core and the plugins never build the server stack.
+        .target(name: "ImageServer", dependencies: [
+            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
             "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
-            "LoaderHTTP", "ColorConverterLCMS", "CacheRedis",
+            "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -127,8 +148,12 @@ let package = Package(
         // Start their own redis-server (and nutcracker) on free loopback ports.
         .testTarget(name: "CacheRedisTests", dependencies: ["CacheRedis", "PipelineConformance", "PipelineCore", "TestSupport"]),
         // Runs the built `imagepipe` executable end to end.
+        .testTarget(name: "ImageServerTests", dependencies: [
+            "ImageServer", "PipelineCore", "PipelineConformance", "TestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "imagepipeTests", dependencies: [
-            "imagepipe", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "PipelineConformance", "TestSupport",
+            "imagepipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "PipelineConformance", "TestSupport",
         ]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with

@@ -12,7 +12,7 @@ struct ImagePipeCommand: AsyncParsableCommand {
             Transforms: \(TransformSpecHelp.text)
             """,
         version: ImagePipeVersion.current,
-        subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self]
+        subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeCommand.self]
     )
 }
 

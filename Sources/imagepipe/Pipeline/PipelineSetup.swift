@@ -28,13 +28,18 @@ enum PipelineSetup {
             coders.add(JPEGCoder())
             coders.add(PNGCoder())
         }
-        let converters = ImageColorConvertersManager.shared
-        if converters.converters.isEmpty { converters.add(LCMSColorConverter()) }
+        registerColorConverters()
         let loaders = ImageLoadersManager.shared
         if loaders.loaders.isEmpty {
             loaders.add(HTTPLoader.shared)
             loaders.add(FileLoader())
         }
+    }
+
+    /// Little CMS for colour-managed decodes, in the shared registry every decode consults.
+    static func registerColorConverters() {
+        let converters = ImageColorConvertersManager.shared
+        if converters.converters.isEmpty { converters.add(LCMSColorConverter()) }
     }
 
     /// The CLI's cache directory: `--cache-dir`, else the library's shared cache folder

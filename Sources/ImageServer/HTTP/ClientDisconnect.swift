@@ -1,0 +1,62 @@
+import NIOCore
+import Synchronization
+
+/// Tells the work for a connection's request that its client has gone. HTTP/1.1 clients do not
+/// half-close, so end of input (or the connection closing) means nobody is waiting for the answer.
+final class ClientDisconnect: Sendable {
+    private struct State {
+        var disconnected = false
+        var watchers: [UInt64: @Sendable () -> Void] = [:]
+        var nextToken: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Calls `onDisconnect` when the client goes (at once if it has). Returns a token for `unwatch`.
+    func watch(_ onDisconnect: @escaping @Sendable () -> Void) -> UInt64 {
+        let (token, gone) = state.withLock { state -> (UInt64, Bool) in
+            state.nextToken += 1
+            if !state.disconnected { state.watchers[state.nextToken] = onDisconnect }
+            return (state.nextToken, state.disconnected)
+        }
+        if gone { onDisconnect() }
+        return token
+    }
+
+    func unwatch(_ token: UInt64) {
+        _ = state.withLock { $0.watchers.removeValue(forKey: token) }
+    }
+
+    func disconnected() {
+        let watchers = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.disconnected else { return [] }
+            state.disconnected = true
+            defer { state.watchers = [:] }
+            return Array(state.watchers.values)
+        }
+        watchers.forEach { $0() }
+    }
+
+    /// The connection's `ClientDisconnect`, when its pipeline has a `DisconnectHandler`.
+    static func of(_ channel: any Channel) async -> ClientDisconnect? {
+        try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: DisconnectHandler.self).disconnect
+        }.get()
+    }
+}
+
+/// Watches a connection for end of input or closing, and reports it to its `ClientDisconnect`.
+final class DisconnectHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    let disconnect = ClientDisconnect()
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { disconnect.disconnected() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disconnect.disconnected()
+        context.fireChannelInactive()
+    }
+}

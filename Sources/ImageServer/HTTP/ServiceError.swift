@@ -1,0 +1,77 @@
+import PipelineCore
+
+/// A failed image request: the HTTP status and a one-line reason for the client. Reasons say what
+/// was wrong with the request or the source, never the server's internals or its configuration.
+struct ServiceError: Error, Hashable, CustomStringConvertible {
+    let status: Int
+    let reason: String
+
+    var description: String { "\(status) \(reason)" }
+
+    init(status: Int, reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    static func badRequest(_ reason: String) -> Self { .init(status: 400, reason: reason) }
+    static func forbidden(_ reason: String) -> Self { .init(status: 403, reason: reason) }
+    static let notFound = ServiceError(status: 404, reason: "not found")
+    static let tooManyRequests = ServiceError(status: 429, reason: "too many requests; try again later")
+    static let deadlineExceeded = ServiceError(status: 504, reason: "the request took longer than the server allows")
+    static let internalError = ServiceError(status: 500, reason: "internal error")
+    static let cancelled = ServiceError(status: 499, reason: "cancelled")
+
+    /// The answer for a pipeline failure while loading, decoding, transforming or encoding a source.
+    init(_ error: ImagePipeError) {
+        switch error {
+        case .badStatusCode(let status) where status == 404 || status == 410:
+            self.init(status: 404, reason: "the source was not found (HTTP \(status))")
+        case .badStatusCode(let status):
+            self.init(status: 502, reason: "the source server answered HTTP \(status)")
+        case .transport(.blockedAddress, _):
+            self.init(status: 403, reason: "the source address is not allowed")
+        case .transport(.timedOut, _):
+            self.init(status: 504, reason: "the source server did not answer in time")
+        case .transport(.tooManyRedirects, _):
+            self.init(status: 502, reason: "the source server redirected too many times")
+        case .transport(let kind, _):
+            self.init(status: 502, reason: "the source could not be fetched (\(kind.rawValue))")
+        case .invalidResponse, .badContentType, .invalidDownloadOperation:
+            self.init(status: 502, reason: "the source server's response was not usable")
+        case .limitExceeded(let limit, _, _) where limit == .responseBytes || limit == .fileSize:
+            self.init(status: 413, reason: "the source is larger than the server accepts")
+        case .limitExceeded(let limit, _, _) where limit == .redirects:
+            self.init(status: 502, reason: "the source server redirected too many times")
+        case .limitExceeded(let limit, let value, let maximum):
+            let amount = value == .max ? "too large" : "\(value), over the maximum of \(maximum)"
+            self.init(status: 422, reason: "the image exceeds the \(Self.limitName(limit)) limit (\(amount))")
+        case .unsupportedFormat:
+            self.init(status: 415, reason: "the source is not an image format the server reads")
+        case .badImageData:
+            self.init(status: 422, reason: "the source is not a valid image")
+        case .frameOutOfRange:
+            self.init(status: 422, reason: "the source has no such frame")
+        case .accessDenied:
+            self.init(status: 403, reason: "the source is outside the local root")
+        case .fileSystem:
+            self.init(status: 404, reason: "the source was not found")
+        case .invalidURL, .blockedURL:
+            self.init(status: 400, reason: "the source URL cannot be loaded")
+        case .cancelled:
+            self = .cancelled
+        case .encodingFailed, .cacheNotModified:
+            self = .internalError
+        }
+    }
+
+    /// The limit as a user of the service knows it.
+    private static func limitName(_ limit: ImagePipeError.Limit) -> String {
+        switch limit {
+        case .pixels: "source pixels"
+        case .frames: "animation frames"
+        case .animationPixels: "animation pixels"
+        case .outputPixels: "output pixels"
+        default: limit.name
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import CodersGIF
+import CodersJPEG
+import CodersPNG
+import CodersWebP
+import Hummingbird
+import Logging
+import NIOCore
+import PipelineCore
+import ServiceLifecycle
+
+/// An image service speaking imgproxy's URL grammar over the pipeline: signed URLs, sources behind
+/// an allow-list and the SSRF guard, bounded work, caches, `/health`, `/metrics`, and a graceful
+/// drain on SIGTERM or SIGINT.
+public struct ImageServer: Sendable {
+    public let configuration: ImageServerConfiguration
+    let handler: ImageRequestHandler
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - coders: the coders sources are decoded and results encoded with; default: PNG, JPEG,
+    ///     WebP and GIF.
+    ///   - logger: the access log and the server's own messages (at `info`).
+    public init(configuration: ImageServerConfiguration, coders: ImageCodersManager? = nil, logger: Logger = Logger(label: "imagepipe.serve")) {
+        self.configuration = configuration
+        self.logger = logger
+        let metrics = ServerMetrics()
+        let renderer = ImageRenderer(configuration: configuration, coders: coders ?? Self.defaultCoders(), metrics: metrics, logger: logger)
+        handler = ImageRequestHandler(configuration: configuration, renderer: renderer, metrics: metrics, logger: logger)
+    }
+
+    /// PNG, JPEG, WebP and GIF, the most recently added tried first as everywhere in the pipeline.
+    public static func defaultCoders() -> ImageCodersManager {
+        ImageCodersManager(coders: [PNGCoder(), JPEGCoder(), WebPCoder(), GIFCoder()])
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops accepting connections, lets the requests in
+    /// flight finish (within `shutdownTimeout`, after which they are cancelled) and returns.
+    /// `onReady` gets the address the main port listens on (`host:port`), once it does.
+    public func run(onReady: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        var services: [any Service] = [makeApplication(onReady: onReady)]
+        if let metricsPort = configuration.metricsPort {
+            services.append(makeMetricsApplication(port: metricsPort))
+        }
+        // Shut down first (services stop in reverse order): `/health` turns 503 before the
+        // listener closes.
+        services.append(DrainSignal(handler: handler))
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+
+    /// The main application: images, `/health`, and `/metrics` unless it has its own port.
+    func makeApplication(onReady: @escaping @Sendable (String) async -> Void = { _ in }) -> Application<ImageResponder> {
+        Application(
+            responder: ImageResponder(handler: handler, servesMetrics: configuration.metricsPort == nil),
+            server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler()])),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                await onReady(Self.describe(channel.localAddress, host: configuration.host))
+            },
+            logger: logger
+        )
+    }
+
+    private func makeMetricsApplication(port: Int) -> Application<MetricsResponder> {
+        Application(
+            responder: MetricsResponder(handler: handler),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port), serverName: nil),
+            logger: logger
+        )
+    }
+
+    static func describe(_ address: SocketAddress?, host: String) -> String {
+        guard let address, let port = address.port else { return host }
+        let ip = address.ipAddress ?? host
+        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}
+
+/// `/metrics` alone, for `metricsPort`.
+struct MetricsResponder: HTTPResponder {
+    typealias Context = ImageRequestContext
+    let handler: ImageRequestHandler
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        guard request.method == .get, request.uri.path == "/metrics" else { return ImageRequestHandler.error(.notFound) }
+        return handler.metricsResponse()
+    }
+}
+
+/// Turns `/health` to 503 when graceful shutdown begins.
+struct DrainSignal: Service {
+    let handler: ImageRequestHandler
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        handler.startDraining()
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PipelineCore
+
+/// Everything `ImageServer` does, with defaults a public-facing server survives. The command line
+/// (`imagepipe serve`) fills it from flags and `IMAGEPIPE_…` environment variables.
+public struct ImageServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (the ready line and `ImageServer.run`'s callback say which).
+    public var port = 8080
+    /// A separate port for `/metrics`; nil serves it on the main port.
+    public var metricsPort: Int?
+
+    /// Key/salt pairs; a URL signed with any of them is accepted (several at once, to rotate keys).
+    public var signingKeys: [URLSigningKey] = []
+    /// Accept `insecure` and `_` in place of a signature. Off by default.
+    public var allowsUnsigned = false
+
+    /// Source URL prefixes the server fetches from; empty allows any http(s) source.
+    public var allowedSources: [SourcePrefix] = []
+    /// Turns off the HTTP loader's SSRF guard, for private origins (and tests on loopback).
+    public var allowsPrivateSources = false
+    /// The folder `local:///path` sources are read from; nil refuses them.
+    public var localRoot: String?
+
+    /// Image requests processed at once. Default: one per core.
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Image requests waiting for a worker; past this the answer is 429 with `Retry-After`.
+    public var queueSize = 64
+    /// Seconds a request may take, fetch to last byte encoded; past it the answer is 504.
+    public var requestTimeout: Duration = .seconds(10)
+
+    /// Bytes a source may have (fetched or read); past it the answer is 413.
+    public var maxSourceBytes = 32 << 20
+    /// Pixels of the source's canvas, checked from the header before decoding (imgproxy: 50 MP).
+    public var maxSourcePixels = 50_000_000
+    /// Frames of an animation processed; 1 (imgproxy's default) turns animations into their first frame.
+    public var maxFrames = 1
+    /// Pixels of the result, and of any resized image on the way to it.
+    public var maxOutputPixels = 50_000_000
+    /// Quality when the URL names none, 1–100 (imgproxy's default).
+    public var defaultQuality = 80
+
+    /// `Cache-Control: max-age` of successful answers, in seconds (imgproxy's default: a year).
+    public var cacheTTL = 31_536_000
+    /// The disk cache folder for sources and results; nil keeps nothing on disk.
+    public var cacheDirectory: URL?
+    /// Bytes of encoded results kept in memory; 0 keeps none.
+    public var memoryLimit = MemoryCacheDefaults.costLimit
+
+    /// How long SIGTERM/SIGINT wait for requests in flight before cancelling them.
+    public var shutdownTimeout: Duration = .seconds(30)
+
+    public init() {}
+}
+
+extension ImagePipeError.Limit {
+    /// Pixels of a server's result or of a resize on the way to it: `ImageServerConfiguration.maxOutputPixels`.
+    public static let outputPixels = Self(name: "outputPixels", setting: "ImageServerConfiguration.maxOutputPixels")
+}

@@ -1,0 +1,183 @@
+import Crypto
+import Dispatch
+import Foundation
+import Logging
+import PipelineCore
+
+/// Turns a parsed, allowed request into encoded bytes: the output caches first, then the manager
+/// (sources on disk, coalesced fetch, decode and transform), then an encode. The only place the
+/// server touches the pipeline.
+final class ImageRenderer: Sendable {
+    let configuration: ImageServerConfiguration
+    let coders: ImageCodersManager
+    let formats: OutputFormats
+    let loader: SourceLoader
+    let manager: ImageManager
+    let memoryOutputs: MemoryCache<String, RenderedImage>?
+    let diskCache: DiskCache?
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    /// One request's work: where from, what to do, and the format when the URL or `Accept` chose one.
+    struct Job: Sendable {
+        var source: URL
+        var options: ProcessingOptions
+        var format: ImageFormat?
+
+        /// The output caches' key: the source, the options in canonical form, the format (or that
+        /// the source's format decides) and the quality.
+        func key(defaultQuality: Int) -> String {
+            "\(source.absoluteString)\n\(options.canonical)\n\(format?.identifier ?? "source")\nq\(options.quality ?? defaultQuality)"
+        }
+    }
+
+    /// Where an answer came from, for the metrics and the access log.
+    enum Tier: String, Sendable {
+        case memory, disk, source, origin
+    }
+
+    init(configuration: ImageServerConfiguration, coders: ImageCodersManager, metrics: ServerMetrics, logger: Logger) {
+        self.configuration = configuration
+        self.coders = coders
+        self.formats = OutputFormats(coders: coders)
+        self.metrics = metrics
+        self.logger = logger
+        let prefixes = configuration.allowedSources
+        loader = SourceLoader(configuration: configuration, metrics: metrics) { SourcePolicy.isAllowed($0, by: prefixes) }
+        memoryOutputs = configuration.memoryLimit > 0 ? MemoryCache(costLimit: configuration.memoryLimit) : nil
+        let cache: any ImageCache
+        if let directory = configuration.cacheDirectory {
+            let disk = DiskCache(directory: directory, configuration: DiskCache.Configuration(logger: logger))
+            diskCache = disk
+            // Sources go to disk as fetched; decoded images are not kept (the encoded results are).
+            cache = DefaultImageCache(memoryCache: MemoryCache(costLimit: 0), diskCache: disk, coders: coders)
+        } else {
+            diskCache = nil
+            cache = ImageCachesManager()
+        }
+        manager = ImageManager(cache: cache, loader: loader, coders: coders, cpuConcurrency: configuration.workers)
+    }
+
+    /// The ETag the answer to `job` carries, when it is known without doing the work: the result
+    /// is in memory, or the source's validator is.
+    func knownETag(for job: Job) -> String? {
+        let key = job.key(defaultQuality: configuration.defaultQuality)
+        if let cached = memoryOutputs?.value(forKey: key) { return cached.etag }
+        return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0, key: key) }
+    }
+
+    func render(_ job: Job) async throws(ServiceError) -> (RenderedImage, Tier) {
+        let key = job.key(defaultQuality: configuration.defaultQuality)
+        if let cached = memoryOutputs?.value(forKey: key) {
+            return (cached, .memory)
+        }
+        if let diskCache, let data = diskCache.data(forKey: Self.diskKey(key)),
+           let header = diskCache.extendedData(forKey: Self.diskKey(key)),
+           let cached = RenderedImage(data: data, diskHeader: header, formats: formats.named) {
+            memoryOutputs?.set(cached, forKey: key, cost: cached.data.count)
+            return (cached, .disk)
+        }
+        let start = ContinuousClock.now
+        let (image, tier) = try await load(job)
+        let format = job.format ?? formats.fallback(for: image)
+        let data = try await encode(image, as: format, quality: job.options.quality ?? configuration.defaultQuality)
+        let validator = loader.validators.value(forKey: job.source.absoluteString)
+            ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
+        let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key))
+        metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))
+        memoryOutputs?.set(rendered, forKey: key, cost: data.count)
+        if let diskCache {
+            // A small atomic write; done before answering so the next server finds it.
+            do {
+                try diskCache.setData(rendered.data, forKey: Self.diskKey(key), extendedData: rendered.diskHeader)
+            } catch {
+                logger.warning("could not keep a result on disk: \(error)")
+            }
+        }
+        return (rendered, tier)
+    }
+
+    /// The options and context `job` runs through the manager with: the source limits, a reduced
+    /// decode where safe, the transformer, and only sources kept by the pipeline's caches (on disk;
+    /// results are kept encoded).
+    func requestParameters(for job: Job) -> (ImageOptions, ImageContext) {
+        var context = ImageContext()
+        var decodeOptions = ImageDecodeOptions()
+        decodeOptions.maxPixels = configuration.maxSourcePixels
+        // One frame allowed means animations become their first frame (imgproxy), not a refusal.
+        decodeOptions.firstFrameOnly = configuration.maxFrames <= 1
+        if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = configuration.maxFrames }
+        context[.decodeOptions] = decodeOptions
+        context[.thumbnailPixelSize] = Self.decodeBox(for: job.options)
+        let transformer: any ImageTransformer = job.options.changesPixels
+            ? ProcessingTransformer(options: job.options, maxOutputPixels: configuration.maxOutputPixels)
+            : NoImageTransformer()
+        context[.imageTransformer] = transformer
+        context[.queryCacheType] = ImageCacheType.none
+        context[.storeCacheType] = ImageCacheType.none
+        context[.originalQueryCacheType] = .disk
+        context[.originalStoreCacheType] = .disk
+        var options: ImageOptions = diskCache == nil ? [] : [.waitStoreCache]
+        if configuration.maxFrames > 1 { options.insert(.transformAnimatedImage) } else { options.insert(.decodeFirstFrameOnly) }
+        return (options, context)
+    }
+
+    /// The source through the manager, decoded and transformed.
+    private func load(_ job: Job) async throws(ServiceError) -> (Image, Tier) {
+        let (options, context) = requestParameters(for: job)
+        let task = manager.imageTask(with: job.source, options: options, context: context)
+        let result: ImageResult
+        do {
+            result = try await withTaskCancellationHandler { try await task.result() } onCancel: { task.cancel() }
+        } catch let error as ImagePipeError {
+            throw ServiceError(error)
+        } catch {
+            throw .cancelled
+        }
+        guard var image = result.image else { throw ServiceError.notFound }
+        // A transformer that failed leaves the image as it was; that is not what the URL asked for.
+        if job.options.changesPixels, !image.metadata.isTransformed { throw ServiceError.internalError }
+        if image.orientation != .up {
+            do { image = try image.applyingOrientation() } catch { throw ServiceError(error as? ImagePipeError ?? .cancelled) }
+        }
+        return (image, result.cacheType == .none ? .origin : .source)
+    }
+
+    /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core).
+    private func encode(_ image: Image, as format: ImageFormat, quality: Int) async throws(ServiceError) -> Data {
+        let keepsAnimation = image.isAnimated && configuration.maxFrames > 1 && format.supportsAnimation
+        let input = keepsAnimation ? image : image.firstFrameOnly()
+        let options = ImageEncodeOptions(quality: Double(quality) / 100)
+        let coders = self.coders
+        let result: Result<Data, ImagePipeError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do {
+                    continuation.resume(returning: .success(try coders.encode(input, as: format, options: options)))
+                } catch {
+                    continuation.resume(returning: .failure(error as? ImagePipeError ?? .encodingFailed(reason: "\(error)")))
+                }
+            }
+        }
+        switch result {
+        case .success(let data): return data
+        case .failure(let error): throw ServiceError(error)
+        }
+    }
+
+    /// The box to decode into for `fit` with both sides given: a square of the larger side holds
+    /// enough pixels for the fit whatever the source's orientation or a quarter-turn rotation.
+    /// Other types need the full source (a fill's crop depends on the aspect ratio).
+    static func decodeBox(for options: ProcessingOptions) -> ImageSize? {
+        guard options.resizingType == .fit, options.width > 0, options.height > 0 else { return nil }
+        let side = max(options.width, options.height)
+        return ImageSize(width: side, height: side)
+    }
+
+    static func diskKey(_ key: String) -> String { "imagepipe-serve-output:" + key }
+
+    /// A strong ETag from the source's validator and everything that shapes the output.
+    static func etag(validator: String, key: String) -> String {
+        let digest = SHA256.hash(data: Data("\(validator)\n\(key)".utf8))
+        return "\"" + Data(digest.prefix(18)).base64URLEncodedWithoutPadding + "\""
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import PipelineCore
+
+/// The formats the server writes, by the names URLs use for them, and the choice of one when the
+/// URL names none.
+struct OutputFormats: Sendable {
+    let coders: ImageCodersManager
+
+    /// Formats worth offering through `Accept` when the URL leaves the choice open, best first.
+    static let negotiable: [ImageFormat] = [.webp, .avif]
+
+    /// The format for an extension or `f:` value (`jpg`, `jpeg`, `png`, `webp`…), when a coder
+    /// writes it.
+    func named(_ name: String) -> ImageFormat? {
+        guard let format = ImageFormat.named(name), format != .undefined, coders.canEncode(to: format) else { return nil }
+        return format
+    }
+
+    /// The first negotiable format `accept` admits by name (`image/webp`), nil when none: then the
+    /// source's own format is kept. Wildcards do not count: a browser sending `*/*` would get WebP
+    /// it may not show.
+    func negotiated(accept: String?) -> ImageFormat? {
+        guard let accept else { return nil }
+        let accepted = Set(accept.split(separator: ",").compactMap { item -> String? in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first, !type.isEmpty else { return nil }
+            // `q=0` means "not acceptable".
+            if parts.dropFirst().contains(where: { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }) { return nil }
+            return type
+        })
+        return Self.negotiable.first { accepted.contains($0.mimeType) && coders.canEncode(to: $0) }
+    }
+
+    /// The output format for an image when the URL named none and `Accept` chose none: the
+    /// source's when the server writes it, else JPEG for opaque images and PNG for the rest.
+    func fallback(for image: Image) -> ImageFormat {
+        if image.format != .undefined, coders.canEncode(to: image.format) { return image.format }
+        return image.hasAlpha ? .png : .jpeg
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import PipelineCore
+
+/// An encoded answer: the bytes, their format and their ETag. Kept in the output caches.
+struct RenderedImage: Sendable {
+    let data: Data
+    let format: ImageFormat
+    /// Quoted, strong: `"…"`.
+    let etag: String
+
+    /// What the disk cache keeps beside the bytes: the format's identifier and the ETag.
+    var diskHeader: Data { Data("\(format.identifier)\n\(etag)".utf8) }
+
+    init(data: Data, format: ImageFormat, etag: String) {
+        self.data = data
+        self.format = format
+        self.etag = etag
+    }
+
+    init?(data: Data, diskHeader: Data, formats: (String) -> ImageFormat?) {
+        let lines = String(decoding: diskHeader, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count == 2, let format = formats(String(lines[0])), lines[1].hasPrefix("\"") else { return nil }
+        self.init(data: data, format: format, etag: String(lines[1]))
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Which source URLs the server fetches: http(s) URLs (matching an allowed prefix when any are
+/// configured) and `local:///path` under the local root when one is configured. The SSRF guard on
+/// addresses is the HTTP loader's; this is the check on the URL itself.
+struct SourcePolicy: Sendable {
+    let allowedPrefixes: [SourcePrefix]
+    /// The local root, resolved; nil refuses every `local:` source.
+    let localRoot: String?
+
+    enum Refusal: Error, Equatable {
+        /// Not a source URL at all (400).
+        case malformed(String)
+        /// A source the configuration does not allow (403).
+        case notAllowed(String)
+    }
+
+    /// The URL to load for `source`, or why it may not be loaded.
+    func resolve(_ source: String) throws(Refusal) -> URL {
+        guard let url = URL(string: source), let scheme = url.scheme?.lowercased() else {
+            throw .malformed("the source is not a URL")
+        }
+        switch scheme {
+        case "http", "https":
+            guard let host = url.host, !host.isEmpty else { throw .malformed("the source URL has no host") }
+            guard Self.isAllowed(url, by: allowedPrefixes) else { throw .notAllowed("the source is not in the allowed sources") }
+            return url
+        case "local":
+            guard let localRoot else { throw .notAllowed("local sources are not enabled") }
+            guard url.host.map(\.isEmpty) ?? true else { throw .malformed("a local source is local:///path") }
+            let path = url.path
+            guard path.hasPrefix("/"), !Self.hasDotSegment(path) else { throw .malformed("a local source is local:///path") }
+            return URL(fileURLWithPath: localRoot + path)
+        default:
+            throw .malformed("unsupported source scheme '\(ProcessingURL.printable(scheme))'")
+        }
+    }
+
+    /// True when no prefixes are configured, or `url` is under one of them. Also checked on the
+    /// URL a source finally redirected to.
+    static func isAllowed(_ url: URL, by prefixes: [SourcePrefix]) -> Bool {
+        prefixes.isEmpty || (!hasDotSegment(url.path(percentEncoded: false)) && prefixes.contains { $0.matches(url) })
+    }
+
+    /// `.` or `..` as a path segment, which a loader would fold away after the checks.
+    static func hasDotSegment(_ path: String) -> Bool {
+        path.split(separator: "/").contains { $0 == "." || $0 == ".." }
+    }
+}
+
+/// An `--allow-source` prefix, compared by parts: scheme, host and port exactly, then the path as
+/// a string prefix. A plain string prefix would let `http://example.com@evil.com/` through
+/// `http://example.com` (the host there is evil.com) and `http://example.com.evil.com/` too.
+public struct SourcePrefix: Sendable, Hashable, CustomStringConvertible {
+    let scheme: String
+    let host: String
+    let port: Int
+    let pathPrefix: String
+    public let description: String
+
+    /// Nil unless `text` is an http(s) URL with a host and no user name or password.
+    public init?(_ text: String) {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil,
+              url.query == nil, url.fragment == nil, !SourcePolicy.hasDotSegment(url.path(percentEncoded: false)) else { return nil }
+        self.scheme = scheme
+        self.host = host
+        self.port = url.port ?? (scheme == "https" ? 443 : 80)
+        // Decoded, trailing slash kept: `https://h/images/` must not match `/imagesx`.
+        self.pathPrefix = url.path(percentEncoded: false)
+        self.description = text
+    }
+
+    func matches(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == self.scheme,
+              url.host?.lowercased() == host, (url.port ?? (scheme == "https" ? 443 : 80)) == port else { return false }
+        let decoded = url.path(percentEncoded: false)
+        let path = decoded.isEmpty ? "/" : decoded
+        return pathPrefix.isEmpty || path.hasPrefix(pathPrefix)
+    }
+}

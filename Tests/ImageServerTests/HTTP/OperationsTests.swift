@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+@testable import ImageServer
+import Testing
+
+@Suite("Health, metrics and the access log")
+struct OperationsTests {
+    @Test("/health answers 200, and 503 once draining")
+    func health() async throws {
+        let fixture = try ServerFixture()
+        let server = fixture.makeServer()
+        try await server.makeApplication().test(.router) { client in
+            try await client.execute(uri: "/health", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "ok\n")
+            }
+            server.handler.startDraining()
+            try await client.execute(uri: "/health", method: .get) { #expect($0.status == .serviceUnavailable) }
+        }
+    }
+
+    /// Samples of a Prometheus text exposition, every line checked against the format.
+    static func parse(_ text: String) -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            #expect(parts.count == 2, "not a sample line: \(line)")
+            let name = String(parts[0])
+            #expect(name.range(of: #"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)*\})?$"#, options: .regularExpression) != nil, "bad name: \(name)")
+            let value = parts.count > 1 ? Double(parts[1]) ?? (parts[1] == "+Inf" ? .infinity : nil) : nil
+            #expect(value != nil, "bad value: \(line)")
+            samples[name] = value
+        }
+        for line in text.split(separator: "\n") where line.hasPrefix("#") {
+            #expect(line.hasPrefix("# TYPE ") || line.hasPrefix("# HELP "), "bad comment: \(line)")
+        }
+        return samples
+    }
+
+    @Test("/metrics is Prometheus text: requests by status, durations, cache hits by tier, in flight, queued")
+    func metrics() async throws {
+        let fixture = try ServerFixture()
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            let url = fixture.url("w:8", "/photo.png", ext: "png")
+            try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/insecure/w:8/aGVsbG8", method: .get) { #expect($0.status.code == 403) }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+                let samples = Self.parse(String(buffer: response.body))
+                #expect(samples[#"imagepipe_requests_total{status="200"}"#] == 2)
+                #expect(samples[#"imagepipe_requests_total{status="403"}"#] == 1)
+                #expect(samples[#"imagepipe_cache_hits_total{tier="memory"}"#] == 1)
+                #expect(samples["imagepipe_request_duration_seconds_count"] == 3)
+                #expect(samples["imagepipe_source_fetch_duration_seconds_count"] == 1)
+                #expect(samples["imagepipe_processing_duration_seconds_count"] == 1)
+                #expect(samples["imagepipe_requests_in_flight"] == 0)
+                #expect(samples["imagepipe_requests_queued"] == 0)
+            }
+        }
+    }
+
+    @Test("the access log names method, path, status and tier, never the signature")
+    func accessLogRedactsSignature() {
+        let line = AccessLog.redacted("/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/w:10/aGVsbG8.png")
+        #expect(line == "/*/w:10/aGVsbG8.png")
+        #expect(AccessLog.redacted("/health") == "/health")
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+@testable import ImageServer
+import Testing
+
+@Suite("Source policy: allowed prefixes and local sources")
+struct SourcePolicyTests {
+    let policy = SourcePolicy(allowedPrefixes: [SourcePrefix("http://example.com")!, SourcePrefix("https://cdn.example.org/images/")!],
+                              localRoot: "/srv/images")
+
+    @Test("sources under an allowed prefix are fetched", arguments: [
+        "http://example.com/a.jpg", "http://EXAMPLE.com:80/dir/a.jpg", "http://example.com",
+        "https://cdn.example.org/images/cat.png",
+    ])
+    func allowed(source: String) throws {
+        #expect(try policy.resolve(source).absoluteString == source)
+    }
+
+    @Test("a prefix is compared by host, not as text: imgproxy's example.com@evil.com lesson", arguments: [
+        "http://example.com@evil.com/a.jpg", "http://example.com:80@evil.com/a.jpg", "http://example.com.evil.com/a.jpg",
+        "https://example.com/a.jpg", "http://example.com:8080/a.jpg", "https://cdn.example.org/imagesx/a.png",
+        "https://cdn.example.org/images/../private/a.png", "https://cdn.example.org/images/%2e%2e/private/a.png",
+        "https://cdn.example.org/other.png",
+    ])
+    func refused(source: String) {
+        #expect(throws: SourcePolicy.Refusal.notAllowed("the source is not in the allowed sources")) { try policy.resolve(source) }
+    }
+
+    @Test("local:///path reads under the local root only, and only when one is set")
+    func localSources() throws {
+        #expect(try policy.resolve("local:///cats/a.png").path == "/srv/images/cats/a.png")
+        #expect(throws: SourcePolicy.Refusal.malformed("a local source is local:///path")) { try policy.resolve("local:///cats/../../etc/passwd") }
+        #expect(throws: SourcePolicy.Refusal.malformed("a local source is local:///path")) { try policy.resolve("local://host/a.png") }
+        let noRoot = SourcePolicy(allowedPrefixes: [], localRoot: nil)
+        #expect(throws: SourcePolicy.Refusal.notAllowed("local sources are not enabled")) { try noRoot.resolve("local:///a.png") }
+    }
+
+    @Test("without prefixes any http(s) source passes this check; other schemes never do")
+    func schemes() throws {
+        let open = SourcePolicy(allowedPrefixes: [], localRoot: nil)
+        #expect(try open.resolve("https://anything.example/a.png").host == "anything.example")
+        #expect(throws: SourcePolicy.Refusal.malformed("unsupported source scheme 'file'")) { try open.resolve("file:///etc/passwd") }
+        #expect(throws: SourcePolicy.Refusal.malformed("unsupported source scheme 'gopher'")) { try open.resolve("gopher://h/a") }
+        #expect(throws: SourcePolicy.Refusal.malformed("the source URL has no host")) { try open.resolve("http:///a.png") }
+        #expect(throws: SourcePolicy.Refusal.malformed("the source is not a URL")) { try open.resolve("no scheme here") }
+    }
+
+    @Test("a prefix must be an http(s) URL with a host and no credentials")
+    func prefixParsing() {
+        #expect(SourcePrefix("example.com") == nil)
+        #expect(SourcePrefix("ftp://example.com/") == nil)
+        #expect(SourcePrefix("http://user:pw@example.com/") == nil)
+        #expect(SourcePrefix("http://example.com/a/../b") == nil)
+        #expect(SourcePrefix("https://example.com/images/") != nil)
+    }
+}

@@ -1,0 +1,194 @@
+import CodersPNG
+@testable import imagepipe
+import ImageServer
+import Foundation
+import PipelineConformance
+import PipelineCore
+import Synchronization
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `imagepipe serve` as a process: started, read for its ready line, signalled, waited for.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    private let output = Mutex("")
+    private let errors = Mutex("")
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = CLIRunner.binary
+        process.arguments = ["serve"] + arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("IMAGEPIPE_") }
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        Thread { [self] in
+            while true {
+                let data = out.fileHandleForReading.availableData
+                if data.isEmpty { return }
+                self.output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }.start()
+        Thread { [self] in
+            while true {
+                let data = err.fileHandleForReading.availableData
+                if data.isEmpty { return }
+                self.errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }.start()
+    }
+
+    var stdout: String { output.withLock { $0 } }
+    var stderr: String { errors.withLock { $0 } }
+
+    /// The port from the ready line, once printed.
+    func port() async -> Int? {
+        _ = await eventually(timeout: .seconds(60)) { self.stdout.contains("\n") || !self.process.isRunning }
+        guard let line = stdout.split(separator: "\n").first, line.hasPrefix("imagepipe serve: listening on http://127.0.0.1:") else { return nil }
+        return Int(line.split(separator: ":").last ?? "")
+    }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    func exitStatus() async throws -> Int32 {
+        try await runBlocking { [process] in
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+}
+
+@Suite("imagepipe serve")
+struct ServeCommandTests {
+    @Test("it prints one ready line with the address, takes flags from IMAGEPIPE_ variables, and answers /health")
+    func readyLineAndEnvironment() async throws {
+        let server = try ServeProcess([], environment: ["IMAGEPIPE_PORT": "0", "IMAGEPIPE_ALLOW_UNSIGNED": "1", "IMAGEPIPE_QUIET": "1"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let health = try await runBlocking { try TestProcesses.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/health"]) }
+        #expect(String(decoding: health, as: UTF8.self) == "ok\n")
+        server.signal(SIGINT)
+        #expect(try await server.exitStatus() == 0)
+        #expect(server.stdout == "imagepipe serve: listening on http://127.0.0.1:\(port)\n")
+    }
+
+    @Test("without keys it refuses to start unless unsigned URLs are allowed; bad flags are usage errors", arguments: [
+        ([String](), "give --key and --salt"),
+        (["--key", "abcd"], "give one --salt for each --key"),
+        (["--key", "xyz", "--salt", "00"], "--key and --salt must be non-empty hex strings"),
+        (["--allow-unsigned", "--allow-source", "example.com"], "--allow-source 'example.com' must be an http(s) URL prefix"),
+        (["--allow-unsigned", "--cache-dir", "/tmp/x", "--no-cache"], "--cache-dir and --no-cache cannot be used together"),
+        (["--allow-unsigned", "--workers", "0"], "--workers must be a whole number from 1 to 1024"),
+        (["--allow-unsigned", "--local-root", "/nonexistent/folder"], "--local-root '/nonexistent/folder' is not a folder"),
+    ])
+    func usageErrors(arguments: [String], message: String) async throws {
+        let run = try await CLIRunner(cacheHome: FileManager.default.temporaryDirectory).run(["serve"] + arguments)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    @Test("a port that is taken fails with exit status 1 and a reason")
+    func portTaken() async throws {
+        let origin = try TestHTTPServer()
+        let run = try await CLIRunner(cacheHome: FileManager.default.temporaryDirectory)
+            .run(["serve", "--allow-unsigned", "--port", "\(origin.port)", "--quiet"])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("imagepipe: serve: could not start:"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test("SIGTERM with 20 requests in flight: all 20 complete, then the process exits 0")
+    func drainOnSIGTERM() async throws {
+        let origin = try TestHTTPServer()
+        let image = try PNGCoder().encode(Image(try PixelBuffer(width: 8, height: 8, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
+        let released = Mutex(false)
+        for index in 0..<20 {
+            origin.route("/held\(index).png") { _, connection in
+                while !released.withLock({ $0 }) { usleep(5_000) }
+                connection.respond(status: 200, headers: ["Content-Type": "image/png"], body: image)
+            }
+        }
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--allow-private-sources", "--workers", "20", "--quiet"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let statuses = Mutex<[Int]>([])
+        let finished = Mutex(0)
+        for index in 0..<20 {
+            Thread {
+                let output = try? TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}",
+                                                                    "http://127.0.0.1:\(port)/insecure/w:4/plain/\(origin.baseURL)/held\(index).png@png"])
+                statuses.withLock { $0.append(Int(String(decoding: output ?? Data(), as: UTF8.self)) ?? 0) }
+                finished.withLock { $0 += 1 }
+            }.start()
+        }
+        #expect(await eventually(timeout: .seconds(60)) { (0..<20).allSatisfy { origin.requestCount("/held\($0).png") == 1 } })
+        server.signal(SIGTERM)
+        // The listener closes first; the 20 connections stay until answered.
+        #expect(await eventually(timeout: .seconds(60)) { !Self.accepts(port: port) })
+        released.withLock { $0 = true }
+        #expect(await eventually(timeout: .seconds(60)) { finished.withLock { $0 } == 20 })
+        #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 20))
+        #expect(try await server.exitStatus() == 0)
+    }
+
+    /// Whether something accepts a new connection on `port`.
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+@Suite("imagepipe serve: flags and IMAGEPIPE_ variables")
+struct ServeSettingsTests {
+    func configuration(_ arguments: [String], _ environment: [String: String]) throws -> ImageServerConfiguration {
+        try ServeCommand.parse(arguments).serverConfiguration(environment: environment)
+    }
+
+    @Test("a variable sets what no flag gives; a flag wins over its variable; lists are comma-separated")
+    func precedence() throws {
+        let environment = [
+            "IMAGEPIPE_PORT": "9000", "IMAGEPIPE_KEY": "aa01,aa02", "IMAGEPIPE_SALT": "bb01, bb02",
+            "IMAGEPIPE_ALLOW_SOURCE": "https://a.example/,https://b.example/", "IMAGEPIPE_WORKERS": "3",
+            "IMAGEPIPE_MAX_FRAMES": "5", "IMAGEPIPE_REQUEST_TIMEOUT": "4", "IMAGEPIPE_NO_CACHE": "true",
+        ]
+        // `parse` validates against this process's own environment, which holds no keys.
+        let fromEnvironment = try configuration(["--allow-unsigned"], environment)
+        #expect(fromEnvironment.port == 9000)
+        #expect(fromEnvironment.signingKeys.count == 2)
+        #expect(fromEnvironment.allowedSources.map(\.description) == ["https://a.example/", "https://b.example/"])
+        #expect(fromEnvironment.workers == 3)
+        #expect(fromEnvironment.maxFrames == 5)
+        #expect(fromEnvironment.requestTimeout == .seconds(4))
+        #expect(fromEnvironment.memoryLimit == 0)
+        #expect(!fromEnvironment.allowsPrivateSources)
+        let flagsWin = try configuration(["--port", "9100", "--key", "cc", "--salt", "dd", "--workers", "1"], environment)
+        #expect(flagsWin.port == 9100)
+        #expect(flagsWin.signingKeys.count == 1)
+        #expect(flagsWin.workers == 1)
+    }
+
+    @Test("defaults: loopback on 8080, a year of max-age, one frame, memory cache only, SSRF guard on")
+    func defaults() throws {
+        let settings = try configuration(["--allow-unsigned"], [:])
+        #expect(settings.host == "127.0.0.1" && settings.port == 8080)
+        #expect(settings.cacheTTL == 31_536_000)
+        #expect(settings.maxFrames == 1)
+        #expect(settings.cacheDirectory == nil && settings.memoryLimit > 0)
+        #expect(!settings.allowsPrivateSources && settings.localRoot == nil)
+    }
+
+    @Test("a variable that is not a number is a usage error naming it")
+    func badVariable() {
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned"], ["IMAGEPIPE_QUEUE": "many"]) }
+    }
+}
