@@ -75,7 +75,7 @@ public final class RedisImageCache: ImageCache {
         guard let entry = await entry(forKey: key), !Task.isCancelled else { return nil }
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
         do {
-            let image = try await ImageDecoding.decode(entry.data, options: decodeOptions, context: context, coders: coders) { [codingQueue] work in
+            let image = try await coders.decodeImage(entry.data, options: decodeOptions, context: context) { [codingQueue] work in
                 try await Self.run(on: codingQueue, work)
             }
             guard !Task.isCancelled else { return nil }

@@ -116,6 +116,6 @@ enum AVIFEncoder {
     /// `size` fitted into `maxPixelSize` (never up, aspect kept).
     private static func outputSize(_ size: ImageSize, options: ImageEncodeOptions) -> ImageSize {
         guard let box = options.maxPixelSize, !box.isEmpty else { return size }
-        return ImageSizeMath.scaledSize(size, toFit: box, preserveAspectRatio: true, allowUpscaling: false)
+        return size.fitted(into: box)
     }
 }

@@ -44,7 +44,7 @@ struct AVIFDecoderTests {
         let sample = AVIFFixtures.rgb8
         let image = try AVIFCoder().decode(try sample.data(), options: ImageDecodeOptions(thumbnailPixelSize: box))
         let full = ImageSize(width: sample.width, height: sample.height)
-        #expect(image.pixelSize == ImageSizeMath.scaledSize(full, toFit: box, preserveAspectRatio: true, allowUpscaling: false))
+        #expect(image.pixelSize == full.fitted(into: box))
         #expect(image.pixelSize.width == 10)
         #expect(image.isThumbnail)
     }

@@ -1,3 +1,4 @@
+import LoaderHTTP
 import PipelineCore
 
 /// A failed image request: the HTTP status and a one-line reason for the client. Reasons say what
@@ -24,18 +25,16 @@ struct ServiceError: Error, Hashable, CustomStringConvertible {
     /// The answer for a pipeline failure while loading, decoding, transforming or encoding a source.
     init(_ error: ImagePipeError) {
         switch error {
-        case .badStatusCode(let status) where status == 404 || status == 410:
+        case .loadFailed(.httpStatus, let status?, _) where status == 404 || status == 410:
             self.init(status: 404, reason: "the source was not found (HTTP \(status))")
-        case .badStatusCode(let status):
+        case .loadFailed(.httpStatus, let status?, _):
             self.init(status: 502, reason: "the source server answered HTTP \(status)")
-        case .transport(.blockedAddress, _):
+        case .loadFailed(.blockedAddress, _, _):
             self.init(status: 403, reason: "the source address is not allowed")
-        case .transport(.timedOut, _):
+        case .loadFailed(.timedOut, _, _):
             self.init(status: 504, reason: "the source server did not answer in time")
-        case .transport(.tooManyRedirects, _):
-            self.init(status: 502, reason: "the source server redirected too many times")
-        case .transport(let kind, _):
-            self.init(status: 502, reason: "the source could not be fetched (\(kind.rawValue))")
+        case .loadFailed(let failure, _, _):
+            self.init(status: 502, reason: "the source could not be fetched (\(failure.name))")
         case .invalidResponse, .badContentType, .invalidDownloadOperation:
             self.init(status: 502, reason: "the source server's response was not usable")
         case .limitExceeded(let limit, _, _) where limit == .responseBytes || limit == .fileSize:

@@ -57,13 +57,13 @@ final class SourceLoader: ImageLoader {
 
     /// A server's failure is never remembered against the URL: the origin may fix a 404 any time,
     /// and a URL this server refused stays refused by the same checks anyway.
-    func shouldBlockFailedURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+    func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
         false
     }
 
     /// The strong `ETag` the source sent, else a digest of its bytes.
     static func validator(of result: ImageLoadResult) -> String {
-        if let etag = result.response?.header("ETag"), !etag.hasPrefix("W/"), !etag.isEmpty {
+        if let etag = result.httpResponse?.header("ETag"), !etag.hasPrefix("W/"), !etag.isEmpty {
             return "etag:" + etag
         }
         return "sha256:" + Data(SHA256.hash(data: result.data)).base64URLEncodedWithoutPadding

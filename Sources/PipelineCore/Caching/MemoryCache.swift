@@ -190,16 +190,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 }
 
 /// The defaults `MemoryCache` sizes itself from; a non-generic home for them because a generic type
-/// cannot hold stored statics.
-@usableFromInline
-enum MemoryCacheDefaults {
+/// cannot hold stored statics. `costLimit` is public for caches of other kinds that size themselves alike.
+public enum MemoryCacheDefaults {
     /// The share of this process's memory a default cache may hold.
     static let memoryFraction = 0.2
     /// Used when neither /proc/meminfo nor a cgroup limit can be read.
     static let fallbackCostLimit = 512 * 1024 * 1024
 
     /// `memoryFraction` of the lower of RAM and the cgroup memory limit.
-    @usableFromInline static let costLimit: Int = {
+    public static let costLimit: Int = {
         guard let bytes = SystemMemory.availableBytes() else { return fallbackCostLimit }
         let share = Double(bytes) * memoryFraction
         return share >= Double(Int.max) ? Int.max : max(Int(share), 1)

@@ -155,7 +155,7 @@ public struct ImageDecodeOptions: Hashable, Sendable {
 
     /// True when the image this produces may be smaller than the file's: it is then a thumbnail,
     /// never stored under the full-size key.
-    var requestsThumbnail: Bool {
+    public var requestsThumbnail: Bool {
         (thumbnailPixelSize.map { !$0.isEmpty } ?? false) || scaleDownLimitBytes != nil
     }
 

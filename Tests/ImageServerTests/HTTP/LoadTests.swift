@@ -93,9 +93,9 @@ struct LoadTests {
             let renderer = server.handler.renderer
             let job = ImageRenderer.Job(source: fixture.origin.url("/held.png"), options: ProcessingOptions(), format: .png)
             let decodeKey = renderer.decodeKey(for: job)
-            #expect(await eventually(timeout: .seconds(30)) { renderer.manager.decodes.subscriberCount(for: decodeKey) == 2 })
+            #expect(await eventually(timeout: .seconds(30)) { renderer.manager.decodes.joinerCount(for: decodeKey) == 2 })
             shutdown(leaving.fd, Int32(SHUT_RDWR))
-            #expect(await eventually(timeout: .seconds(30)) { renderer.manager.decodes.subscriberCount(for: decodeKey) == 1 })
+            #expect(await eventually(timeout: .seconds(30)) { renderer.manager.decodes.joinerCount(for: decodeKey) == 1 })
             gate.open()
             #expect(try await staying?.status == 200)
             #expect(fixture.origin.requestCount("/held.png") == 1)
