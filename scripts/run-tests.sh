@@ -3,7 +3,7 @@
 # Separate processes keep one target's blocking work (child processes, local servers, timeouts)
 # from starving another's tasks on the shared cooperative thread pool. Ends with one summary line.
 set -uo pipefail
-targets=$(grep -oE 'testTarget\(name: "[A-Za-z]+"' Package.swift | sed -E 's/.*"(.*)"/\1/')
+targets=$(grep -oE 'testTarget\(name: "[^"]+"' Package.swift | sed -E 's/.*"(.*)"/\1/')
 passed=0; failed=0; status=0
 for target in $targets; do
   echo "=== $target"
