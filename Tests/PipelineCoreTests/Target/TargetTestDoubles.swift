@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import PipelineCore
+import TestSupport
 
 /// A target that records what it was shown, per slot, and notices if two updates ever overlap.
 final class RecordingTarget: ImageTarget {
