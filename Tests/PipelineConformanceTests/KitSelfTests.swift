@@ -96,7 +96,7 @@ struct KitSelfTests {
     func caches() async throws {
         var options = CacheConformance.Options()
         options.cacheTypes = [.memory]
-        let good = await CacheConformance.failures(for: DictionaryCache(), options: options)
+        let good = await CacheConformance.failures(for: InMemoryImageCache(), options: options)
         #expect(good == [], "\(good)")
         let stale = await CacheConformance.failures(for: StaleCache(), options: options)
         #expect(stale.map(\.contract).contains("cache.replace"))

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// The async API's memory-hit shortcut (`ImageManager.memoryCacheHit`) must answer exactly as the
 /// full flow would, and step aside whenever the flow would do more than read memory.
@@ -43,7 +44,7 @@ struct ImageManagerMemoryHitTests {
     func throughCachesManager() async throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }
-        let other = InMemoryTestCache(name: "highest")
+        let other = InMemoryImageCache(name: "highest")
         let caches = ImageCachesManager(caches: [f.cache])
         let manager = ImageManager(cache: caches, loader: f.loader, coders: f.cache.coders)
         #expect(manager.memoryCacheHit(url: url, options: [], context: ImageContext()) != nil)

@@ -150,6 +150,6 @@ struct GatedFixture {
 
     init() {
         let coders = ImageCodersManager(coders: [TestCoder()])
-        manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+        manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
     }
 }
