@@ -104,7 +104,7 @@ let package = Package(
         .target(name: "FuzzHarness", dependencies: [
             "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile",
         ], path: "Fuzz/Sources/FuzzHarness"),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
