@@ -9,7 +9,7 @@ public struct TransformerDescription<Transformer: ImageTransformer>: Sendable {
     public let aliases: [String]
     /// What the key starts with, e.g. `SDImageResizingTransformer`.
     public let keyName: String
-    public let parameters: [TransformerParameter<Transformer>]
+    let parameters: [TransformerParameter<Transformer>]
     private let make: @Sendable (TransformerArguments) -> Transformer
 
     /// `make` builds the transformer from the parameters' values, read by name

@@ -10,16 +10,16 @@ import Foundation
 public struct TransformerParameter<Transformer>: Sendable {
     public let name: String
     /// What the usage text shows for it, e.g. `WxH`, `R`, `fill|fit|cover`; nil when not spelled.
-    public let placeholder: String?
+    let placeholder: String?
     /// Its type, unit and range in words, e.g. `number, degrees clockwise, -360 to 360`.
-    public let summary: String
+    let summary: String
     /// What a spec without it gets; nil when a spec must give it.
-    public let defaultValue: (any Sendable)?
+    let defaultValue: (any Sendable)?
     let parse: @Sendable (String) throws(TransformerParameterError) -> any Sendable
     /// Its text in the cache key; nil leaves it out (a default older keys did not print).
     let keyText: @Sendable (Transformer) -> String?
 
-    public var isSpelled: Bool { placeholder != nil }
+    var isSpelled: Bool { placeholder != nil }
 
     /// A parameter of any type: `parse` reads a spec field (throwing a reason a person can act on),
     /// `keyText` prints the transformer's value for the key (nil: left out of it).

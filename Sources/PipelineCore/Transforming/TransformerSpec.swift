@@ -29,7 +29,7 @@ public struct TransformerSpec: Sendable {
     /// Widths and heights specs accept.
     public static let sides = 1...maxCoordinate
     /// Offsets specs accept.
-    public static let offsets = -maxCoordinate...maxCoordinate
+    static let offsets = -maxCoordinate...maxCoordinate
 
     /// The transformers this spec knows, in the order the usage lists them.
     public let spellings: [any TransformerSpelling]
