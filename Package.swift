@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // ImagePipe: a small core of protocols and registries (`PipelineCore`) and plugins around it.
 // Each module is its own product, so a user depends only on what it needs.
 import PackageDescription
@@ -162,7 +162,14 @@ let package = Package(
         .target(name: "FuzzHarness", dependencies: [
             "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
         ], path: "Fuzz/Sources/FuzzHarness"),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Zero warnings is a rule: every warning in the project's own Swift and C code fails the build
+// (SwiftPM does not apply this to remote dependencies).
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+    target.cSettings = (target.cSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

@@ -1,46 +1,46 @@
 // swift-tools-version:6.0
 // Every ImagePipe benchmark executable, in one package beside the library so `make test` (the root
-// package) never compiles them. Each is run by a script in scripts/bench/; see Benchmarks/README.md.
+// package) never compiles them. Each is run by a script in Benchmarks/scripts/; see Benchmarks/README.md.
 import PackageDescription
 
 let package = Package(
     name: "ImagePipeBenchmarks",
     dependencies: [.package(name: "ImagePipe", path: "..")],
     targets: [
-        // CodersPNG / CodersJPEG against c/coders_png_jpeg.c (scripts/bench/coders-png-jpeg.sh).
+        // CodersPNG / CodersJPEG against c/coders_png_jpeg.c (Benchmarks/scripts/coders-png-jpeg.sh).
         .executableTarget(name: "coders-png-jpeg-bench", dependencies: [
             .product(name: "CodersPNG", package: "ImagePipe"),
             .product(name: "CodersJPEG", package: "ImagePipe"),
         ]),
-        // CodersWebP / CodersGIF decode-all-frames against c/decode_webp_gif.c (scripts/bench/coders-vs-c.sh).
+        // CodersWebP / CodersGIF decode-all-frames against c/decode_webp_gif.c (Benchmarks/scripts/coders-webp-gif.sh).
         .executableTarget(name: "coders-webp-gif-bench", dependencies: [
             .product(name: "CodersWebP", package: "ImagePipe"),
             .product(name: "CodersGIF", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
-        // CodersPNG's APNG decode-all-frames against Pillow (scripts/bench/apng-vs-pillow.sh).
+        // CodersPNG's APNG decode-all-frames against Pillow (Benchmarks/scripts/coders-apng.sh).
         .executableTarget(name: "coders-apng-bench", dependencies: [
             .product(name: "CodersPNG", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
         // CodersAVIF / CodersHEIF decode against c/decode_avif_heif.c, 256 px thumbnails against
-        // vipsthumbnail (scripts/bench/coders-avif-heif.sh).
+        // vipsthumbnail (Benchmarks/scripts/coders-avif-heif.sh).
         .executableTarget(name: "coders-avif-heif-bench", dependencies: [
             .product(name: "CodersAVIF", package: "ImagePipe"),
             .product(name: "CodersJPEG", package: "ImagePipe"),
             .product(name: "CodersHEIF", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
-        // HTTPLoader against `curl --parallel` on a local server (scripts/bench/loader-http.sh).
+        // HTTPLoader against `curl --parallel` on a local server (Benchmarks/scripts/loader-http.sh).
         .executableTarget(name: "loader-http-bench", dependencies: [
             .product(name: "LoaderHTTP", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
-        // MemoryCache against NSCache, DiskCache against plain reads (scripts/bench/run-cache-bench.sh).
+        // MemoryCache against NSCache, DiskCache against plain reads (Benchmarks/scripts/cache.sh).
         .executableTarget(name: "cache-bench", dependencies: [
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
-        // ImageManager memory-cache hits and the Lanczos-3 resampler against libvips (scripts/bench/manager.sh).
+        // ImageManager memory-cache hits and the Lanczos-3 resampler against libvips (Benchmarks/scripts/manager.sh).
         .executableTarget(name: "manager-bench", dependencies: [
             .product(name: "PipelineCore", package: "ImagePipe"),
             .product(name: "CodersPNG", package: "ImagePipe"),

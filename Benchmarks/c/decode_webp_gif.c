@@ -1,4 +1,4 @@
-/* Baseline for scripts/bench/coders-vs-c.sh: decodes every frame of each WebP/GIF file with the
+/* Baseline for Benchmarks/scripts/coders-webp-gif.sh: decodes every frame of each WebP/GIF file with the
  * C libraries directly, as a C program would, and prints images per CPU second.
  *   WebP: WebPDecodeRGB/RGBA for stills (RGB when the file has no alpha, as CodersWebP does),
  *         WebPAnimDecoder (libwebp's compositor) for animations.

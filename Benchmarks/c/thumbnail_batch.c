@@ -1,4 +1,4 @@
-/* The C baseline for scripts/bench/compare.sh: one thread doing what `imagepipe fetch` does to each
+/* The C baseline for Benchmarks/scripts/compare.sh: one thread doing what `imagepipe fetch` does to each
  * file, with the same libraries (libjpeg-turbo, libpng, libwebp) called directly, and the same
  * shortcuts ImagePipe's coders take:
  *   JPEG: DCT-scaled decode (the largest 1/2, 1/4, 1/8 that leaves 2x for the resample);

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // An ImagePipe plugin written the way an outside author would: its own package, depending on
 // ImagePipe's `PipelineCore` for the coder protocol and on `PipelineConformance` (tests only) to
 // prove it keeps the pipeline's contracts. Only those two ImagePipe modules are built.
@@ -14,12 +14,13 @@ let package = Package(
         .package(name: "ImagePipe", path: "../.."),
     ],
     targets: [
-        .target(name: "PAMCoder", dependencies: [.product(name: "PipelineCore", package: "ImagePipe")]),
+        .target(name: "PAMCoder", dependencies: [.product(name: "PipelineCore", package: "ImagePipe")],
+                swiftSettings: [.treatAllWarnings(as: .error)]),
         .testTarget(name: "PAMCoderTests", dependencies: [
             "PAMCoder",
             .product(name: "PipelineCore", package: "ImagePipe"),
             .product(name: "PipelineConformance", package: "ImagePipe"),
-        ]),
+        ], swiftSettings: [.treatAllWarnings(as: .error)]),
     ],
     swiftLanguageModes: [.v6]
 )

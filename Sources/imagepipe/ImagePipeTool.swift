@@ -9,7 +9,8 @@ struct ImagePipeCommand: AsyncParsableCommand {
         abstract: "Fetch, convert, inspect and cache images through the ImagePipe pipeline.",
         discussion: """
             Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
-            Transforms: \(TransformSpecHelp.text)
+            Transforms (--transform SPEC, repeatable, applied in order):
+            \(TransformSpecHelp.text)
             """,
         version: ImagePipeVersion.current,
         subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeCommand.self]

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-@Suite("GIF animation budget and streaming")
+@Suite("GIF animation budget and streaming", .dedicatedThreads)
 struct GIFAnimationBudgetTests {
     let coder = GIFCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("GIF animation and encoding")
+@Suite("GIF animation and encoding", .dedicatedThreads)
 struct GIFAnimationTests {
     let coder = GIFCoder()
 

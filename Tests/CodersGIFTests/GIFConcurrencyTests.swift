@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("GIF provider shared between tasks")
+@Suite("GIF provider shared between tasks", .dedicatedThreads)
 struct GIFConcurrencyTests {
     @Test("Many tasks asking one provider for frames in random order get the sequential frames")
     func concurrentFrames() async throws {

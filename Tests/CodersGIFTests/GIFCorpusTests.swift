@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("GIF corpus")
+@Suite("GIF corpus", .dedicatedThreads)
 struct GIFCorpusTests {
     let coder = GIFCoder()
 

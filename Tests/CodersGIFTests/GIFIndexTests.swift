@@ -2,10 +2,11 @@ import CodersGIF
 import Foundation
 import PipelineCore
 import Testing
+import TestSupport
 
 /// How a GIF's records become frames, as giflib, browsers, ImageIO and Pillow read them, on small
 /// files written byte by byte.
-@Suite("GIF index")
+@Suite("GIF index", .dedicatedThreads)
 struct GIFIndexTests {
     let coder = GIFCoder()
 

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// ICC profiles and XMP packets in GIF application extensions, on files written byte by byte.
-@Suite("GIF ICC and XMP extensions")
+@Suite("GIF ICC and XMP extensions", .dedicatedThreads)
 struct GIFMetadataTests {
     let coder = GIFCoder()
     let profile = ColorFixtures.displayP3Profile()

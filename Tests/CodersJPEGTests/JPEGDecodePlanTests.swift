@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("JPEG shrink-on-load")
+@Suite("JPEG shrink-on-load", .dedicatedThreads)
 struct JPEGDecodePlanTests {
     let coder = JPEGCoder()
 

@@ -5,7 +5,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("JPEG decoding")
+@Suite("JPEG decoding", .dedicatedThreads)
 struct JPEGDecoderTests {
     let coder = JPEGCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("JPEG encoding")
+@Suite("JPEG encoding", .dedicatedThreads)
 struct JPEGEncoderTests {
     let coder = JPEGCoder()
 

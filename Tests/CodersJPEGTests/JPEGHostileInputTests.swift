@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("JPEG hostile input")
+@Suite("JPEG hostile input", .dedicatedThreads)
 struct JPEGHostileInputTests {
     let coder = JPEGCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("JPEG progressive decoding")
+@Suite("JPEG progressive decoding", .dedicatedThreads)
 struct JPEGIncrementalDecoderTests {
     let coder = JPEGCoder()
 

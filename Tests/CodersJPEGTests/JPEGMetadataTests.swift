@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("JPEG EXIF and XMP")
+@Suite("JPEG EXIF and XMP", .dedicatedThreads)
 struct JPEGMetadataTests {
     let coder = JPEGCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("JPEG EXIF orientation")
+@Suite("JPEG EXIF orientation", .dedicatedThreads)
 struct JPEGOrientationTests {
     let coder = JPEGCoder()
 

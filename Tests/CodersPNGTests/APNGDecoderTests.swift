@@ -6,7 +6,7 @@ import TestSupport
 
 /// Animated PNGs made by TestSupport's independent writer, with the expected pixels worked out by
 /// hand from the APNG rules.
-@Suite("APNG decoding")
+@Suite("APNG decoding", .dedicatedThreads)
 struct APNGDecoderTests {
     typealias Frame = APNGWriter.Frame
     static let blue: [UInt8] = [0, 0, 255, 255], red: [UInt8] = [255, 0, 0, 255], green: [UInt8] = [0, 255, 0, 255]

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("APNG encoding")
+@Suite("APNG encoding", .dedicatedThreads)
 struct APNGEncoderTests {
     /// Three distinct 5×3 RGBA frames with alpha, 40/70/100 ms.
     static func frames() throws -> [ImageFrame] {

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Broken and hostile APNGs: what Chromium refuses is a typed error, what it shows as a still stays
 /// a still with a warning, a cut file keeps its whole frames, and limits refuse before decoding.
-@Suite("APNG hostile input")
+@Suite("APNG hostile input", .dedicatedThreads)
 struct APNGHostileInputTests {
     typealias Frame = APNGWriter.Frame
     static let red: [UInt8] = [255, 0, 0, 255], blue: [UInt8] = [0, 0, 255, 255]

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("PNG decoding")
+@Suite("PNG decoding", .dedicatedThreads)
 struct PNGDecoderTests {
     let coder = PNGCoder()
 
@@ -212,7 +212,7 @@ struct PNGDecoderTests {
     }
 }
 
-@Suite("PNG EXIF orientation")
+@Suite("PNG EXIF orientation", .dedicatedThreads)
 struct PNGExifOrientationTests {
     @Test("An eXIf chunk's orientation is recorded on the image, pixels left as stored")
     func recordsExifOrientation() throws {

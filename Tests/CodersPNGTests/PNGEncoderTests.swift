@@ -5,7 +5,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("PNG encoding")
+@Suite("PNG encoding", .dedicatedThreads)
 struct PNGEncoderTests {
     let coder = PNGCoder()
 
@@ -179,7 +179,7 @@ struct PNGEncoderTests {
     }
 }
 
-@Suite("PNG colour facts")
+@Suite("PNG colour facts", .dedicatedThreads)
 struct PNGColorFactsTests {
     let coder = PNGCoder()
 

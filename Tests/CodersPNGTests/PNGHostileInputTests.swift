@@ -5,7 +5,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("PNG hostile input")
+@Suite("PNG hostile input", .dedicatedThreads)
 struct PNGHostileInputTests {
     @Test("A chunk declaring more bytes than the file holds fails as truncated before it is allocated",
           arguments: ["iTXt", "zTXt", "sPLT", "pCAL", "sCAL", "tEXt", "eXIf"])

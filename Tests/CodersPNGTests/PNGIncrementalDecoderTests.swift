@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("PNG progressive decoding")
+@Suite("PNG progressive decoding", .dedicatedThreads)
 struct PNGIncrementalDecoderTests {
     let coder = PNGCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("PNG EXIF and XMP")
+@Suite("PNG EXIF and XMP", .dedicatedThreads)
 struct PNGMetadataTests {
     let coder = PNGCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("PNG read size")
+@Suite("PNG read size", .dedicatedThreads)
 struct PNGReadSizeTests {
     @Test("A file ending with a whole IEND is read in libpng's own pieces; one cut short, in small pieces from the start")
     func readSizeFollowsTheEnd() throws {

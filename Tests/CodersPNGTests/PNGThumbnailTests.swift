@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("PNG thumbnails")
+@Suite("PNG thumbnails", .dedicatedThreads)
 struct PNGThumbnailTests {
     let coder = PNGCoder()
 
@@ -43,7 +43,7 @@ struct PNGThumbnailTests {
     }
 }
 
-@Suite("PNG row shrinking")
+@Suite("PNG row shrinking", .dedicatedThreads)
 struct PNGRowShrinkerTests {
     @Test("Boxes average their pixels, weighting colour by alpha so hidden colours do not bleed")
     func averagesWeightedByAlpha() throws {

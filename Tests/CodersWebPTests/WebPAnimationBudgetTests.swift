@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("WebP animation budget and streaming")
+@Suite("WebP animation budget and streaming", .dedicatedThreads)
 struct WebPAnimationBudgetTests {
     let coder = WebPCoder()
 

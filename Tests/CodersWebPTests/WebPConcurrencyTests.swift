@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("WebP provider shared between tasks")
+@Suite("WebP provider shared between tasks", .dedicatedThreads)
 struct WebPConcurrencyTests {
     @Test("Many tasks asking one provider for frames in random order all get libwebp's frames")
     func concurrentFrames() async throws {

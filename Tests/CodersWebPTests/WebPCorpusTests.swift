@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("WebP corpus")
+@Suite("WebP corpus", .dedicatedThreads)
 struct WebPCorpusTests {
     let coder = WebPCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("WebP thumbnails and incremental decoding")
+@Suite("WebP thumbnails and incremental decoding", .dedicatedThreads)
 struct WebPDecodingOptionsTests {
     let coder = WebPCoder()
 

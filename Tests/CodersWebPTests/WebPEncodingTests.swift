@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("WebP encoding")
+@Suite("WebP encoding", .dedicatedThreads)
 struct WebPEncodingTests {
     let coder = WebPCoder()
 

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("WebP EXIF and XMP")
+@Suite("WebP EXIF and XMP", .dedicatedThreads)
 struct WebPMetadataTests {
     let coder = WebPCoder()
 

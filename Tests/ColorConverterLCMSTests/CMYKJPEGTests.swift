@@ -6,7 +6,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("CMYK JPEGs through their profile")
+@Suite("CMYK JPEGs through their profile", .dedicatedThreads)
 struct CMYKJPEGTests {
     let converters = ImageColorConvertersManager(converters: [LCMSColorConverter()])
     let profile = ColorFixtures.cmykProfile()

@@ -4,7 +4,7 @@ import PipelineCore
 import Testing
 import TestSupport
 
-@Suite("Colour management on lcms2")
+@Suite("Colour management on lcms2", .dedicatedThreads)
 struct LCMSColorConverterTests {
     let converters = ImageColorConvertersManager(converters: [LCMSColorConverter()])
     let p3 = ColorFixtures.displayP3Profile()
@@ -153,7 +153,7 @@ struct LCMSColorConverterTests {
     }
 }
 
-@Suite("Encoders and colour profiles")
+@Suite("Encoders and colour profiles", .dedicatedThreads)
 struct ColorProfileEncodingTests {
     let converters = ImageColorConvertersManager(converters: [LCMSColorConverter()])
     let p3 = ColorFixtures.displayP3Profile()

@@ -9,12 +9,16 @@ struct BuiltInCacheConformanceTests {
     func defaultImageCache() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-kit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        await CacheConformance.check(DefaultImageCache(namespace: "conformance", directory: directory))
+        var options = CacheConformance.Options()
+        // The kit's time limit only catches a hang; a machine shared with builds needs a generous one.
+        options.timeLimit = .seconds(60)
+        await CacheConformance.check(DefaultImageCache(namespace: "conformance", directory: directory), options: options)
     }
 
     @Test("An ImageCache backed by MemoryCache alone")
     func memoryBackedCache() async {
         var options = CacheConformance.Options()
+        options.timeLimit = .seconds(60)
         options.cacheTypes = [.memory]
         await CacheConformance.check(MemoryBackedImageCache(), options: options)
     }

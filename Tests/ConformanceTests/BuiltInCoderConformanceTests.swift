@@ -13,7 +13,7 @@ import TestSupport
 /// The kit on every built-in coder, one test case per corpus sample so a failure names the file.
 /// Samples cover each coder's pixel formats, interlaced/progressive files, and animations; they are
 /// small, because the kit decodes each one some thirty times (damage, limits, thumbnails, round trips).
-@Suite("Built-in coders keep the kit's coder contracts")
+@Suite("Built-in coders keep the kit's coder contracts", .dedicatedThreads)
 struct BuiltInCoderConformanceTests {
     static let png = CorpusSamples.rows("pngsuite", [
         "PngSuite.png", "basn0g08.png", "basi0g16.png", "basn2c08.png", "basn3p04.png", "basn4a08.png", "basi6a08.png",

@@ -7,6 +7,13 @@ import Testing
 
 @Suite("Built-in loaders keep the kit's loader contracts")
 struct BuiltInLoaderConformanceTests {
+    /// The kit's time limit only catches a hang; a machine shared with builds needs a generous one.
+    static let options = {
+        var options = LoaderConformance.Options()
+        options.timeLimit = .seconds(60)
+        return options
+    }()
+
     @Test("HTTPLoader against the kit's local server")
     func httpLoader() async {
         var configuration = HTTPLoaderConfiguration()
@@ -15,7 +22,7 @@ struct BuiltInLoaderConformanceTests {
         configuration.connectTimeout = 10
         let loader = HTTPLoader(configuration: configuration)
         defer { loader.invalidate() }
-        await LoaderConformance.checkHTTP(loader)
+        await LoaderConformance.checkHTTP(loader, options: Self.options)
     }
 
     @Test("FileLoader on a temporary file, a missing file and a data: URL")
@@ -31,9 +38,9 @@ struct BuiltInLoaderConformanceTests {
             url: file, expectedData: bytes,
             failingURLs: [directory.appendingPathComponent("missing.png"), URL(string: "data:image/png;base64,%%%")!],
             foreignURLs: [URL(string: "https://example.com/a.png")!, URL(string: "ftp://example.com/a.png")!])
-        await LoaderConformance.check(FileLoader(), fixture: fixture)
+        await LoaderConformance.check(FileLoader(), fixture: fixture, options: Self.options)
         let small = Data("a data URL body".utf8)
         let dataURL = URL(string: "data:application/octet-stream;base64," + small.base64EncodedString())!
-        await LoaderConformance.check(FileLoader(), fixture: LoaderFixture(url: dataURL, expectedData: small))
+        await LoaderConformance.check(FileLoader(), fixture: LoaderFixture(url: dataURL, expectedData: small), options: Self.options)
     }
 }

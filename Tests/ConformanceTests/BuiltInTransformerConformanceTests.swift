@@ -2,10 +2,11 @@ import Foundation
 import PipelineConformance
 import PipelineCore
 import Testing
+import TestSupport
 
 /// The kit on every built-in transformer, each with variants that differ in one parameter (every
 /// parameter that changes the output must change the key), on images of each 8-bit pixel format.
-@Suite("Built-in transformers keep the kit's transformer contracts")
+@Suite("Built-in transformers keep the kit's transformer contracts", .dedicatedThreads)
 struct BuiltInTransformerConformanceTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let transformer: any ImageTransformer

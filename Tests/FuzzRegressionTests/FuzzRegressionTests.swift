@@ -1,12 +1,13 @@
 import Foundation
 import FuzzHarness
 import Testing
+import TestSupport
 
 /// Every input a fuzz target found (a crash, leak, timeout or runaway memory), kept in
 /// `Tests/Fixtures/fuzz/<target>/` once fixed and replayed through the code that fuzz target runs:
 /// each must now end in a typed error or an image within its limits. Open findings wait in
 /// `Fuzz/findings/`, which is not replayed.
-@Suite("Fuzz findings")
+@Suite("Fuzz findings", .dedicatedThreads)
 struct FuzzRegressionTests {
     struct Finding: Sendable, CustomTestStringConvertible {
         let target: FuzzTarget

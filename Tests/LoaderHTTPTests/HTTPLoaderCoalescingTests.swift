@@ -32,7 +32,7 @@ struct HTTPLoaderCoalescingTests {
                 }
             }
             #expect(await eventually { loader.waitingCallerCount == 100 })
-            gate.release()
+            gate.open()
             return await group.reduce(into: [Data?]()) { $0.append($1) }
         }
         #expect(results.count == 100)
@@ -63,7 +63,7 @@ struct HTTPLoaderCoalescingTests {
             }
         }
         #expect(loader.waitingCallerCount == 1)
-        gate.release()
+        gate.open()
         #expect(try await survivor.value == FaultRoutes.image)
         #expect(server.requestCount("/gated.png") == 1)
     }
@@ -80,7 +80,7 @@ struct HTTPLoaderCoalescingTests {
         first.cancel()
         #expect(await (try? first.value) == nil)
         #expect(await eventually { loader.currentDownloadCount == 0 })
-        gate.release()
+        gate.open()
         #expect(try await loader.loadTyped(url).data == FaultRoutes.image)
         #expect(server.requestCount("/gated.png") == 2)
         // And after a finished transfer, another one again.
@@ -124,7 +124,7 @@ struct HTTPLoaderCoalescingTests {
         async let b = loader.loadTyped(url, context: header)
         async let c = loader.loadTyped(url, options: .handleCookies)
         #expect(await eventually { server.requestCount("/gated.png") == 3 })
-        gate.release()
+        gate.open()
         let all = try await [a.data, b.data, c.data]
         #expect(all.allSatisfy { $0 == FaultRoutes.image })
     }

@@ -9,7 +9,7 @@ struct HTTPLoaderLeakTests {
     @Test("after successes, faults and cancellations: no download left, no socket and no easy handle once invalidated")
     func noLeaks() async throws {
         let server = try FaultRoutes.server()
-        var config = FaultRoutes.testConfiguration()
+        var config = FaultRoutes.trickleConfiguration()
         config.maxResponseBytes = 1 << 20
         let loader = HTTPLoader(configuration: config)
         let paths = ["/image.png", "/reset", "/short-body", "/endless", "/404", "/500", "/trickle", "/gzip", "/loop", "/to-file"]

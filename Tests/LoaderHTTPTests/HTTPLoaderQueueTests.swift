@@ -31,7 +31,7 @@ struct HTTPLoaderQueueTests {
             tasks.append(Task { try await loader.loadTyped(server.url("/q\(index)"), options: option) })
             #expect(await eventually { loader.currentDownloadCount == index + 1 })
         }
-        gate.release()
+        gate.open()
         for task in tasks { _ = try await task.value }
         return gate.arrivals
     }
@@ -73,7 +73,7 @@ struct HTTPLoaderQueueTests {
         #expect(gate.inFlight.load(ordering: .relaxed) == 2)
         loader.maxConcurrentDownloads = 6
         #expect(await eventually { gate.inFlight.load(ordering: .relaxed) == 6 })
-        gate.release()
+        gate.open()
         for task in tasks { _ = try await task.value }
         #expect(gate.maxInFlight.load(ordering: .relaxed) == 6)
         #expect(loader.currentDownloadCount == 0)

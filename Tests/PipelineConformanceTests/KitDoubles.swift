@@ -93,17 +93,3 @@ final class StaleCache: ImageCache {
     func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType { entries.withLock { $0[key] != nil } ? .memory : .none }
     func clear(_ cacheType: ImageCacheType) async { entries.withLock { $0.removeAll() } }
 }
-
-/// Correct: a memory-only dictionary cache.
-final class DictionaryCache: ImageCache {
-    private let entries = Mutex<[String: Image]>([:])
-    func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult? {
-        entries.withLock { $0[key] }.map { ImageCacheResult(image: $0, data: nil, cacheType: .memory) }
-    }
-    func store(_ image: Image?, data: Data?, key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async {
-        if let image { entries.withLock { $0[key] = image } }
-    }
-    func remove(key: String, cacheType: ImageCacheType) async { _ = entries.withLock { $0.removeValue(forKey: key) } }
-    func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType { entries.withLock { $0[key] != nil } ? .memory : .none }
-    func clear(_ cacheType: ImageCacheType) async { entries.withLock { $0.removeAll() } }
-}

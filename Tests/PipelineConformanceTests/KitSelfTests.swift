@@ -75,7 +75,7 @@ struct KitSelfTests {
             (ResizingTransformer(size: ImageSize(width: 10, height: 10)), ResizingTransformer(size: ImageSize(width: 11, height: 10))),
             (CroppingTransformer(rect: ImageRect(x: 1, y: 1, width: 5, height: 5)), CroppingTransformer(rect: ImageRect(x: 2, y: 1, width: 5, height: 5))),
             (RoundCornerTransformer(radius: 4), RoundCornerTransformer(radius: 5)),
-            (RotationTransformer(angle: 0.3), RotationTransformer(angle: 0.4)),
+            (RotationTransformer(degreesClockwise: 17), RotationTransformer(degreesClockwise: 23)),
             (FlippingTransformer(horizontal: true, vertical: false), FlippingTransformer(horizontal: false, vertical: true)),
             (TintTransformer(color: .black), TintTransformer(color: .white)),
             (BlurTransformer(radius: 2), BlurTransformer(radius: 3)),
@@ -96,7 +96,7 @@ struct KitSelfTests {
     func caches() async throws {
         var options = CacheConformance.Options()
         options.cacheTypes = [.memory]
-        let good = await CacheConformance.failures(for: DictionaryCache(), options: options)
+        let good = await CacheConformance.failures(for: InMemoryImageCache(), options: options)
         #expect(good == [], "\(good)")
         let stale = await CacheConformance.failures(for: StaleCache(), options: options)
         #expect(stale.map(\.contract).contains("cache.replace"))

@@ -2,10 +2,9 @@
 /// answer (`try #require(await eventually { … })`) instead of sleeping a fixed time, so a loaded
 /// machine slows them down without failing them.
 ///
-/// The default limit is long because it only matters when something is wrong: a passing test
-/// returns as soon as its condition holds. When every suite runs in one process (`swift test`),
-/// the coder suites' concurrent decodes keep both of this machine's cooperative threads busy
-/// for many seconds, and a 10-second limit failed tests that had nothing wrong with them.
+/// The limit only matters when something is wrong: a passing test returns as soon as its condition
+/// holds. It is long because the machine may be shared with builds; suites that compute or block
+/// run on `.dedicatedThreads`, so the polling itself is not starved in a plain `swift test`.
 public func eventually(timeout: Duration = .seconds(60), _ condition: @Sendable () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

@@ -36,41 +36,67 @@ public enum TestProcesses {
         return result
     }
 
-    /// How a child process ended and the most memory it ever held.
+    /// How a child process ended, what it wrote and the most memory it ever held.
     public struct PeakMemoryRun: Sendable {
         /// The exit status, or nil when a signal ended it.
         public let exitStatus: Int32?
         public let signal: Int32?
+        public let standardOutput: String
         public let standardError: String
         /// The child's peak resident set (`ru_maxrss`), in bytes.
         public let maxResidentBytes: Int
     }
 
-    /// Runs `path` with `arguments` to its end (standard output discarded) and reads its peak
-    /// resident memory from `wait4`, which measures that process alone.
+    /// Forks, execs and reaps `argv[2:]`, then writes its `ru_maxrss` (KiB) and wait status to `argv[1]`.
+    private static let measuringLauncher = """
+        import os, sys
+        report, argv = sys.argv[1], sys.argv[2:]
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.execv(argv[0], argv)
+            finally:
+                os._exit(127)
+        _, status, usage = os.wait4(pid, 0)
+        open(report, "w").write("%d %d" % (usage.ru_maxrss, status))
+        """
+
+    /// Runs `path` with `arguments` to its end and reads its peak resident memory from `wait4`,
+    /// which measures that process alone. It is started by a small Python process that forks, execs
+    /// and reaps it, because on Linux exec folds the forking process's own high-water mark into the
+    /// child's `ru_maxrss`: spawned from the test process directly (hundreds of MB when every suite
+    /// runs in it), the child would report the test runner's peak. Output goes through files, so
+    /// nothing blocks on a pipe.
     public static func runMeasuringPeakMemory(_ path: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PeakMemoryRun {
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("peak-memory-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("peak-memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
+        let reportPath = folder.appendingPathComponent("report").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = (["python3", "-c", measuringLauncher, reportPath, path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw TestServerError.process("posix_spawn \(path) failed: \(spawned)") }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw TestServerError.process("wait4 failed: \(errno)") }
+        let spawned = posix_spawnp(&pid, "python3", &actions, nil, argv, envp)
+        guard spawned == 0 else { throw TestServerError.process("posix_spawnp python3 for \(path) failed: \(spawned)") }
+        var launcherStatus: Int32 = 0
+        while waitpid(pid, &launcherStatus, 0) < 0 {
+            guard errno == EINTR else { throw TestServerError.process("waitpid failed: \(errno)") }
         }
+        let report = ((try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
+        guard report.count == 2 else { throw TestServerError.process("the launcher for \(path) reported nothing (status \(launcherStatus))") }
+        let (peakKiB, status) = (Int(report[0]), report[1])
         let signal = status & 0x7F
-        let standardError = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
         return PeakMemoryRun(exitStatus: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal,
-                             standardError: standardError, maxResidentBytes: usage.ru_maxrss * 1024)
+                             standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                             standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
+                             maxResidentBytes: peakKiB * 1024)
     }
 
     /// A TCP port nobody listens on right now (bound to 0, read back, released).

@@ -6,7 +6,7 @@ import Synchronization
 /// FIFO: a regression then fails its test instead of hanging the run. The limit is a safety net,
 /// not a measurement; a passing test returns as soon as the work does.
 public func withTimeLimit<T: Sendable>(
-    _ limit: Duration = .seconds(30), _ work: @escaping @Sendable () throws -> T
+    _ limit: Duration = .seconds(60), _ work: @escaping @Sendable () throws -> T
 ) async -> Result<T, any Error>? {
     let outcome = Mutex<Result<T, any Error>?>(nil)
     let thread = Thread {
@@ -20,7 +20,7 @@ public func withTimeLimit<T: Sendable>(
 
 /// `withTimeLimit` for async work, run in a task of its own.
 public func withTimeLimit<T: Sendable>(
-    _ limit: Duration = .seconds(30), _ work: @escaping @Sendable () async throws -> T
+    _ limit: Duration = .seconds(60), _ work: @escaping @Sendable () async throws -> T
 ) async -> Result<T, any Error>? {
     let outcome = Mutex<Result<T, any Error>?>(nil)
     Task.detached {

@@ -5,7 +5,7 @@ import TestSupport
 /// The hostile files of the decoders' budget, each run through the built `imagepipe` in a child
 /// process whose peak memory (`ru_maxrss`) is read back: typed errors or bounded results, and
 /// memory near the tool's own baseline.
-@Suite("imagepipe on hostile images")
+@Suite("imagepipe on hostile images", .dedicatedThreads)
 struct CLIHostileInputTests {
     let temp = TempFolder()
 

@@ -94,53 +94,16 @@ extension CLIRunner {
         var peakMiB: Double { Double(peakBytes) / 1_048_576 }
     }
 
-    private static let measuringLauncher = """
-        import os, sys
-        peak, argv = sys.argv[1], sys.argv[2:]
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.execv(argv[0], argv)
-            finally:
-                os._exit(127)
-        _, status, usage = os.wait4(pid, 0)
-        open(peak, "w").write(str(usage.ru_maxrss))
-        sys.exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
-        """
-
-    /// Runs the built `imagepipe` like `run`, and reads its peak resident memory. It is started by a
-    /// small Python process that forks, execs and reaps it, because on Linux exec folds the forking
-    /// process's own high-water mark into the child's `ru_maxrss`: spawned from this test process
-    /// directly, the child would report the test runner's peak. Output goes through files, so
-    /// nothing blocks on a pipe. A child ended by a signal gets status 128 + the signal, as shells
-    /// report it.
+    /// Runs the built `imagepipe` like `run`, and reads its peak resident memory (through
+    /// `TestProcesses.runMeasuringPeakMemory`). A child ended by a signal gets status 128 + the
+    /// signal, as shells report it.
     func runMeasuringMemory(_ arguments: [String]) async throws -> MeasuredRun {
         let environment = self.environment
         return try await runBlocking {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-rss-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            let peakPath = folder.appendingPathComponent("peak").path
-            let argv = (["python3", "-c", Self.measuringLauncher, peakPath, Self.binary.path] + arguments).map { strdup($0) } + [nil]
-            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { (argv + envp).forEach { free($0) } }
-            var pid = pid_t()
-            let spawned = posix_spawnp(&pid, "python3", &actions, nil, argv, envp)
-            guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-            let peakKiB = (try? String(contentsOfFile: peakPath, encoding: .utf8)).flatMap { Int($0) } ?? Int.max / 1024
-            let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-            let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-            return MeasuredRun(run: Run(status: exit, stdout: stdout, stderr: stderr), peakBytes: peakKiB * 1024)
+            let child = try TestProcesses.runMeasuringPeakMemory(Self.binary.path, arguments, environment: environment)
+            let status = child.exitStatus ?? 128 + (child.signal ?? 0)
+            return MeasuredRun(run: Run(status: status, stdout: child.standardOutput, stderr: child.standardError),
+                               peakBytes: child.maxResidentBytes)
         }
     }
 }

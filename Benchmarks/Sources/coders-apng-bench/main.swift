@@ -1,5 +1,5 @@
 // Decodes every frame of each APNG through CodersPNG and prints files per CPU second;
-// scripts/bench/apng-vs-pillow.sh compares it with Benchmarks/python/pillow_apng.py on the same files.
+// Benchmarks/scripts/coders-apng.sh compares it with Benchmarks/python/pillow_apng.py on the same files.
 // usage: coders-apng-bench ROUNDS FILE...   or   coders-apng-bench --dump DIR FILE...
 // (--dump writes every frame as raw RGBA, DIR/<file name>.<frame>.rgba, for pillow_apng.py --compare)
 import CodersPNG

@@ -2,7 +2,7 @@
 //   coders-avif-heif-bench decode ROUNDS FILE...    full decodes, against Benchmarks/c/decode_avif_heif.c
 //   coders-avif-heif-bench thumbnail OUTDIR FILE... 256 px thumbnails written as JPEG (quality 75,
 //                                                   vipsthumbnail's default), against vipsthumbnail
-// scripts/bench/coders-avif-heif.sh runs both on the same files.
+// Benchmarks/scripts/coders-avif-heif.sh runs both on the same files.
 import CodersAVIF
 import CodersHEIF
 import CodersJPEG

@@ -1,4 +1,4 @@
-// The Swift side of scripts/bench/coders-png-jpeg.sh, with the same command line as
+// The Swift side of Benchmarks/scripts/coders-png-jpeg.sh, with the same command line as
 // c/coders_bench.c so the script can run both the same way:
 //
 //   coders-bench decode png|jpeg SECONDS FILE...      full decodes per second

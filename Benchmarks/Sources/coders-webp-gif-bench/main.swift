@@ -1,5 +1,5 @@
 // Decodes every frame of each WebP/GIF file through CodersWebP/CodersGIF and prints images per
-// CPU second; scripts/bench/coders-vs-c.sh compares it with Benchmarks/c/decode_webp_gif.c on the same files.
+// CPU second; Benchmarks/scripts/coders-webp-gif.sh compares it with Benchmarks/c/decode_webp_gif.c on the same files.
 // usage: coders-webp-gif-bench ROUNDS FILE...
 import CodersGIF
 import CodersWebP

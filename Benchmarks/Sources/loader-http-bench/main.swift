@@ -1,5 +1,5 @@
 // Downloads every URL listed in a file (one per line) through HTTPLoader at a given concurrency
-// and prints one JSON line: count, failures, bytes, seconds, MB/s. Used by scripts/bench/loader-http.sh.
+// and prints one JSON line: count, failures, bytes, seconds, MB/s. Used by Benchmarks/scripts/loader-http.sh.
 import Foundation
 import LoaderHTTP
 import PipelineCore

@@ -110,8 +110,10 @@ public final class TestHTTPServer: Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-            // A client that never sends must not keep a thread forever.
-            var timeout = timeval(tv_sec: 30, tv_usec: 0)
+            // A client that never sends must not keep a thread forever. `stop()` ends every
+            // connection at once, so this only frees a server left running; it is long so that a
+            // loaded machine's pauses between one client's requests never close a kept-alive one.
+            var timeout = timeval(tv_sec: 120, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             accepted.add(1, ordering: .relaxed)
             connections.withLock { _ = $0.insert(fd) }

@@ -3,13 +3,13 @@ import Foundation
 /// Gaussian blur (SDWebImage's `SDImageBlurTransformer`), approximated as upstream does with vImage:
 /// three box blurs whose width comes from the radius (the SVG/W3C formula for a Gaussian of standard
 /// deviation `radius`). Linear in the pixel count whatever the radius; alpha is premultiplied.
-public struct BlurTransformer: PixelTransformer {
+public struct BlurTransformer: PixelTransformer, DescribedTransformer {
     public let radius: Double
     /// Radii above this are refused with `limitExceeded(.blurRadius)`: requests choose the radius,
     /// and beyond a few hundred pixels a blur only averages the image away.
     public var maxRadius: Double
 
-    /// The radius the command line's `blur:R` accepts, and `maxRadius` by default.
+    /// The largest radius `blur:R` accepts, and `maxRadius` by default.
     public static let defaultMaxRadius = 1000.0
 
     public init(radius: Double, maxRadius: Double = BlurTransformer.defaultMaxRadius) {
@@ -17,7 +17,10 @@ public struct BlurTransformer: PixelTransformer {
         self.maxRadius = maxRadius
     }
 
-    public var key: String { "SDImageBlurTransformer(\(keyNumber(radius)))" }
+    public static let transformerDescription = TransformerDescription<Self>(
+        name: "blur", keyName: "SDImageBlurTransformer",
+        parameters: [.number("radius", placeholder: "R", unit: "pixels", in: 0...defaultMaxRadius) { $0.radius }],
+        make: { Self(radius: $0["radius"]) })
 
     /// The box width: `floor(r * 3 * sqrt(2π) / 4 + 0.5)`, forced odd. Call only within `maxRadius`.
     var boxWidth: Int {

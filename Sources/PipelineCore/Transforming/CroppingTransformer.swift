@@ -1,6 +1,6 @@
 /// Crops to a rectangle (SDWebImage's `SDImageCroppingTransformer`). Parts of the rectangle outside
 /// the image are transparent, as upstream.
-public struct CroppingTransformer: PixelTransformer {
+public struct CroppingTransformer: PixelTransformer, DescribedTransformer {
     public let rect: ImageRect
 
     public init(rect: ImageRect) {
@@ -8,9 +8,10 @@ public struct CroppingTransformer: PixelTransformer {
         self.rect = rect
     }
 
-    public var key: String {
-        "SDImageCroppingTransformer({\(keyNumber(Double(rect.x))),\(keyNumber(Double(rect.y))),\(keyNumber(Double(rect.width))),\(keyNumber(Double(rect.height)))})"
-    }
+    public static let transformerDescription = TransformerDescription<Self>(
+        name: "crop", keyName: "SDImageCroppingTransformer",
+        parameters: [.rectangle("rect", offsets: TransformerSpec.offsets, sides: TransformerSpec.sides) { $0.rect }],
+        make: { Self(rect: $0["rect"]) })
 
     /// The rectangle's size, whatever part of it lies outside the image.
     public func outputSize(for size: ImageSize) throws -> ImageSize { rect.size }

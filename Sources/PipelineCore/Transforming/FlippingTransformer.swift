@@ -1,5 +1,5 @@
 /// Mirrors horizontally and/or vertically (SDWebImage's `SDImageFlippingTransformer`).
-public struct FlippingTransformer: PixelTransformer {
+public struct FlippingTransformer: PixelTransformer, DescribedTransformer {
     public let horizontal: Bool
     public let vertical: Bool
 
@@ -8,7 +8,16 @@ public struct FlippingTransformer: PixelTransformer {
         self.vertical = vertical
     }
 
-    public var key: String { "SDImageFlippingTransformer(\(horizontal ? 1 : 0),\(vertical ? 1 : 0))" }
+    /// Specs name the axes in one field: `h`, `v` or `hv`.
+    private struct Axes: Sendable, Equatable { let horizontal, vertical: Bool }
+
+    public static let transformerDescription = TransformerDescription<Self>(
+        name: "flip", keyName: "SDImageFlippingTransformer",
+        parameters: [
+            .choice("axes", [(["h"], Axes(horizontal: true, vertical: false)), (["v"], Axes(horizontal: false, vertical: true)),
+                             (["hv", "vh"], Axes(horizontal: true, vertical: true))]) { "\($0.horizontal ? 1 : 0),\($0.vertical ? 1 : 0)" },
+        ],
+        make: { let axes: Axes = $0["axes"]; return Self(horizontal: axes.horizontal, vertical: axes.vertical) })
 
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         switch (horizontal, vertical) {

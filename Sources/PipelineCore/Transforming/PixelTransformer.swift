@@ -49,6 +49,3 @@ public struct ImageRect: Hashable, Sendable, CustomStringConvertible {
     public var size: ImageSize { ImageSize(width: width, height: height) }
     public var description: String { "\(x),\(y),\(width),\(height)" }
 }
-
-/// How SDWebImage prints numbers in transformer keys (`%f`).
-func keyNumber(_ value: Double) -> String { String(format: "%f", value) }

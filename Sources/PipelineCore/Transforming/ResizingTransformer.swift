@@ -1,7 +1,7 @@
 import Foundation
 
 /// Resizes to a size (SDWebImage's `SDImageResizingTransformer`).
-public struct ResizingTransformer: PixelTransformer {
+public struct ResizingTransformer: PixelTransformer, DescribedTransformer {
     /// Raw values are SDWebImage's `SDImageScaleMode`, as printed in the key.
     public enum ScaleMode: Int, Sendable, Hashable, CaseIterable {
         /// Stretch to exactly the size.
@@ -24,10 +24,15 @@ public struct ResizingTransformer: PixelTransformer {
         self.filter = filter
     }
 
-    public var key: String {
-        let filterSuffix = filter == .lanczos3 ? "" : ",\(filter.rawValue)"
-        return "SDImageResizingTransformer({\(keyNumber(Double(size.width))),\(keyNumber(Double(size.height)))},\(scaleMode.rawValue)\(filterSuffix))"
-    }
+    public static let transformerDescription = TransformerDescription<Self>(
+        name: "resize", keyName: "SDImageResizingTransformer",
+        parameters: [
+            .size("size", sides: TransformerSpec.sides) { $0.size },
+            .choice("mode", [(["fill"], ScaleMode.fill), (["fit"], .aspectFit), (["cover"], .aspectFill)], default: .fill) { "\($0.scaleMode.rawValue)" },
+            // SDWebImage's key has no filter: the default prints nothing, so its keys stay SDWebImage's.
+            .fixed("filter", summary: "resampling filter", default: ResamplingFilter.lanczos3) { $0.filter == .lanczos3 ? nil : $0.filter.rawValue },
+        ],
+        make: { Self(size: $0["size"], scaleMode: $0["mode"], filter: $0["filter"]) })
 
     public func outputSize(for input: ImageSize) throws -> ImageSize {
         switch scaleMode {

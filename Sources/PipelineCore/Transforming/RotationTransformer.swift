@@ -1,29 +1,37 @@
 import Foundation
 
-/// Rotates by any angle (SDWebImage's `SDImageRotationTransformer`): positive angles turn
-/// counter-clockwise, in radians, as upstream. With `fitSize` the canvas grows to hold the whole
-/// rotated image; otherwise it keeps the input's size and the corners are cut. Uncovered pixels are
-/// transparent. Quarter turns are exact pixel moves.
-public struct RotationTransformer: PixelTransformer {
-    public let angle: Double
+/// Rotates by any angle, in degrees clockwise as on screen (libvips, CSS, imgproxy's `rot`, the
+/// command line's `rotate:DEG`). SDWebImage's `SDImageRotationTransformer` takes counter-clockwise
+/// radians: the key prints the angle that way, so keys stay SDWebImage's. With `fitSize` the canvas
+/// grows to hold the whole rotated image; otherwise it keeps the input's size and the corners are
+/// cut. Uncovered pixels are transparent. Quarter turns are exact pixel moves.
+public struct RotationTransformer: PixelTransformer, DescribedTransformer {
+    public let degreesClockwise: Double
     public let fitSize: Bool
 
-    public init(angle: Double, fitSize: Bool = true) {
-        self.angle = angle
+    public init(degreesClockwise: Double, fitSize: Bool = true) {
+        self.degreesClockwise = degreesClockwise
         self.fitSize = fitSize
     }
 
-    /// A rotation given in degrees clockwise, the command line's (and ImageMagick's) convention.
-    public init(degreesClockwise degrees: Double, fitSize: Bool = true) {
-        self.init(angle: -degrees * .pi / 180, fitSize: fitSize)
-    }
+    /// Angles `rotate:DEG` accepts.
+    static let specAngles = -360.0...360.0
 
-    public var key: String { "SDImageRotationTransformer(\(keyNumber(angle)),\(fitSize ? 1 : 0))" }
+    public static let transformerDescription = TransformerDescription<Self>(
+        name: "rotate", keyName: "SDImageRotationTransformer",
+        parameters: [
+            .number("angle", placeholder: "DEG", unit: "degrees clockwise", in: specAngles) { $0.radiansCounterClockwise },
+            .fixed("fitSize", summary: "whether the canvas grows to fit", default: true) { $0.fitSize ? "1" : "0" },
+        ],
+        make: { Self(degreesClockwise: $0["angle"], fitSize: $0["fitSize"]) })
+
+    /// The angle in SDWebImage's convention, for the key and the resampling's trigonometry.
+    var radiansCounterClockwise: Double { -degreesClockwise * .pi / 180 }
 
     /// Counter-clockwise quarter turns (0–3) when the angle is a whole number of them, else nil.
     /// Reduced before converting to an integer: the angle comes from requests and may be huge.
     var quarterTurns: Int? {
-        let turns = (angle / (.pi / 2)).truncatingRemainder(dividingBy: 4)
+        let turns = (-degreesClockwise / 90).truncatingRemainder(dividingBy: 4)
         guard abs(turns - turns.rounded()) < 1e-9 else { return nil }
         return ((Int(turns.rounded()) % 4) + 4) % 4
     }
@@ -31,14 +39,14 @@ public struct RotationTransformer: PixelTransformer {
     /// `unbounded` when the angle is not finite or the canvas too large to count: no pixel limit
     /// admits it, so `apply(to:)` refuses it naming the request's own `maxPixels`.
     public func outputSize(for size: ImageSize) throws -> ImageSize {
-        guard angle.isFinite else { return Self.unbounded }
+        guard degreesClockwise.isFinite else { return Self.unbounded }
         if let turns = quarterTurns, fitSize || turns % 2 == 0 || size.width == size.height {
             return turns % 2 == 0 ? size : ImageSize(width: size.height, height: size.width)
         }
         guard fitSize else { return size }
         // The rotated rectangle's bounding box; a hair below a whole pixel does not add a column.
         let (w, h) = (Double(size.width), Double(size.height))
-        let (c, s) = (abs(cos(angle)), abs(sin(angle)))
+        let (c, s) = (abs(cos(radiansCounterClockwise)), abs(sin(radiansCounterClockwise)))
         let width = (w * c + h * s - 1e-6).rounded(.up), height = (w * s + h * c - 1e-6).rounded(.up)
         guard width < 0x1p62, height < 0x1p62 else { return Self.unbounded }
         return ImageSize(width: max(Int(width), 1), height: max(Int(height), 1))
@@ -63,7 +71,7 @@ public struct RotationTransformer: PixelTransformer {
 
     private func rotateResampling(_ buffer: PixelBuffer) throws -> PixelBuffer {
         let (w, h) = (Double(buffer.width), Double(buffer.height))
-        let (c, s) = (cos(angle), sin(angle))
+        let (c, s) = (cos(radiansCounterClockwise), sin(radiansCounterClockwise))
         let output = try outputSize(for: buffer.size)
         let (outW, outH) = (output.width, output.height)
         let format = buffer.format.withAlpha
@@ -77,7 +85,7 @@ public struct RotationTransformer: PixelTransformer {
                 for oy in 0..<outH {
                     for ox in 0..<outW {
                         // Inverse mapping: y grows downward, so a counter-clockwise turn on screen is
-                        // the rotation by `angle` in these coordinates, applied in reverse.
+                        // the rotation by the counter-clockwise angle here, applied in reverse.
                         let dx = Double(ox) + 0.5 - cxOut, dy = Double(oy) + 0.5 - cyOut
                         let sx = c * dx - s * dy + cxIn - 0.5
                         let sy = s * dx + c * dy + cyIn - 0.5

@@ -2,7 +2,7 @@ import Foundation
 
 /// Rounds corners, optionally with a border (SDWebImage's `SDImageRoundCornerTransformer`).
 /// Edges are anti-aliased by pixel coverage; outside the rounded rectangle is transparent.
-public struct RoundCornerTransformer: PixelTransformer {
+public struct RoundCornerTransformer: PixelTransformer, DescribedTransformer {
     /// Which corners; raw values are UIKit's `UIRectCorner`, as printed in SDWebImage's key.
     public struct Corners: OptionSet, Sendable, Hashable {
         public let rawValue: UInt
@@ -27,9 +27,15 @@ public struct RoundCornerTransformer: PixelTransformer {
         self.borderColor = borderColor
     }
 
-    public var key: String {
-        "SDImageRoundCornerTransformer(\(keyNumber(radius)),\(corners.rawValue),\(keyNumber(borderWidth)),\(borderColor.keyDescription))"
-    }
+    public static let transformerDescription = TransformerDescription<Self>(
+        name: "round", keyName: "SDImageRoundCornerTransformer",
+        parameters: [
+            .number("radius", placeholder: "R", unit: "pixels", in: 0...Double(TransformerSpec.maxCoordinate)) { $0.radius },
+            .fixed("corners", summary: "corners rounded", default: Corners.allCorners) { "\($0.corners.rawValue)" },
+            .fixed("borderWidth", summary: "border width in pixels", default: 0.0) { keyNumber($0.borderWidth) },
+            .fixed("borderColor", summary: "border colour", default: ImageColor.clear) { $0.borderColor.keyDescription },
+        ],
+        make: { Self(radius: $0["radius"], corners: $0["corners"], borderWidth: $0["borderWidth"], borderColor: $0["borderColor"]) })
 
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         let format = buffer.format.isGray && borderWidth > 0 && !Self.isGray(borderColor) ? PixelFormat.rgba8 : buffer.format.withAlpha

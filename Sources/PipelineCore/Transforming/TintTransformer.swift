@@ -1,5 +1,5 @@
 /// Tints with a colour (SDWebImage's `SDImageTintTransformer`).
-public struct TintTransformer: PixelTransformer {
+public struct TintTransformer: PixelTransformer, DescribedTransformer {
     /// How the tint meets the image; raw values are Core Graphics' `CGBlendMode`, as printed in the key.
     public enum BlendMode: Int, Sendable, Hashable, CaseIterable {
         /// The tint over the image.
@@ -22,7 +22,14 @@ public struct TintTransformer: PixelTransformer {
         self.blendMode = blendMode
     }
 
-    public var key: String { "SDImageTintTransformer(\(color.keyDescription),\(blendMode.rawValue))" }
+    /// Specs tint source-atop, not SDWebImage's source-in: a translucent tint keeps the photo.
+    public static let transformerDescription = TransformerDescription<Self>(
+        name: "tint", keyName: "SDImageTintTransformer",
+        parameters: [
+            .color("color") { $0.color },
+            .fixed("blendMode", summary: "how the tint meets the image", default: BlendMode.sourceAtop) { "\($0.blendMode.rawValue)" },
+        ],
+        make: { Self(color: $0["color"], blendMode: $0["blendMode"]) })
 
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         let needsColour = !(color.red == color.green && color.green == color.blue)

@@ -28,7 +28,7 @@ struct ImageProcessingOptions: ParsableArguments {
 
     func thumbnailSize() throws -> ImageSize? {
         guard let thumbnail else { return nil }
-        let sides = 1...TransformerSpec.maxCoordinate
+        let sides = TransformerSpec.sides
         guard let size = ImageSize(parsing: thumbnail), sides.contains(size.width), sides.contains(size.height) else {
             throw ValidationError("--thumbnail must be WxH with W and H from 1 to \(sides.upperBound), e.g. 256x256")
         }
@@ -125,7 +125,8 @@ struct WarningOptions: ParsableArguments {
 }
 
 enum TransformSpecHelp {
-    static let text = TransformerSpec.usage
+    /// Every spelling with its parameters' units, ranges and defaults, from their descriptions.
+    static let text = TransformerSpec.builtIn.help
 }
 
 /// A SOURCE argument: an http(s), file or data URL, or a path.

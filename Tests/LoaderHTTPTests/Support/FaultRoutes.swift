@@ -131,12 +131,20 @@ enum FaultRoutes {
         }
     }
 
-    /// Short limits so every fault ends within about a second.
+    /// Limits a working test never reaches, even on a loaded machine where a gated route waits for
+    /// its test to open the gate; tests of the limits themselves set short ones.
     static func testConfiguration() -> HTTPLoaderConfiguration {
         var config = HTTPLoaderConfiguration()
-        config.timeout = 5
-        config.connectTimeout = 2
+        config.timeout = 30
+        config.connectTimeout = 10
         config.lowSpeedLimit = 100
+        config.lowSpeedTime = 10
+        return config
+    }
+
+    /// `testConfiguration()` with the slowest transfer accepted for one second, for `/trickle`.
+    static func trickleConfiguration() -> HTTPLoaderConfiguration {
+        var config = testConfiguration()
         config.lowSpeedTime = 1
         return config
     }

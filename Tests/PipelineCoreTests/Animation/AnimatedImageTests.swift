@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// Frames of solid gray, frame i has value i % 256; counts decodes.
 final class GrayRampProvider: AnimatedImageProvider {

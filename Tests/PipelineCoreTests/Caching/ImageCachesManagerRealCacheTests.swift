@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// SDWebImage's caches-manager tests (49–57), with real two-level caches.
 @Suite("Caches manager with real caches")

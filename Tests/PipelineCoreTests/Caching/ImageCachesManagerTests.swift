@@ -1,15 +1,16 @@
 import Foundation
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Caches manager policies")
 struct ImageCachesManagerTests {
     func image() throws -> Image { Image(try PixelBuffer(width: 2, height: 2, format: .rgb8)) }
 
     /// lowest → highest priority: "low", "high".
-    func make(_ policies: ImageCachesManager.Policies = .init(), highDelay: Duration = .zero) -> (ImageCachesManager, InMemoryTestCache, InMemoryTestCache) {
-        let low = InMemoryTestCache(name: "low")
-        let high = InMemoryTestCache(name: "high", delay: highDelay)
+    func make(_ policies: ImageCachesManager.Policies = .init(), highDelay: Duration = .zero) -> (ImageCachesManager, InMemoryImageCache, InMemoryImageCache) {
+        let low = InMemoryImageCache(name: "low")
+        let high = InMemoryImageCache(name: "high", delay: highDelay)
         return (ImageCachesManager(caches: [low, high], policies: policies), low, high)
     }
 

@@ -164,7 +164,7 @@ struct DecodeMemoryBudgetTests {
         let budget = DecodeMemoryBudget(limitBytes: 4999)
         let coders = ImageCodersManager(coders: [EstimatingCoder()], decodeMemoryBudget: budget)
         let loader = ScriptedLoader(delay: .milliseconds(1))
-        let manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+        let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
         let url = URL(string: "test://img/wide.timg")!
         loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 50, height: 20)))
         await #expect(throws: ImagePipeError.limitExceeded(.decodeMemoryBudget, value: 5000, maximum: 4999)) {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// The flow's memory step (`ImageLoadFlow.answerFromMemory`), which the async API runs before any
 /// task exists, must answer exactly as the cache query would, and step aside whenever the flow
@@ -49,7 +50,7 @@ struct ImageManagerMemoryHitTests {
     func throughCachesManager() async throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }
-        let other = InMemoryTestCache(name: "highest")
+        let other = InMemoryImageCache(name: "highest")
         let caches = ImageCachesManager(caches: [f.cache])
         let manager = ImageManager(cache: caches, loader: f.loader, coders: f.cache.coders)
         #expect(memoryStep(manager, options: [], context: ImageContext()) != nil)

@@ -271,7 +271,7 @@ struct ImageManagerTests {
 
         let otherLoader = ScriptedLoader(delay: .milliseconds(10))
         otherLoader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 3, height: 3)))
-        let otherCache = TwoLevelTestCache(coders: f.coders)
+        let otherCache = InMemoryImageCache(coders: f.coders)
         context[.imageLoader] = otherLoader
         context[.imageCache] = otherCache
         let viaOthers = try await f.manager.loadImage(with: url, options: [.fromLoaderOnly, .waitStoreCache], context: context)

@@ -32,7 +32,7 @@ struct ProgressiveLoadTests {
     @Test("Partial images arrive before the final image, grow, never exceed it, and are not cached")
     func partials() async throws {
         let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
-        let cache = TwoLevelTestCache(coders: coders)
+        let cache = InMemoryImageCache(coders: coders)
         let loader = ScriptedLoader(delay: .milliseconds(200))
         let manager = ImageManager(cache: cache, loader: loader, coders: coders)
         let url = URL(string: "test://prog/a.timg")!

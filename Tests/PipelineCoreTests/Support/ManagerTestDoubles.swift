@@ -1,62 +1,17 @@
 import Foundation
 import Synchronization
 @testable import PipelineCore
+import TestSupport
 
-/// A two-level cache with SDWebImage's query rules in miniature: memory holds images, "disk" holds
-/// bytes decoded with the request's decode options; disk hits are promoted to memory when the store
-/// type allows. Records every store so tests can see what went where.
-final class TwoLevelTestCache: ImageCache {
-    struct Store: Sendable { let key: String; let type: ImageCacheType; let hadImage: Bool; let hadData: Bool }
-    private let memory = Mutex<[String: Image]>([:])
-    private let disk = Mutex<[String: Data]>([:])
-    private let storeLog = Mutex<[Store]>([])
-    let coders: ImageCodersManager
-    let diskReads = Counter()
-
-    init(coders: ImageCodersManager) { self.coders = coders }
-
-    func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult? {
-        if cacheType.includesMemory, let image = memory.withLock({ $0[key] }) {
-            return ImageCacheResult(image: image, data: nil, cacheType: .memory)
-        }
-        guard cacheType.includesDisk, let data = disk.withLock({ $0[key] }) else { return nil }
-        diskReads.increment()
-        let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
-        guard let image = try? coders.decodeImage(data, options: decodeOptions, context: context) else { return nil }
-        if (context[.storeCacheType] ?? .all).includesMemory { memory.withLock { $0[key] = image } }
-        return ImageCacheResult(image: image, data: data, cacheType: .disk)
+extension InMemoryImageCache {
+    /// A two-level cache whose disk hits decode through `coders` with the request's decode options,
+    /// and whose disk keeps an image stored without bytes as TIMG.
+    convenience init(coders: ImageCodersManager) {
+        self.init(decode: { data, options, context, key in
+            let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
+            return try? coders.decodeImage(data, options: decodeOptions, context: context)
+        }, encode: { TestCoder.encode($0.firstFrame) })
     }
-
-    func store(_ image: Image?, data: Data?, key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async {
-        storeLog.withLock { $0.append(Store(key: key, type: cacheType, hadImage: image != nil, hadData: data != nil)) }
-        if cacheType.includesMemory, let image { memory.withLock { $0[key] = image } }
-        if cacheType.includesDisk {
-            let bytes = data ?? image.map { TestCoder.encode($0.firstFrame) }
-            if let bytes { disk.withLock { $0[key] = bytes } }
-        }
-    }
-
-    func remove(key: String, cacheType: ImageCacheType) async {
-        if cacheType.includesMemory { _ = memory.withLock { $0.removeValue(forKey: key) } }
-        if cacheType.includesDisk { _ = disk.withLock { $0.removeValue(forKey: key) } }
-    }
-
-    func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        if cacheType.includesMemory, memory.withLock({ $0[key] != nil }) { return .memory }
-        if cacheType.includesDisk, disk.withLock({ $0[key] != nil }) { return .disk }
-        return .none
-    }
-
-    func clear(_ cacheType: ImageCacheType) async {
-        if cacheType.includesMemory { memory.withLock { $0.removeAll() } }
-        if cacheType.includesDisk { disk.withLock { $0.removeAll() } }
-    }
-
-    var memoryKeys: [String] { memory.withLock { $0.keys.sorted() } }
-    var diskKeys: [String] { disk.withLock { $0.keys.sorted() } }
-    var stores: [Store] { storeLog.withLock { $0 } }
-    func putOnDisk(_ data: Data, key: String) { disk.withLock { $0[key] = data } }
-    func diskData(_ key: String) -> Data? { disk.withLock { $0[key] } }
 }
 
 /// A loader that answers `test://` URLs after a delay, with bytes or an error per URL, honours
@@ -127,13 +82,13 @@ struct CountingInvertTransformer: ImageTransformer {
 struct ManagerFixture {
     let coder = TestCoder()
     let coders: ImageCodersManager
-    let cache: TwoLevelTestCache
+    let cache: InMemoryImageCache
     let loader: ScriptedLoader
     let manager: ImageManager
 
     init(delay: Duration = .milliseconds(100)) {
         coders = ImageCodersManager(coders: [coder])
-        cache = TwoLevelTestCache(coders: coders)
+        cache = InMemoryImageCache(coders: coders)
         loader = ScriptedLoader(delay: delay)
         manager = ImageManager(cache: cache, loader: loader, coders: coders)
     }

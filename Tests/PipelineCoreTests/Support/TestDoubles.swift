@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import PipelineCore
+import TestSupport
 
 /// A format only the tests speak: `TIMG`, width and height as UInt16 big-endian, a pixel-format
 /// byte, then raw pixels. Enough to exercise registries and caches without a C library.
@@ -50,53 +51,6 @@ struct TestCoder: ImageCoder {
     static func sample(width: Int = 4, height: Int = 3, color: ImageColor = .white) -> Data {
         encode(try! PixelBuffer(width: width, height: height, format: .rgba8, fill: color))
     }
-}
-
-/// A thread-safe counter for "how many times did this happen".
-final class Counter: Sendable {
-    private let value = Mutex(0)
-    func increment() { value.withLock { $0 += 1 } }
-    var count: Int { value.withLock { $0 } }
-}
-
-/// An `ImageCache` in a dictionary, with a name to tell which cache answered and an optional delay.
-final class InMemoryTestCache: ImageCache {
-    let name: String
-    let delay: Duration
-    private let entries = Mutex<[String: ImageCacheResult]>([:])
-    let queries = Counter()
-    let stores = Counter()
-
-    init(name: String, delay: Duration = .zero) {
-        self.name = name
-        self.delay = delay
-    }
-
-    func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult? {
-        queries.increment()
-        if delay > .zero { try? await Task.sleep(for: delay) }
-        return entries.withLock { $0[key] }
-    }
-
-    func store(_ image: Image?, data: Data?, key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async {
-        stores.increment()
-        entries.withLock { $0[key] = ImageCacheResult(image: image, data: data, cacheType: cacheType) }
-    }
-
-    func remove(key: String, cacheType: ImageCacheType) async {
-        _ = entries.withLock { $0.removeValue(forKey: key) }
-    }
-
-    func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        if delay > .zero { try? await Task.sleep(for: delay) }
-        return entries.withLock { $0[key]?.cacheType } ?? ImageCacheType.none
-    }
-
-    func clear(_ cacheType: ImageCacheType) async {
-        entries.withLock { $0.removeAll() }
-    }
-
-    var keys: [String] { entries.withLock { Array($0.keys).sorted() } }
 }
 
 /// A loader for one URL scheme that answers with fixed bytes and counts its loads.

@@ -10,7 +10,7 @@ struct ImageTargetProgressiveTests {
     private func manager() -> (ImageManager, ScriptedLoader) {
         let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
         let loader = ScriptedLoader(delay: .milliseconds(80))
-        return (ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders), loader)
+        return (ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders), loader)
     }
 
     @Test("Partial images are shown as they grow, then the final one; the completion runs once, at the end")

@@ -87,7 +87,7 @@ struct ImageTargetTests {
     func contextPassedOn() async throws {
         let coders = ImageCodersManager(coders: [TestCoder()])
         let loader = ContextRecordingLoader()
-        let manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+        let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
         let target = RecordingTarget()
         let log = CompletionLog()
         target.setImage(with: URL(string: "ctx://one")!, slot: .highlightedImage, context: ImageContext().with(.imageManager, manager), completed: log.handler)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import PipelineCore
+import TestSupport
 
 /// A target that records what it was shown, per slot, and notices if two updates ever overlap.
 final class RecordingTarget: ImageTarget {
@@ -149,6 +150,6 @@ struct GatedFixture {
 
     init() {
         let coders = ImageCodersManager(coders: [TestCoder()])
-        manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+        manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
     }
 }

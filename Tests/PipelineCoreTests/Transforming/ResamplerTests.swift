@@ -1,7 +1,8 @@
 import Testing
 @testable import PipelineCore
+import TestSupport
 
-@Suite("Resampler")
+@Suite("Resampler", .dedicatedThreads)
 struct ResamplerTests {
     static func gradient(width: Int, height: Int, format: PixelFormat = .rgb8) throws -> PixelBuffer {
         var bytes: [UInt8] = []

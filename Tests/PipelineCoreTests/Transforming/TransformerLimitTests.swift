@@ -71,14 +71,14 @@ struct TransformerLimitTests {
     @Test("Rotation checks the grown canvas: 45° of 40x20 needs 43x43, a quarter turn 20x40")
     func rotation() throws {
         let source = try Self.image(maxPixels: 800)
-        #expect(throws: Self.pixelLimit(43 * 43, 800)) { try RotationTransformer(angle: .pi / 4, fitSize: true).apply(to: source) }
-        #expect(try RotationTransformer(angle: .pi / 2).apply(to: source).pixelSize == ImageSize(width: 20, height: 40))
-        #expect(try RotationTransformer(angle: .pi / 4, fitSize: false).apply(to: source).pixelSize == ImageSize(width: 40, height: 20))
+        #expect(throws: Self.pixelLimit(43 * 43, 800)) { try RotationTransformer(degreesClockwise: -45, fitSize: true).apply(to: source) }
+        #expect(try RotationTransformer(degreesClockwise: -90).apply(to: source).pixelSize == ImageSize(width: 20, height: 40))
+        #expect(try RotationTransformer(degreesClockwise: -45, fitSize: false).apply(to: source).pixelSize == ImageSize(width: 40, height: 20))
         // Angles from a request: huge ones reduce without trapping; non-finite ones are refused.
         _ = try RotationTransformer(degreesClockwise: 1e300).apply(to: try Self.image())
         #expect(try RotationTransformer(degreesClockwise: 90 + 360 * 1000).outputSize(for: source.pixelSize) == ImageSize(width: 20, height: 40))
         for angle in [Double.nan, .infinity] {
-            #expect(throws: Self.pixelLimit(.max, 800), "the request's limit") { try RotationTransformer(angle: angle, fitSize: false).apply(to: source) }
+            #expect(throws: Self.pixelLimit(.max, 800), "the request's limit") { try RotationTransformer(degreesClockwise: angle, fitSize: false).apply(to: source) }
         }
     }
 

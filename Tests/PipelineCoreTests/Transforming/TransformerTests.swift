@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Built-in transformers")
 struct TransformerTests {
@@ -18,7 +19,7 @@ struct TransformerTests {
             CroppingTransformer(rect: ImageRect(x: 0, y: 0, width: 50, height: 50)),
             RoundCornerTransformer(radius: 10, corners: .allCorners, borderWidth: 1, borderColor: .black),
             FlippingTransformer(horizontal: true, vertical: false),
-            RotationTransformer(angle: .pi / 4, fitSize: false),
+            RotationTransformer(degreesClockwise: -45, fitSize: false),
             TintTransformer(color: ImageColor(red: 255, green: 0, blue: 0, alpha: 128)),
             BlurTransformer(radius: 5),
         ]
@@ -44,7 +45,7 @@ struct TransformerTests {
             CroppingTransformer(rect: ImageRect(x: 10, y: 5, width: 60, height: 30)),
             RoundCornerTransformer(radius: 5, borderWidth: 1, borderColor: .white),
             FlippingTransformer(horizontal: true, vertical: true),
-            RotationTransformer(angle: .pi, fitSize: true),
+            RotationTransformer(degreesClockwise: 180, fitSize: true),
             TintTransformer(color: ImageColor(red: 0, green: 255, blue: 0, alpha: 64), blendMode: .sourceAtop),
             BlurTransformer(radius: 1),
             GrayscaleTransformer(),
@@ -100,18 +101,18 @@ struct TransformerTests {
     @Test("Rotation: quarter turns move pixels exactly; other angles grow the canvas by √2 with fitSize and keep it without")
     func rotate() throws {
         let source = try Self.halves()
-        let ccw = try RotationTransformer(angle: .pi / 2).transform(source).firstFrame
+        let ccw = try RotationTransformer(degreesClockwise: -90).transform(source).firstFrame
         #expect(ccw.size == ImageSize(width: 20, height: 40))
         // Counter-clockwise: the left (red) half ends at the bottom.
         #expect(ccw.color(x: 10, y: 39) == ImageColor(red: 255, green: 0, blue: 0))
         #expect(ccw.color(x: 10, y: 0) == ImageColor(red: 0, green: 0, blue: 255))
         #expect(try RotationTransformer(degreesClockwise: 90).transform(source).firstFrame.color(x: 10, y: 0) == ImageColor(red: 255, green: 0, blue: 0))
         let square = Image(try PixelBuffer(width: 100, height: 100, format: .rgb8, fill: .white))
-        let fitted = try RotationTransformer(angle: .pi / 4, fitSize: true).transform(square).firstFrame
+        let fitted = try RotationTransformer(degreesClockwise: -45, fitSize: true).transform(square).firstFrame
         #expect(abs(fitted.width - 142) <= 1 && abs(fitted.height - 142) <= 1)
         #expect(fitted.color(x: 0, y: 0).alpha == 0)
         #expect(fitted.color(x: 71, y: 71) == .white)
-        let kept = try RotationTransformer(angle: .pi / 4, fitSize: false).transform(square).firstFrame
+        let kept = try RotationTransformer(degreesClockwise: -45, fitSize: false).transform(square).firstFrame
         #expect(kept.size == ImageSize(width: 100, height: 100))
         #expect(kept.color(x: 0, y: 0).alpha == 0)
     }

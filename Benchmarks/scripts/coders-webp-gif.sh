@@ -2,8 +2,8 @@
 # Decode-all-frames throughput of CodersWebP/CodersGIF (release build) against a C program calling
 # libwebp/giflib directly, per bench-corpus set. Same files, same rounds, one process each, one
 # thread each.
-#   CORPUS_DIR=/path/to/corpus scripts/bench/coders-vs-c.sh [ROUNDS]
-# Build the corpus first: CORPUS_DIR=... bash ../shared/bench/make_corpus.sh
+#   CORPUS_DIR=/path/to/corpus Benchmarks/scripts/coders-webp-gif.sh [ROUNDS]
+# Build the corpus first: CORPUS_DIR=... Benchmarks/scripts/make-corpus.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 CORPUS="${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/imagepipe-bench-corpus}"

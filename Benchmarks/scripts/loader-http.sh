@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # HTTPLoader vs `curl --parallel --parallel-max N` on the same 1,000 URLs from a local server.
 #
-#   scripts/bench/loader-http.sh            # CORPUS_DIR, COUNT=1000, CONCURRENCY=6, RUNS=3
+#   Benchmarks/scripts/loader-http.sh            # CORPUS_DIR, COUNT=1000, CONCURRENCY=6, RUNS=3
 #
-# The bench corpus (../shared/bench/make_corpus.sh) is served by a threaded HTTP/1.1 keep-alive
+# The bench corpus (Benchmarks/scripts/make-corpus.sh) is served by a threaded HTTP/1.1 keep-alive
 # Python server on 127.0.0.1; its files are cycled (with a distinct query string each, so nothing
 # is coalesced or cached) to make COUNT URLs. Each tool runs RUNS times, alternating; the line per
 # run is JSON, the summary gives the median seconds and the ratio (>1 means ImagePipe is faster).
@@ -13,9 +13,8 @@ CORPUS_DIR="${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/imagepipe-bench-corpus
 COUNT="${COUNT:-1000}"
 CONCURRENCY="${CONCURRENCY:-6}"
 RUNS="${RUNS:-3}"
-SHARED_BENCH="${SHARED_BENCH:-$(cd .. && pwd)/shared/bench}"
 
-[ -f "$CORPUS_DIR/.complete" ] || CORPUS_DIR="$CORPUS_DIR" bash "$SHARED_BENCH/make_corpus.sh"
+[ -f "$CORPUS_DIR/.complete" ] || CORPUS_DIR="$CORPUS_DIR" bash Benchmarks/scripts/make-corpus.sh
 swift build -c release --package-path Benchmarks --product loader-http-bench >/dev/null
 BENCH="$(swift build -c release --package-path Benchmarks --show-bin-path)/loader-http-bench"
 

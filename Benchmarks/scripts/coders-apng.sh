@@ -3,7 +3,7 @@
 # APNGs (written by Pillow: Benchmarks/python/make_apng_set.py), one process and one thread each,
 # files per CPU second, best of two alternated runs per file. Every frame is first compared with
 # Pillow's (they must be equal).
-#   scripts/bench/apng-vs-pillow.sh [ROUNDS]
+#   Benchmarks/scripts/coders-apng.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROUNDS="${1:-20}"

@@ -7,7 +7,7 @@
 # The files are made here from JPEG photos: CORPUS_DIR's jpeg/1920 set when it exists, else the
 # test corpus's 1800x1200 orientation photos. AVIF: avifenc -s 8 (4:2:0, 8 bits). HEIC: heif-enc
 # -q 50 with a 320 px thumbnail item, as phones write them (vipsthumbnail uses it too).
-#   scripts/bench/coders-avif-heif.sh [ROUNDS]
+#   Benchmarks/scripts/coders-avif-heif.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROUNDS="${1:-3}"

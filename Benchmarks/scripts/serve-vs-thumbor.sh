@@ -5,7 +5,7 @@
 # its 16 files, so nothing is answered from a result cache), wrk with Benchmarks/lua/rotate-urls.lua
 # at concurrency 2 and 16 for DURATION seconds each; then imagepipe's warm memory-cache hits at 16.
 #
-#   scripts/bench/serve-vs-thumbor.sh   # DURATION=20 CORPUS_DIR=/tmp/imagepipe-bench-corpus
+#   Benchmarks/scripts/serve-vs-thumbor.sh   # DURATION=20 CORPUS_DIR=/tmp/imagepipe-bench-corpus
 #                                       # IMAGEPIPE=(release build) THUMBOR_VENV=.build/thumbor-venv
 #
 # imagepipe runs with --no-cache (every request fetches, decodes, resizes, encodes) and one worker
@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-[[ -d "$CORPUS_DIR/jpeg/1920" ]] || bash "$ROOT/../shared/bench/make_corpus.sh"
+[[ -d "$CORPUS_DIR/jpeg/1920" ]] || CORPUS_DIR="$CORPUS_DIR" bash "$ROOT/Benchmarks/scripts/make-corpus.sh"
 command -v wrk >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null
 if [[ ! -x "$THUMBOR_VENV/bin/thumbor" ]]; then
   python3 -m venv "$THUMBOR_VENV"

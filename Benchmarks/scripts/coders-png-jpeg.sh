@@ -7,12 +7,12 @@
 #     resample in C, row-by-row box shrink + resample in ImagePipe);
 #   * peak memory of a thumbnail of a 10,000 x 10,000 PNG against its full decode.
 #
-#   scripts/bench/coders-png-jpeg.sh [SECONDS_PER_RUN] [RUNS]      (defaults 1 and 5)
+#   Benchmarks/scripts/coders-png-jpeg.sh [SECONDS_PER_RUN] [RUNS]      (defaults 1 and 5)
 #
 # Rates are images per CPU-second of the measuring process (CLOCK_PROCESS_CPUTIME_ID), so time a
 # shared machine spends on other work does not count. C and Swift run alternately RUNS times
 # each and each keeps its best run.
-# CORPUS_DIR picks the corpus (built with ../shared/bench/make_corpus.sh when missing or stale).
+# CORPUS_DIR picks the corpus (built with Benchmarks/scripts/make-corpus.sh when missing or stale).
 # Ratios are ImagePipe / C: above 1 means ImagePipe is faster.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SECONDS_PER="${1:-1}"
 RUNS="${2:-5}"
 export CORPUS_DIR="${CORPUS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/imagepipe-bench-corpus}"
-MAKE_CORPUS="${MAKE_CORPUS:-$ROOT/../shared/bench/make_corpus.sh}"
+MAKE_CORPUS="$ROOT/Benchmarks/scripts/make-corpus.sh"
 BENCH="$ROOT/Benchmarks"
 OUT="$ROOT/.build/bench-coders-png-jpeg"
 mkdir -p "$OUT"

@@ -7,7 +7,7 @@
 #   webp-thumb   webp/lossy-1920 (16)      -> 256 px WebP thumbnails, quality 80
 #   png-full     jpeg/640 (16 files)       -> full decode, re-encoded as PNG
 #
-#   scripts/bench/compare.sh          # RUNS=3 CORPUS_DIR=/tmp/imagepipe-bench-corpus IMAGEPIPE=(built)
+#   Benchmarks/scripts/compare.sh          # RUNS=3 CORPUS_DIR=/tmp/imagepipe-bench-corpus IMAGEPIPE=(built)
 #
 # Every tool handles a whole set in one process, as a user's batch would, with the threads it
 # chooses: imagepipe `fetch --concurrency 2` (both cores), vipsthumbnail and ImageMagick their own
@@ -22,7 +22,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RUNS="${RUNS:-3}"
 export CORPUS_DIR="${CORPUS_DIR:-/tmp/imagepipe-bench-corpus}"
-MAKE_CORPUS="${MAKE_CORPUS:-$ROOT/../shared/bench/make_corpus.sh}"
+MAKE_CORPUS="$ROOT/Benchmarks/scripts/make-corpus.sh"
 WORK="$(mktemp -d /tmp/imagepipe-compare.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 

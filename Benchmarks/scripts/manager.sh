@@ -8,7 +8,7 @@
 #   2. `PixelBuffer.resampled(to:)` (Lanczos-3) against `vips resize --kernel lanczos3` on the same
 #      pixels: CPU seconds per resize, one thread each, and PSNR of our output against libvips'.
 #
-#   scripts/bench/manager.sh            # HITS=1000000 ROUNDS=10 SCALING_ROUNDS=10 SCALING_LOADS=400000
+#   Benchmarks/scripts/manager.sh       # HITS=1000000 ROUNDS=10 SCALING_ROUNDS=10 SCALING_LOADS=400000
 #                                       # CORPUS_DIR=/tmp/imagepipe-bench-corpus
 #
 # libvips is timed as whole `vips resize` processes on its native .v format (memory-mapped, no
@@ -27,7 +27,7 @@ ROUNDS="${ROUNDS:-10}"
 SCALING_ROUNDS="${SCALING_ROUNDS:-10}"
 SCALING_LOADS="${SCALING_LOADS:-400000}"
 export CORPUS_DIR="${CORPUS_DIR:-/tmp/imagepipe-bench-corpus}"
-MAKE_CORPUS="${MAKE_CORPUS:-$ROOT/../shared/bench/make_corpus.sh}"
+MAKE_CORPUS="$ROOT/Benchmarks/scripts/make-corpus.sh"
 WORK="$(mktemp -d /tmp/imagepipe-manager.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
