@@ -144,7 +144,7 @@ struct HTTPLoaderCoalescingTests {
             if event.partialData != nil { partials.withLock { $0["plain", default: 0] += 1 } }
         }
         #expect(await eventually { loader.waitingCallerCount == 2 })
-        gate.release()
+        gate.open()
         #expect(try await [progressive.data, plain.data] == [FaultRoutes.image, FaultRoutes.image])
         #expect(server.requestCount("/gated.png") == 1)
         #expect(partials.withLock { $0["progressive"] ?? 0 } > 0)
@@ -163,7 +163,7 @@ struct HTTPLoaderCoalescingTests {
         let plain = manager.imageTask(with: url)
         // Both requests wait on one decode, which waits on the manager's one call to the loader.
         #expect(await eventually { manager.decodes.joinerCount == 2 && loader.waitingCallerCount == 1 })
-        gate.release()
+        gate.open()
         #expect(try await progressive.result().image?.pixelSize == ImageSize(width: 1, height: 1))
         #expect(try await plain.result().image?.pixelSize == ImageSize(width: 1, height: 1))
         #expect(server.requestCount("/gated.png") == 1)

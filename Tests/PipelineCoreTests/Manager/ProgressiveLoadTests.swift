@@ -60,7 +60,7 @@ struct ProgressiveLoadTests {
     func progressiveAndPlainShareDownload() async throws {
         let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
         let loader = ScriptedLoader(delay: .milliseconds(400))
-        let manager = ImageManager(cache: TwoLevelTestCache(coders: coders), loader: loader, coders: coders)
+        let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
         let url = URL(string: "test://prog/shared.timg")!
         loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 10, height: 40)))
         let partials = Counter()
