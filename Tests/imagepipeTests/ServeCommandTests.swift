@@ -101,6 +101,29 @@ struct ServeCommandTests {
         #expect(run.stdout.isEmpty)
     }
 
+    @Test("the command serves with the tool's coders: AVIF when Accept names it, WebP before it, the source's format otherwise")
+    func negotiatesAVIF() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let image = try PNGCoder().encode(Image(try PixelBuffer(width: 8, height: 8, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
+        try image.write(to: root.appendingPathComponent("a.png"))
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--local-root", root.path, "--quiet"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        func contentType(accept: String) async throws -> String {
+            let output = try await runBlocking {
+                try TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{content_type}", "-H", "Accept: \(accept)",
+                                                        "http://127.0.0.1:\(port)/insecure/w:4/plain/local:///a.png"])
+            }
+            return String(decoding: output, as: UTF8.self)
+        }
+        #expect(try await contentType(accept: "image/avif,image/*") == "image/avif")
+        #expect(try await contentType(accept: "image/avif,image/webp") == "image/webp")
+        #expect(try await contentType(accept: "*/*") == "image/png")
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+    }
+
     @Test("SIGTERM with 20 requests in flight: all 20 complete, then the process exits 0")
     func drainOnSIGTERM() async throws {
         let origin = try TestHTTPServer()

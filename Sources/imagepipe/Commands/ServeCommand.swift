@@ -56,8 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
             return EscapingLogHandler(base: handler)
         }
         let configuration = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
-        PipelineSetup.registerColorConverters()
-        let server = ImageServer(configuration: configuration, logger: Logger(label: "imagepipe.serve"))
+        // The tool's coders (AVIF and HEIF included): HEIC sources decode, and AVIF is offered to
+        // clients whose Accept names it.
+        PipelineSetup.registerPlugins()
+        let server = ImageServer(configuration: configuration, coders: ImageCodersManager.shared, logger: Logger(label: "imagepipe.serve"))
         let ready = ReadyFlag()
         do {
             try await server.run { address in
