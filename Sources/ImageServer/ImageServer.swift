@@ -28,7 +28,7 @@ public struct ImageServer: Sendable {
         handler = ImageRequestHandler(configuration: configuration, renderer: renderer, metrics: metrics, logger: logger)
     }
 
-    /// PNG, JPEG, WebP and GIF, the most recently added tried first as everywhere in the pipeline.
+    /// PNG, JPEG, WebP and GIF; as in every coder registry, the last added is asked first.
     public static func defaultCoders() -> ImageCodersManager {
         ImageCodersManager(coders: [PNGCoder(), JPEGCoder(), WebPCoder(), GIFCoder()])
     }

@@ -1,4 +1,4 @@
-// Issue 7's two benchmarks; Benchmarks/scripts/manager.sh runs both and prints the ratios.
+// The manager benchmarks; Benchmarks/scripts/manager.sh runs them and prints the ratios.
 //
 //   manager-bench hits COUNT [TASKS]        COUNT memory-cache hits through `ImageManager.loadImage(with:)`
 //                                           (async API, DefaultImageCache), from TASKS concurrent tasks

@@ -79,7 +79,7 @@ struct URLSignatureVerifier: Sendable {
         guard let mac = Data(base64URLEncoded: signature), mac.count == SHA256.byteCount else {
             return .refused("invalid signature")
         }
-        // Every key is tried, so the time taken does not tell which one matched.
+        // Every key is compared, so the time taken does not tell which one matched.
         var matched = false
         for key in keys where key.isValid(mac, for: path) { matched = true }
         return matched ? .valid : .refused("invalid signature")
