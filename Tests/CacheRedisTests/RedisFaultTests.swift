@@ -35,10 +35,16 @@ struct RedisFaultTests {
         let server = try RedisTestServer(extra: ["--enable-debug-command", "local"])
         let cache = RedisImageCache(configuration: server.configuration)
         await cache.setEntry(entry(5), forKey: "k")
-        let sleeping = Thread { _ = try? server.command(["DEBUG", "SLEEP", "2"]) }
-        sleeping.start()
-        // Once the sleep has begun, a lookup times out into a miss.
-        #expect(await eventually(timeout: .seconds(20)) { await cache.entry(forKey: "k") == nil })
+        // The server sleeps in 1 s turns until the test has seen a miss, so a test task starved by a
+        // loaded machine still finds it asleep.
+        let seenMiss = Counter()
+        let sleeper = Thread {
+            while seenMiss.count == 0 { _ = try? server.command(["DEBUG", "SLEEP", "1"]) }
+        }
+        sleeper.start()
+        let missed = await eventually(timeout: .seconds(60)) { await cache.entry(forKey: "k") == nil }
+        seenMiss.increment()
+        #expect(missed)
         #expect(cache.stats.faults >= 1)
         #expect(await eventually(timeout: .seconds(20)) { await cache.entry(forKey: "k") == entry(5) })
     }

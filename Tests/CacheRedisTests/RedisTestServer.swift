@@ -106,6 +106,7 @@ final class RedisTestServer: @unchecked Sendable {
     func command(_ arguments: [String]) throws -> RedisReply {
         var configuration = configuration
         configuration.commandTimeout = .seconds(10)
+        configuration.connectTimeout = .seconds(10)
         return try RedisConnection(configuration: configuration).command(arguments)
     }
 
