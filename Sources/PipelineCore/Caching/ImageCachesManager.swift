@@ -35,31 +35,54 @@ public final class ImageCachesManager: ImageCache {
     }
 
     private let state: Mutex<State>
+    /// Where synchronous memory hits go; rewritten with every change of `state`.
+    let memoryRoute = MemoryRoute()
 
     /// SDWebImage's defaults: query serial, store highest-only, remove concurrent, contains serial,
     /// clear concurrent.
     public init(caches: [any ImageCache] = [], policies: Policies = Policies()) {
         state = Mutex(State(caches: caches, policies: policies))
+        memoryRoute.set(Self.memoryLookup(caches: caches, policies: policies))
     }
 
     /// The caches, lowest priority first.
     public var caches: [any ImageCache] {
         get { state.withLock { $0.caches } }
-        set { state.withLock { $0.caches = newValue } }
+        set { change { $0.caches = newValue } }
     }
 
     public var policies: Policies {
         get { state.withLock { $0.policies } }
-        set { state.withLock { $0.policies = newValue } }
+        set { change { $0.policies = newValue } }
     }
 
     /// Adds a cache with the highest priority.
     public func add(_ cache: any ImageCache) {
-        state.withLock { $0.caches.append(cache) }
+        change { $0.caches.append(cache) }
     }
 
     public func remove<C: ImageCache>(_ type: C.Type) {
-        state.withLock { $0.caches.removeAll { $0 is C } }
+        change { $0.caches.removeAll { $0 is C } }
+    }
+
+    /// Changes the state and the memory route with it, under the state's lock, so that routes are
+    /// set in the order of the changes.
+    private func change(_ body: (inout State) -> Void) {
+        state.withLock { state in
+            body(&state)
+            memoryRoute.set(Self.memoryLookup(caches: state.caches, policies: state.policies))
+        }
+    }
+
+    /// The cache a query asks first when it answers memory hits synchronously: that is what a
+    /// serial or single-cache query returns on a memory hit, and a memory hit is what a concurrent
+    /// one gets first.
+    private static func memoryLookup(caches: [any ImageCache], policies: Policies) -> (any SynchronousMemoryLookup)? {
+        let first: (any ImageCache)? = switch policies.query {
+        case .serial, .concurrent, .highestOnly: caches.last
+        case .lowestOnly: caches.first
+        }
+        return first as? any SynchronousMemoryLookup
     }
 
     /// The caches an operation with `policy` visits, in visiting order (highest priority first).

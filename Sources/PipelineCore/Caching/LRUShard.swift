@@ -8,6 +8,9 @@
 /// repointing the neighbours of each entry it moves. The tables double when they would be more
 /// than three quarters full.
 ///
+/// With the weak memory cache on, every value stored is also kept in `weakValues`, weakly: a miss
+/// whose value is still alive elsewhere puts it back (`revive`), and a purge leaves the table be.
+///
 /// Not thread-safe by itself: `MemoryCache` keeps each shard behind its own `Mutex`.
 @usableFromInline
 struct LRUShard<Key: Hashable, Value> {
@@ -64,8 +67,12 @@ struct LRUShard<Key: Hashable, Value> {
     @usableFromInline var oldest = Self.none
     @usableFromInline var count = 0
     @usableFromInline var totalCost = 0
-    @usableFromInline let costLimit: Int
-    @usableFromInline let countLimit: Int
+    @usableFromInline var costLimit: Int
+    @usableFromInline var countLimit: Int
+    /// Every value stored while the weak memory cache is on, held weakly; pruned of dead entries
+    /// when it reaches `weakSweepCount`, which is then set to twice what is left (amortised O(1)).
+    @usableFromInline var weakValues: [Key: WeakEntry<Value>] = [:]
+    @usableFromInline var weakSweepCount = 64
 
     @inlinable
     init(costLimit: Int, countLimit: Int) {
@@ -86,6 +93,7 @@ struct LRUShard<Key: Hashable, Value> {
     mutating func value(forKey key: Key, hash: Int, clock: CacheClock, expired: inout Value?) -> Value? {
         guard let slot = find(key, hash: hash) else { return nil }
         if slots[slot].expiry != .infinity, slots[slot].expiry <= clock.seconds {
+            if !weakValues.isEmpty { weakValues[key] = nil }
             expired = remove(slot: slot)
             return nil
         }
@@ -100,11 +108,34 @@ struct LRUShard<Key: Hashable, Value> {
         return slots[slot].expiry == .infinity || slots[slot].expiry > clock.seconds
     }
 
+    /// The value of a miss found alive in the weak table, put back as the most recently used
+    /// entry with the cost and expiry it was stored with; nil (and the weak entry dropped) when it
+    /// is gone, expired at `now`, or now above `entryCostLimit`.
+    @inlinable
+    mutating func revive(_ key: Key, hash: Int, now: () -> Double, entryCostLimit: Int, evicted: inout Evictions<Value>) -> Value? {
+        guard let entry = weakValues[key] else { return nil }
+        guard entry.cost <= entryCostLimit, entry.expiry == .infinity || entry.expiry > now(), let value = entry.reference.value else {
+            weakValues[key] = nil
+            return nil
+        }
+        set(value, forKey: key, hash: hash, cost: entry.cost, expiry: entry.expiry, weak: nil, evicted: &evicted)
+        return value
+    }
+
     /// Inserts or replaces as the most recently used entry, then evicts the least recently used
     /// ones while the shard is over its limits. Replaced and evicted values go to `evicted`, to be
-    /// released after the lock.
+    /// released after the lock. `weak`, when given, replaces the key's weak table entry.
     @inlinable
-    mutating func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, evicted: inout Evictions<Value>) {
+    mutating func set(
+        _ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, weak: WeakEntry<Value>? = nil, evicted: inout Evictions<Value>
+    ) {
+        if let weak {
+            if weakValues.count >= weakSweepCount {
+                weakValues = weakValues.filter { $0.value.reference.isAlive }
+                weakSweepCount = max(weakValues.count * 2, 64)
+            }
+            weakValues[key] = weak
+        }
         if let slot = find(key, hash: hash) {
             totalCost += cost - slots[slot].cost
             if let old = slots[slot].value { evicted.append(old) }
@@ -123,10 +154,20 @@ struct LRUShard<Key: Hashable, Value> {
         evict(untilCost: costLimit, count: countLimit, into: &evicted)
     }
 
+    /// Removes the entry and its weak table entry.
     @inlinable
     mutating func removeValue(forKey key: Key, hash: Int) -> Value? {
+        if !weakValues.isEmpty { weakValues[key] = nil }
         guard let slot = find(key, hash: hash) else { return nil }
         return remove(slot: slot)
+    }
+
+    /// Sets the limits and evicts at once down to them.
+    @inlinable
+    mutating func setLimits(cost: Int, count: Int, evicted: inout Evictions<Value>) {
+        costLimit = cost
+        countLimit = count
+        evict(untilCost: cost, count: count, into: &evicted)
     }
 
     /// Evicts least recently used entries until the shard is within `cost` and `count`.
@@ -150,13 +191,17 @@ struct LRUShard<Key: Hashable, Value> {
         for entry in expired {
             if let value = removeValue(forKey: entry.key, hash: entry.hash) { evicted.append(value) }
         }
+        if !weakValues.isEmpty { weakValues = weakValues.filter { $0.value.expiry > now && $0.value.reference.isAlive } }
     }
 
-    /// Empties the shard; the values are handed back to be released after the lock.
+    /// Empties the shard; the values are handed back to be released after the lock. A purge keeps
+    /// the weak table (what is still in use elsewhere can come back); a clear empties it too.
     @inlinable
-    mutating func removeAll() -> [Value] {
+    mutating func removeAll(keepingWeakValues: Bool) -> [Value] {
         let values = slots.compactMap(\.value)
-        self = LRUShard(costLimit: costLimit, countLimit: countLimit)
+        var emptied = LRUShard(costLimit: costLimit, countLimit: countLimit)
+        if keepingWeakValues { swap(&emptied.weakValues, &weakValues) }
+        self = emptied
         return values
     }
 

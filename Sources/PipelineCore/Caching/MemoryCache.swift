@@ -17,6 +17,11 @@ import Synchronization
 /// not kept: one huge image would otherwise flush everything else. The shard count is chosen so
 /// that every shard can hold such an entry.
 ///
+/// The limits can be changed while the cache is in use (evicting at once when lowered), and
+/// `purge(level:)` frees memory under pressure (`MemoryPressureWatcher` calls it from the
+/// cgroup's or the kernel's pressure reports). A cache of images can keep a weak table beside
+/// the LRU (`usesWeakCache`, SDWebImage's `shouldUseWeakMemoryCache`).
+///
 /// The operations are `@inlinable` so that they are specialised for the caller's `Key` and
 /// `Value`: a generic cache called through witness tables from another module runs several times
 /// slower.
@@ -32,6 +37,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         init(costLimit: Int, countLimit: Int) { lru = Mutex(LRUShard(costLimit: costLimit, countLimit: countLimit)) }
     }
 
+    /// The limits as set; writers hold the lock while they hand each shard its share.
+    struct Limits: Sendable {
+        var cost: Int
+        var count: Int
+        var entryCostLimitRatio: Double
+    }
+
     /// A fixed number of shards, so that their locks live inside the cache object and a call
     /// reaches its shard without retaining anything; only the first `shardMask + 1` are used.
     @usableFromInline typealias Shards = InlineArray<16, Shard>
@@ -41,12 +53,36 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @usableFromInline let keyHash = CacheKeyHash()
     @usableFromInline let clock: CacheClock
     @usableFromInline let timeToLive: TimeInterval?
+    let limits: Mutex<Limits>
+    /// `limits`' entry cost limit, read by every `set` without taking the lock.
+    @usableFromInline let entryCostLimitStorage: Atomic<Int>
+    /// How a value becomes a weak reference: set for caches of images, nil for other values.
+    @usableFromInline let makeWeakReference: (@Sendable (Value) -> WeakReference<Value>)?
+    /// Whether stores also go to the weak table and misses look there.
+    @usableFromInline let weakCacheEnabled = Atomic(false)
 
-    /// The limit on the sum of entry costs (bytes, for images).
-    public let costLimit: Int
-    public let countLimit: Int
-    /// Entries costing more than this are not kept.
-    public let entryCostLimit: Int
+    /// The limit on the sum of entry costs (bytes, for images). Lowering it evicts at once.
+    public var costLimit: Int {
+        get { limits.withLock { $0.cost } }
+        set { setLimits { $0.cost = max(newValue, 0) } }
+    }
+
+    /// The limit on the number of entries. Lowering it evicts at once. Each shard holds its share
+    /// (the shard count is chosen at init from the limits then), so a count limit under the shard
+    /// count leaves some shards unable to hold anything.
+    public var countLimit: Int {
+        get { limits.withLock { $0.count } }
+        set { setLimits { $0.count = max(newValue, 0) } }
+    }
+
+    /// Entries costing more than this fraction of `costLimit` are not kept.
+    public var entryCostLimitRatio: Double {
+        get { limits.withLock { $0.entryCostLimitRatio } }
+        set { setLimits { $0.entryCostLimitRatio = min(max(newValue, 0), 1) } }
+    }
+
+    /// Entries costing more than this are not kept: `entryCostLimitRatio` of `costLimit`.
+    @inlinable public var entryCostLimit: Int { entryCostLimitStorage.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - costLimit: total cost kept; defaults to a fifth of the memory this process may use (RAM
@@ -73,17 +109,42 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         costLimit: Int, countLimit: Int = .max, entryCostLimitRatio: Double = 0.1, timeToLive: TimeInterval? = nil,
         shardCount: Int?, clock: CacheClock = .system
     ) {
-        self.costLimit = max(costLimit, 0)
-        self.countLimit = max(countLimit, 0)
-        let ratio = min(max(entryCostLimitRatio, 0), 1)
-        let entryLimit = Double(self.costLimit) * ratio
-        entryCostLimit = entryLimit >= Double(Int.max) ? .max : Int(entryLimit)
+        let limits = Limits(cost: max(costLimit, 0), count: max(countLimit, 0), entryCostLimitRatio: min(max(entryCostLimitRatio, 0), 1))
+        self.limits = Mutex(limits)
+        entryCostLimitStorage = Atomic(Self.entryCostLimit(of: limits))
         self.timeToLive = timeToLive
         self.clock = clock
-        let count = Self.shardCount(requested: shardCount, countLimit: self.countLimit, entryCostLimitRatio: ratio)
-        let share = (cost: self.costLimit / count, count: self.countLimit / count)
+        makeWeakReference = Image.makeWeakReference as? @Sendable (Value) -> WeakReference<Value>
+        let count = Self.shardCount(requested: shardCount, countLimit: limits.count, entryCostLimitRatio: limits.entryCostLimitRatio)
         shardMask = count - 1
-        shards = InlineArray { _ in Shard(costLimit: share.cost, countLimit: share.count) }
+        shards = InlineArray { index in
+            Shard(costLimit: Self.share(of: limits.cost, shard: index, of: count), countLimit: Self.share(of: limits.count, shard: index, of: count))
+        }
+    }
+
+    static func entryCostLimit(of limits: Limits) -> Int {
+        let limit = Double(limits.cost) * limits.entryCostLimitRatio
+        return limit >= Double(Int.max) ? .max : Int(limit)
+    }
+
+    /// Shard `index`'s part of `limit`: an equal share, the remainder spread over the first shards,
+    /// so the shares add up to the limit.
+    static func share(of limit: Int, shard index: Int, of count: Int) -> Int {
+        limit / count + (index < limit % count ? 1 : 0)
+    }
+
+    /// Changes the limits and hands every shard its share, each evicting at once what no longer fits.
+    private func setLimits(_ change: (inout Limits) -> Void) {
+        limits.withLock { limits in
+            change(&limits)
+            entryCostLimitStorage.store(Self.entryCostLimit(of: limits), ordering: .relaxed)
+            let count = shardCount
+            for index in 0..<count {
+                var evicted = Evictions<Value>()
+                let share = (cost: Self.share(of: limits.cost, shard: index, of: count), count: Self.share(of: limits.count, shard: index, of: count))
+                shards[index].lru.withLock { $0.setLimits(cost: share.cost, count: share.count, evicted: &evicted) }
+            }
+        }
     }
 
     /// A power of two: a few per core, but each shard must hold an entry of `entryCostLimit` and
@@ -106,13 +167,28 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         return Int(truncatingIfNeeded: mixed >> 32) & shardMask
     }
 
+    /// The value, made most recently used. With the weak cache on, a miss whose value is still in
+    /// use elsewhere puts it back and returns it.
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let hash = keyHash.hash(key)
         // An expired value is released when this function returns, after the lock.
         var expired: Value?
         let clock = self.clock
-        return shards[shardIndex(forHash: hash)].lru.withLock { $0.value(forKey: key, hash: hash, clock: clock, expired: &expired) }
+        let index = shardIndex(forHash: hash)
+        if let value = shards[index].lru.withLock({ $0.value(forKey: key, hash: hash, clock: clock, expired: &expired) }) { return value }
+        guard weakCacheEnabled.load(ordering: .relaxed) else { return nil }
+        return revive(key, hash: hash, shard: index)
+    }
+
+    /// A miss's value from the weak table, put back into the LRU. Out of line: the rare path.
+    @usableFromInline
+    func revive(_ key: Key, hash: Int, shard index: Int) -> Value? {
+        var evicted = Evictions<Value>()
+        let clock = self.clock, entryCostLimit = self.entryCostLimit
+        return shards[index].lru.withLock {
+            $0.revive(key, hash: hash, now: { clock.seconds }, entryCostLimit: entryCostLimit, evicted: &evicted)
+        }
     }
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
@@ -128,10 +204,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { clock.seconds + $0 } ?? .infinity
+        let weak: WeakEntry<Value>? = if let makeWeakReference, weakCacheEnabled.load(ordering: .relaxed) {
+            WeakEntry(reference: makeWeakReference(value), cost: cost, expiry: expiry)
+        } else {
+            nil
+        }
         // Replaced and evicted values are released when this function returns, after the lock:
         // freeing a large image is not free.
         var evicted = Evictions<Value>()
-        shards[index].lru.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
+        shards[index].lru.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, weak: weak, evicted: &evicted) }
     }
 
     @inlinable
@@ -156,9 +237,26 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         return shards[shardIndex(forHash: hash)].lru.withLock { $0.contains(key, hash: hash, clock: clock) }
     }
 
+    /// Removes every entry, the weak table's too.
     public func removeAll() {
         for index in 0...shardMask {
-            _ = shards[index].lru.withLock { $0.removeAll() }
+            _ = shards[index].lru.withLock { $0.removeAll(keepingWeakValues: false) }
+        }
+    }
+
+    /// Frees memory under pressure: `.moderate` evicts the least recently used entries down to half
+    /// the limits, `.critical` removes every entry. The weak table stays (SDWebImage keeps it
+    /// through a memory warning): an image still in use elsewhere costs nothing more to keep
+    /// findable, and comes back on its next lookup.
+    public func purge(level: MemoryPressure) {
+        for index in 0...shardMask {
+            switch level {
+            case .moderate:
+                var evicted = Evictions<Value>()
+                shards[index].lru.withLock { $0.evict(untilCost: $0.costLimit / 2, count: $0.countLimit / 2, into: &evicted) }
+            case .critical:
+                _ = shards[index].lru.withLock { $0.removeAll(keepingWeakValues: true) }
+            }
         }
     }
 
@@ -187,6 +285,27 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Each shard's keys from most to least recently used, shard after shard (for tests and
     /// diagnostics; with one shard, the cache's exact order).
     var keysByRecency: [Key] { (0...shardMask).flatMap { index in shards[index].lru.withLock { $0.keysByRecency } } }
+
+    /// Entries in the weak tables, dead ones not yet swept included (for tests).
+    var weakTableCount: Int { (0...shardMask).reduce(0) { sum, index in sum + shards[index].lru.withLock { $0.weakValues.count } } }
+}
+
+extension MemoryCache where Value == Image {
+    /// SDWebImage's `shouldUseWeakMemoryCache`, off by default as there since 5.12: every image
+    /// stored is also kept in a weak table, and a lookup that misses (evicted, purged) but finds the
+    /// image still alive elsewhere (a request or a view still holds it) puts it back with its cost
+    /// and returns it, instead of a decode. The table holds no pixels; a purge keeps it, `removeAll`
+    /// and `removeValue` empty it. Turning it off empties it.
+    public var usesWeakCache: Bool {
+        get { weakCacheEnabled.load(ordering: .relaxed) }
+        set {
+            weakCacheEnabled.store(newValue, ordering: .relaxed)
+            guard !newValue else { return }
+            for index in 0...shardMask {
+                shards[index].lru.withLock { $0.weakValues.removeAll() }
+            }
+        }
+    }
 }
 
 /// The defaults `MemoryCache` sizes itself from; a non-generic home for them because a generic type

@@ -17,14 +17,9 @@ extension DefaultImageCache: SynchronousMemoryLookup {
 }
 
 extension ImageCachesManager: SynchronousMemoryLookup {
-    /// Answers only when the cache the query policy asks first has the image in memory: that is what
-    /// a serial or single-cache query returns, and a memory hit is what a concurrent one gets first.
+    /// Answers only when the cache the query policy asks first has the image in memory (see
+    /// `MemoryRoute`): no lock every thread takes, no cast, no copy of the cache list.
     func memoryImage(forKey key: String, options: ImageOptions, context: ImageContext) -> Image? {
-        let caches = self.caches
-        let first: (any ImageCache)? = switch policies.query {
-        case .serial, .concurrent, .highestOnly: caches.last
-        case .lowestOnly: caches.first
-        }
-        return (first as? any SynchronousMemoryLookup)?.memoryImage(forKey: key, options: options, context: context)
+        memoryRoute.memoryImage(forKey: key, options: options, context: context)
     }
 }

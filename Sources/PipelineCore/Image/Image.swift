@@ -12,7 +12,15 @@ public struct Image: Sendable {
         case animated(AnimatedImage)
     }
 
-    public let content: Content
+    /// Every copy of an image holds this one box, so it lives exactly as long as some copy does:
+    /// `MemoryCache`'s weak table watches it to find images still in use after the cache let them go.
+    final class ContentBox: Sendable {
+        let content: Content
+        init(_ content: Content) { self.content = content }
+    }
+
+    let box: ContentBox
+    public var content: Content { box.content }
     /// The format the image was decoded from (`.undefined` for images made in memory).
     public var format: ImageFormat
     public var orientation: ImageOrientation
@@ -24,7 +32,7 @@ public struct Image: Sendable {
         _ buffer: PixelBuffer, format: ImageFormat = .undefined, orientation: ImageOrientation = .up,
         scale: Double = 1, metadata: ImageMetadata = ImageMetadata()
     ) {
-        self.content = .still(buffer)
+        self.box = ContentBox(.still(buffer))
         self.format = format
         self.orientation = orientation
         self.scale = max(scale, 1)
@@ -35,10 +43,19 @@ public struct Image: Sendable {
         animation: AnimatedImage, orientation: ImageOrientation = .up,
         scale: Double = 1, metadata: ImageMetadata = ImageMetadata()
     ) {
-        self.content = .animated(animation)
+        self.box = ContentBox(.animated(animation))
         self.format = animation.format
         self.orientation = orientation
         self.scale = max(scale, 1)
+        self.metadata = metadata
+    }
+
+    /// An image over an existing box: the memory cache's weak table rebuilds a stored image so.
+    init(box: ContentBox, format: ImageFormat, orientation: ImageOrientation, scale: Double, metadata: ImageMetadata) {
+        self.box = box
+        self.format = format
+        self.orientation = orientation
+        self.scale = scale
         self.metadata = metadata
     }
 
