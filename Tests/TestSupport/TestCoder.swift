@@ -35,7 +35,7 @@ public struct TestCoder: ImageCoder {
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         decodes.increment()
         let bytes = [UInt8](data)
-        func fail() -> ImagePipeError { .badImageData(reason: "not a TIMG file") }
+        func fail() -> ImagePipeError { .badImageData(reason: "not a TIMG") }
         guard bytes.count >= 11, bytes.starts(with: Self.magic),
               let pixelFormat = PixelFormat.allCases.dropFirst(Int(bytes[8])).first
         else { throw fail() }
