@@ -1,5 +1,6 @@
-/* What the C baselines share: reading a file, decoding a PNG from memory through libpng, and
- * libjpeg's error manager that longjmps instead of exiting. One copy, included by
+/* What the C baselines share: reading a file, decoding a PNG from memory through libpng,
+ * libjpeg's error manager that longjmps instead of exiting, and the passes of a separable
+ * resample. One copy, included by
  * coders_png_jpeg.c and thumbnail_batch.c, so both measure the same decode. */
 #ifndef IMAGEPIPE_BASELINE_COMMON_H
 #define IMAGEPIPE_BASELINE_COMMON_H
@@ -87,6 +88,43 @@ static image decode_jpeg_scanlines(struct jpeg_decompress_struct *info) {
     jpeg_finish_decompress(info);
     jpeg_destroy_decompress(info);
     return img;
+}
+
+/* One pass of a separable resample over `in` (inw x inh, ch channels) into `out`: output index o
+ * along the axis is the sum of counts[o] input pixels from firsts[o], weighted by the row of
+ * `taps` weights at weights + o * taps. The caller's filter chooses the weights. */
+static void resample_pass(const uint8_t *in, int inw, int inh, int ch, uint8_t *out, int outsize, int horizontal,
+                          const float *weights, const int *firsts, const int *counts, int taps) {
+    if (horizontal) {
+        for (int y = 0; y < inh; y++) {
+            const uint8_t *line = in + (size_t)y * inw * ch;
+            uint8_t *dst = out + (size_t)y * outsize * ch;
+            for (int o = 0; o < outsize; o++) {
+                const float *w = weights + (size_t)o * taps;
+                const uint8_t *src = line + (size_t)firsts[o] * ch;
+                for (int c = 0; c < ch; c++) {
+                    float sum = 0;
+                    for (int t = 0; t < counts[o]; t++) sum += w[t] * src[t * ch + c];
+                    dst[o * ch + c] = sum <= 0 ? 0 : sum >= 255 ? 255 : (uint8_t)(sum + 0.5f);
+                }
+            }
+        }
+        return;
+    }
+    /* Whole rows at a time, so the vertical pass streams memory in order. */
+    size_t rowlen = (size_t)inw * ch;
+    float *acc = malloc(sizeof(float) * rowlen);
+    for (int o = 0; o < outsize; o++) {
+        const float *w = weights + (size_t)o * taps;
+        memset(acc, 0, sizeof(float) * rowlen);
+        for (int t = 0; t < counts[o]; t++) {
+            const uint8_t *src = in + (size_t)(firsts[o] + t) * rowlen;
+            for (size_t i = 0; i < rowlen; i++) acc[i] += w[t] * src[i];
+        }
+        uint8_t *dst = out + (size_t)o * rowlen;
+        for (size_t i = 0; i < rowlen; i++) dst[i] = acc[i] <= 0 ? 0 : acc[i] >= 255 ? 255 : (uint8_t)(acc[i] + 0.5f);
+    }
+    free(acc);
 }
 
 #endif

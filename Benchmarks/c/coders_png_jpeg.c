@@ -94,39 +94,7 @@ static uint8_t *resample_axis(const uint8_t *in, int inw, int inh, int ch, int o
         firsts[o] = first;
         counts[o] = count;
     }
-    if (horizontal) {
-        for (int l = 0; l < inh; l++) {
-            const uint8_t *line = in + (size_t)l * inw * ch;
-            uint8_t *dst = out + (size_t)l * outw * ch;
-            for (int o = 0; o < outw; o++) {
-                const float *w = weights + (size_t)o * taps;
-                const uint8_t *src = line + (size_t)firsts[o] * ch;
-                for (int c = 0; c < ch; c++) {
-                    float sum = 0;
-                    for (int t = 0; t < counts[o]; t++) sum += w[t] * src[t * ch + c];
-                    dst[o * ch + c] = sum <= 0 ? 0 : sum >= 255 ? 255 : (uint8_t)(sum + 0.5f);
-                }
-            }
-        }
-    } else {
-        // Whole rows at a time, so the vertical pass reads memory in order.
-        size_t rowlen = (size_t)inw * ch;
-        float *accumulator = malloc(sizeof(float) * rowlen);
-        for (int o = 0; o < outh; o++) {
-            const float *w = weights + (size_t)o * taps;
-            for (size_t i = 0; i < rowlen; i++) accumulator[i] = 0;
-            for (int t = 0; t < counts[o]; t++) {
-                const uint8_t *src = in + (size_t)(firsts[o] + t) * rowlen;
-                for (size_t i = 0; i < rowlen; i++) accumulator[i] += w[t] * src[i];
-            }
-            uint8_t *dst = out + (size_t)o * rowlen;
-            for (size_t i = 0; i < rowlen; i++) {
-                float sum = accumulator[i];
-                dst[i] = sum <= 0 ? 0 : sum >= 255 ? 255 : (uint8_t)(sum + 0.5f);
-            }
-        }
-        free(accumulator);
-    }
+    resample_pass(in, inw, inh, ch, out, outsize, horizontal, weights, firsts, counts, taps);
     free(weights);
     free(firsts);
     free(counts);

@@ -12,18 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-static unsigned char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc((size_t)n);
-  if (fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-  fclose(f);
-  *size = (size_t)n;
-  return buf;
-}
+#include "decode_rounds.h"
 
 static volatile unsigned sink;
 
@@ -68,27 +57,13 @@ static int decode_heif(const unsigned char *data, size_t size) {
   return ok;
 }
 
-static double cpu_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+/* AVIF by its ftyp brand, anything else through libheif. */
+static int decode_one(const unsigned char *data, size_t size) {
+  int avif = size > 12 && (memcmp(data + 8, "avif", 4) == 0 || memcmp(data + 8, "avis", 4) == 0);
+  return avif ? decode_avif(data, size) : decode_heif(data, size);
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: decode_avif_heif ROUNDS FILE...\n"); return 2; }
-  int rounds = atoi(argv[1]), count = argc - 2, decoded = 0;
-  unsigned char **files = calloc((size_t)count, sizeof *files);
-  size_t *sizes = calloc((size_t)count, sizeof *sizes);
-  for (int i = 0; i < count; i++) files[i] = read_file(argv[i + 2], &sizes[i]);
   heif_init(NULL);
-  double start = cpu_seconds();
-  for (int r = 0; r < rounds; r++) {
-    for (int i = 0; i < count; i++) {
-      int avif = sizes[i] > 12 && (memcmp(files[i] + 8, "avif", 4) == 0 || memcmp(files[i] + 8, "avis", 4) == 0);
-      decoded += avif ? decode_avif(files[i], sizes[i]) : decode_heif(files[i], sizes[i]);
-    }
-  }
-  double seconds = cpu_seconds() - start;
-  printf("%.2f images/s (%d decoded in %.3f s)\n", decoded / seconds, decoded, seconds);
-  return 0;
+  return decode_rounds(argc, argv, decode_one) < 0 ? 2 : 0;
 }

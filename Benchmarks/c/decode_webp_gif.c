@@ -12,18 +12,7 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 
-static unsigned char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc((size_t)n);
-  if (fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-  fclose(f);
-  *size = (size_t)n;
-  return buf;
-}
+#include "decode_rounds.h"
 
 static volatile unsigned sink;
 
@@ -99,25 +88,13 @@ static int decode_gif(const unsigned char *data, size_t size) {
   return 1;
 }
 
+static int decode_one(const unsigned char *data, size_t size) {
+  return data[0] == 'G' ? decode_gif(data, size) : decode_webp(data, size);
+}
+
+/* Fails unless every decode succeeded. */
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: %s ROUNDS FILE...\n", argv[0]); return 2; }
-  int rounds = atoi(argv[1]), files = argc - 2;
-  unsigned char **data = malloc(sizeof(*data) * files);
-  size_t *sizes = malloc(sizeof(*sizes) * files);
-  for (int i = 0; i < files; i++) {
-    data[i] = read_file(argv[i + 2], &sizes[i]);
-    if (!data[i]) { fprintf(stderr, "cannot read %s\n", argv[i + 2]); return 1; }
-  }
-  struct timespec a, b;
-  /* CPU time of this (single-threaded) process: on a machine shared with other builds, wall time
-   * measures the neighbours as much as the decoder. */
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-  int decoded = 0;
-  for (int r = 0; r < rounds; r++)
-    for (int i = 0; i < files; i++)
-      decoded += data[i][0] == 'G' ? decode_gif(data[i], sizes[i]) : decode_webp(data[i], sizes[i]);
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-  double seconds = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
-  printf("%.2f images/s (%d decoded in %.3f s)\n", decoded / seconds, decoded, seconds);
-  return decoded == rounds * files ? 0 : 1;
+  int decoded = decode_rounds(argc, argv, decode_one);
+  if (decoded < 0) return 2;
+  return decoded == atoi(argv[1]) * (argc - 2) ? 0 : 1;
 }

@@ -204,36 +204,7 @@ static image resample_axis(image in, int outsize, int horizontal) {
         firsts[o] = first;
         counts[o] = count;
     }
-    if (horizontal) {
-        for (int y = 0; y < in.height; y++) {
-            const uint8_t *line = in.pixels + (size_t)y * in.width * ch;
-            uint8_t *dst = out.pixels + (size_t)y * out.width * ch;
-            for (int o = 0; o < outsize; o++) {
-                const float *w = weights + (size_t)o * taps;
-                const uint8_t *src = line + (size_t)firsts[o] * ch;
-                for (int c = 0; c < ch; c++) {
-                    float sum = 0;
-                    for (int t = 0; t < counts[o]; t++) sum += w[t] * src[t * ch + c];
-                    dst[o * ch + c] = sum <= 0 ? 0 : sum >= 255 ? 255 : (uint8_t)(sum + 0.5f);
-                }
-            }
-        }
-    } else {
-        /* Whole rows at a time, so the vertical pass streams memory in order. */
-        size_t rowlen = (size_t)in.width * ch;
-        float *acc = malloc(sizeof(float) * rowlen);
-        for (int o = 0; o < outsize; o++) {
-            const float *w = weights + (size_t)o * taps;
-            memset(acc, 0, sizeof(float) * rowlen);
-            for (int t = 0; t < counts[o]; t++) {
-                const uint8_t *src = in.pixels + (size_t)(firsts[o] + t) * rowlen;
-                for (size_t i = 0; i < rowlen; i++) acc[i] += w[t] * src[i];
-            }
-            uint8_t *dst = out.pixels + (size_t)o * rowlen;
-            for (size_t i = 0; i < rowlen; i++) dst[i] = acc[i] <= 0 ? 0 : acc[i] >= 255 ? 255 : (uint8_t)(acc[i] + 0.5f);
-        }
-        free(acc);
-    }
+    resample_pass(in.pixels, in.width, in.height, ch, out.pixels, outsize, horizontal, weights, firsts, counts, taps);
     free(weights); free(firsts); free(counts);
     return out;
 }

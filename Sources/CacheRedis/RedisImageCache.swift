@@ -76,7 +76,7 @@ public final class RedisImageCache: ImageCache {
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
         do {
             let image = try await coders.decodeImage(entry.data, options: decodeOptions, context: context) { [codingQueue] work in
-                try await Self.run(on: codingQueue, work)
+                try await BlockingIO.run(on: codingQueue, work)
             }
             guard !Task.isCancelled else { return nil }
             return ImageCacheResult(image: image, data: entry.data, cacheType: .disk)
@@ -98,7 +98,7 @@ public final class RedisImageCache: ImageCache {
         if bytes == nil, let image {
             let coder: any ImageCoder = context[.imageCoder] ?? coders
             let encodeOptions = context[.encodeOptions] ?? ImageEncodeOptions()
-            bytes = try? await Self.run(on: codingQueue) {
+            bytes = try? await BlockingIO.run(on: codingQueue) {
                 let format = DefaultImageCache.encodingFormat(for: image)
                 let frames = image.frameCount > 1 && !encodeOptions.firstFrameOnly ? image : image.firstFrameOnly()
                 return try coder.encode(frames, as: format, options: encodeOptions)
@@ -146,12 +146,5 @@ public final class RedisImageCache: ImageCache {
             out.append(character)
         }
         return out
-    }
-
-    /// Runs CPU work (decoding, encoding) off Swift's cooperative pool.
-    static func run<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work() }) }
-        }
     }
 }

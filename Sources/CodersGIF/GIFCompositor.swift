@@ -2,39 +2,19 @@ import CGIF
 import Foundation
 import PipelineCore
 
-/// Draws GIF blocks onto a canvas and applies their disposal, keeping just enough state to
-/// continue from the last block drawn: the canvas, and the pixels under that block from before it
-/// was drawn when it will restore them (disposal 3). The canvas is RGBA (straight alpha), or RGB
-/// when nothing in the file can be transparent, so frames need no conversion.
+/// Draws GIF blocks onto the core's `AnimationCanvas`, which applies their disposal and keeps what a
+/// disposal 3 block restores. The canvas is RGBA (straight alpha), or RGB when nothing in the file
+/// can be transparent, so frames need no conversion.
 struct GIFCompositor: Sendable {
     let data: Data
     let index: GIFIndex
-    let format: PixelFormat
-    private(set) var canvas: [UInt8]
-    /// For a block with disposal 3: its visible rectangle as it was before the block was drawn.
-    /// Only that rectangle changes while the block shows, so only it is kept, not a second canvas.
-    private var saved: Saved?
-
-    /// Columns and rows of the screen.
-    private struct Area: Sendable {
-        var x: Range<Int>
-        var y: Range<Int>
-    }
-
-    private struct Saved: Sendable {
-        var area: Area
-        var pixels: [UInt8]
-    }
-    /// The block the canvas shows (its disposal not yet applied), or nil when unknown.
-    private var lastDrawn: Int?
-    /// Nothing drawn since the canvas was zeroed: a restart need not zero it again.
-    private var isClear = true
+    var format: PixelFormat { canvas.format }
+    private var canvas: AnimationCanvas
 
     init(data: Data, index: GIFIndex) throws {
         self.data = data
         self.index = index
-        format = index.hasTransparency ? .rgba8 : .rgb8
-        canvas = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: index.screen.width, height: index.screen.height, format: format))
+        canvas = try AnimationCanvas(size: index.screen, format: index.hasTransparency ? .rgba8 : .rgb8)
     }
 
     /// The canvas showing displayed frame `frame`: continues from the last block drawn when that
@@ -42,91 +22,36 @@ struct GIFCompositor: Sendable {
     /// `checkpoint` is polled before each block drawn.
     mutating func render(frame: Int, checkpoint: DecodeCheckpoint) throws -> [UInt8] {
         let target = index.frames[frame].lastBlock
-        let key = index.keyBlocks[target]
-        let first: Int
-        if let drawn = lastDrawn, drawn <= target, drawn + 1 >= key {
-            if drawn == target { return canvas }
-            dispose(drawn)
-            first = drawn + 1
-        } else {
-            if !isClear { canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-            saved = nil
-            first = key
-        }
-        lastDrawn = nil
-        isClear = false
-        for block in first...target {
-            try checkpoint.check()
-            if block > first { dispose(block - 1) }
-            saved = index.blocks[block].disposal == 3 ? save(index.blocks[block]) : nil
-            try draw(block)
-        }
-        lastDrawn = target
-        return canvas
+        let (data, index) = (data, index)
+        return try canvas.render(target, key: index.keyBlocks[target], checkpoint: checkpoint,
+                                 area: { Self.visibleArea(index.blocks[$0], screen: index.screen) },
+                                 disposal: { Self.disposal(index.blocks[$0]) },
+                                 draw: { block, pixels in try Self.draw(block, of: data, index: index, into: &pixels) })
     }
 
-    private mutating func dispose(_ number: Int) {
-        let block = index.blocks[number]
+    /// Disposal 2 clears to transparent (as browsers and SDWebImage do, not to the often
+    /// meaningless background colour index; it makes the file transparent, so the canvas is RGBA);
+    /// 3 restores; the rest leave the block drawn.
+    private static func disposal(_ block: GIFBlock) -> AnimationCanvas.Disposal {
         switch block.disposal {
-        case 2:
-            // Browsers and SDWebImage clear to transparent, not to the (often meaningless)
-            // background colour index.
-            guard let area = visibleArea(block) else { break }
-            let width = index.screen.width
-            canvas.withUnsafeMutableBufferPointer { pixels in
-                for y in area.y { pixels.baseAddress!.advanced(by: (y * width + area.x.lowerBound) * 4).update(repeating: 0, count: area.x.count * 4) }
-                // (Disposal 2 makes the file transparent, so this canvas is always RGBA.)
-            }
-        case 3:
-            if let saved { restore(saved) }
-        default:
-            break
+        case 2: .background
+        case 3: .previous
+        default: .none
         }
-        saved = nil
     }
 
     /// The part of the screen a block covers, nil when none.
-    private func visibleArea(_ block: GIFBlock) -> Area? {
-        let screen = index.screen
+    private static func visibleArea(_ block: GIFBlock, screen: ImageSize) -> ImageRect? {
         let x0 = min(block.left, screen.width), x1 = min(block.left + block.width, screen.width)
         let y0 = min(block.top, screen.height), y1 = min(block.top + block.height, screen.height)
         guard x1 > x0, y1 > y0 else { return nil }
-        return Area(x: x0..<x1, y: y0..<y1)
-    }
-
-    /// The canvas pixels under `block`, row by row, for disposal 3 to put back.
-    private func save(_ block: GIFBlock) -> Saved? {
-        guard let area = visibleArea(block) else { return nil }
-        let bytesPerPixel = format.bytesPerPixel, width = index.screen.width
-        let rowBytes = area.x.count * bytesPerPixel
-        var pixels: [UInt8] = []
-        pixels.reserveCapacity(rowBytes * area.y.count)
-        canvas.withUnsafeBufferPointer { canvas in
-            for y in area.y {
-                let start = (y * width + area.x.lowerBound) * bytesPerPixel
-                pixels.append(contentsOf: UnsafeBufferPointer(rebasing: canvas[start..<start + rowBytes]))
-            }
-        }
-        return Saved(area: area, pixels: pixels)
-    }
-
-    private mutating func restore(_ saved: Saved) {
-        let bytesPerPixel = format.bytesPerPixel, width = index.screen.width
-        let rowBytes = saved.area.x.count * bytesPerPixel
-        saved.pixels.withUnsafeBufferPointer { source in
-            canvas.withUnsafeMutableBufferPointer { canvas in
-                for (row, y) in saved.area.y.enumerated() {
-                    let start = (y * width + saved.area.x.lowerBound) * bytesPerPixel
-                    canvas.baseAddress!.advanced(by: start).update(from: source.baseAddress!.advanced(by: row * rowBytes), count: rowBytes)
-                }
-            }
-        }
+        return ImageRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// Decodes one block by re-opening giflib on the header followed by the block's own bytes:
     /// random access at the cost of re-reading the global colour table, and no block's raster is
     /// kept after it is drawn (memory stays one canvas, not one raster per frame).
-    private mutating func draw(_ number: Int) throws {
+    private static func draw(_ number: Int, of data: Data, index: GIFIndex, into canvas: inout [UInt8]) throws {
         let block = index.blocks[number]
         if block.isEmpty { return }
         let file = try GIFFile(GIFByteReader(data, segments: [0..<index.headerLength, block.descriptorOffset..<data.count]))
@@ -139,7 +64,7 @@ struct GIFCompositor: Sendable {
         let screen = index.screen
         let visibleWidth = max(0, min(block.width, screen.width - block.left))
         let interlaced = handle.pointee.Image.Interlace
-        let bytesPerPixel = format.bytesPerPixel
+        let bytesPerPixel = index.hasTransparency ? 4 : 3
         var line = [UInt8](repeating: 0, count: block.width)
         try palette.withUnsafeBufferPointer { palette in
             try line.withUnsafeMutableBufferPointer { line in

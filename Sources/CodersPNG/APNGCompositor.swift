@@ -1,28 +1,16 @@
 import Foundation
 import PipelineCore
 
-/// Draws APNG frames onto an RGBA canvas (straight alpha, as PNG stores it) and applies their
-/// disposal, keeping just enough state to continue from the last frame drawn: the canvas, and for
-/// a frame disposed to "previous" the rectangle it covers as it was before it was drawn.
+/// Draws APNG frames onto the core's RGBA `AnimationCanvas` (straight alpha, as PNG stores it),
+/// which applies their disposal and keeps what a frame disposed to "previous" restores.
 ///
 /// Random access starts over at the nearest key frame at or before the one asked for: a frame
 /// drawn on a canvas that nothing before it shows through (see `APNGFrames.keyFrames`).
 struct APNGCompositor: Sendable {
     let decoder: APNGFrameDecoder
     let keyFrames: [Int]
-    private var canvas: [UInt8] = []
-    private var saved: Saved?
-    /// The frame the canvas shows (its disposal not yet applied), or nil when unknown.
-    private var lastDrawn: Int?
-    /// Nothing drawn since the canvas was zeroed: a restart need not zero it again.
-    private var isClear = true
-
-    private struct Saved: Sendable {
-        var control: APNGFrameControl
-        var pixels: [UInt8]
-    }
-
-    private var canvasSize: ImageSize { decoder.index.canvas }
+    /// Made on the first frame composited: frames that replace the whole canvas never need it.
+    private var canvas: AnimationCanvas?
 
     init(decoder: APNGFrameDecoder) {
         self.decoder = decoder
@@ -31,80 +19,29 @@ struct APNGCompositor: Sendable {
 
     /// The canvas (RGBA) showing frame `frame`. `checkpoint` is polled before each frame drawn.
     mutating func render(frame: Int, checkpoint: DecodeCheckpoint) throws -> [UInt8] {
-        if canvas.isEmpty {
-            canvas = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: canvasSize.width, height: canvasSize.height, format: .rgba8))
-        }
-        let key = keyFrames[frame]
-        let first: Int
-        if let drawn = lastDrawn, drawn <= frame, drawn + 1 >= key {
-            if drawn == frame { return canvas }
-            dispose(drawn)
-            first = drawn + 1
-        } else {
-            if !isClear { canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-            saved = nil
-            first = key
-        }
-        lastDrawn = nil
-        isClear = false
-        for index in first...frame {
-            try checkpoint.check()
-            if index > first { dispose(index - 1) }
-            let control = decoder.index.frames[index].control
-            saved = APNGFrames.dispose(of: index, in: decoder.index) == .previous ? Saved(control: control, pixels: copy(control)) : nil
-            let pixels = try decoder.pixels(of: index, checkpoint: checkpoint)
-            draw(pixels, at: control)
-        }
-        lastDrawn = frame
-        return canvas
-    }
-
-    private mutating func dispose(_ index: Int) {
-        let control = decoder.index.frames[index].control
-        switch APNGFrames.dispose(of: index, in: decoder.index) {
-        case .background:
-            let width = canvasSize.width, rowBytes = control.width * 4
-            canvas.withUnsafeMutableBufferPointer { canvas in
-                for y in control.y..<control.y + control.height {
-                    (canvas.baseAddress! + (y * width + control.x) * 4).update(repeating: 0, count: rowBytes)
-                }
-            }
-        case .previous:
-            if let saved { restore(saved) }
-        case .none:
-            break
-        }
-        saved = nil
-    }
-
-    /// The canvas pixels under `control`'s rectangle, row after row.
-    private func copy(_ control: APNGFrameControl) -> [UInt8] {
-        let width = canvasSize.width, rowBytes = control.width * 4
-        return [UInt8](unsafeUninitializedCapacity: rowBytes * control.height) { out, count in
-            canvas.withUnsafeBufferPointer { canvas in
-                for row in 0..<control.height {
-                    (out.baseAddress! + row * rowBytes).initialize(from: canvas.baseAddress! + ((control.y + row) * width + control.x) * 4, count: rowBytes)
-                }
-            }
-            count = rowBytes * control.height
-        }
-    }
-
-    private mutating func restore(_ saved: Saved) {
-        let control = saved.control, width = canvasSize.width, rowBytes = control.width * 4
-        saved.pixels.withUnsafeBufferPointer { source in
-            canvas.withUnsafeMutableBufferPointer { canvas in
-                for row in 0..<control.height {
-                    (canvas.baseAddress! + ((control.y + row) * width + control.x) * 4).update(from: source.baseAddress! + row * rowBytes, count: rowBytes)
-                }
-            }
-        }
+        if canvas == nil { canvas = try AnimationCanvas(size: decoder.index.canvas, format: .rgba8) }
+        let (decoder, index) = (decoder, decoder.index)
+        return try canvas!.render(frame, key: keyFrames[frame], checkpoint: checkpoint,
+                                  area: { frame in
+                                      let control = index.frames[frame].control
+                                      return ImageRect(x: control.x, y: control.y, width: control.width, height: control.height)
+                                  },
+                                  disposal: { frame in
+                                      switch APNGFrames.dispose(of: frame, in: index) {
+                                      case .background: .background
+                                      case .previous: .previous
+                                      case .none: .none
+                                      }
+                                  },
+                                  draw: { frame, pixels in
+                                      let frameCanvas = try decoder.pixels(of: frame, checkpoint: checkpoint)
+                                      Self.draw(frameCanvas, at: index.frames[frame].control, into: &pixels, width: index.canvas.width)
+                                  })
     }
 
     /// Draws a frame's pixels into its rectangle: replacing what is there (blend source, or a frame
     /// without alpha) or composited over it.
-    private mutating func draw(_ pixels: PixelBuffer, at control: APNGFrameControl) {
-        let width = canvasSize.width
+    private static func draw(_ pixels: PixelBuffer, at control: APNGFrameControl, into canvas: inout [UInt8], width: Int) {
         let replaces = control.blend == .source || !pixels.format.hasAlpha
         var row = [UInt8](repeating: 0, count: control.width * 4)
         pixels.bytes.withUnsafeBufferPointer { source in

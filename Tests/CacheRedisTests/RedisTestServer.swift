@@ -78,26 +78,13 @@ final class RedisTestServer: @unchecked Sendable {
 
     /// (Re)starts the server on the same port.
     func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        guard Self.waitForListener(port: port) else {
-            stop()
-            throw TestServerError.process("\(executable) did not start listening on \(port)")
-        }
+        process = try TestProcesses.launchServer(executable, arguments, directory: directory, port: port)
     }
 
     /// Kills the server outright, as a crash would.
     func stop() {
-        guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard let process else { return }
+        TestProcesses.killAndWait(process)
         self.process = nil
     }
 
@@ -108,22 +95,5 @@ final class RedisTestServer: @unchecked Sendable {
         configuration.commandTimeout = .seconds(10)
         configuration.connectTimeout = .seconds(10)
         return try RedisConnection(configuration: configuration).command(arguments)
-    }
-
-    private static func waitForListener(port: UInt16) -> Bool {
-        for _ in 0..<200 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(fd)
-            if connected == 0 { return true }
-            usleep(25_000)
-        }
-        return false
     }
 }

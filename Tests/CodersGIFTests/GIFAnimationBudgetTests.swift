@@ -1,6 +1,6 @@
 import CodersGIF
 import Foundation
-import PipelineCore
+@testable import PipelineCore
 import Synchronization
 import Testing
 import TestSupport

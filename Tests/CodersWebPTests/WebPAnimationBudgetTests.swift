@@ -1,6 +1,6 @@
 import CodersWebP
 import Foundation
-import PipelineCore
+@testable import PipelineCore
 import Testing
 import TestSupport
 

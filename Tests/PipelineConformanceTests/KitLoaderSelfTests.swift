@@ -20,7 +20,7 @@ struct KitLoaderSelfTests {
 
     @Test("A correct loader passes every loader contract")
     func correctLoader() async {
-        let failures = await LoaderConformance.failures(for: InMemoryLoader(), fixture: fixture(), options: options())
+        let failures = await LoaderConformance.failures(for: InMemoryLoader.make(), fixture: fixture(), options: options())
         #expect(failures == [], "\(failures)")
     }
 

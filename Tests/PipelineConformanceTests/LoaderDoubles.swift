@@ -1,32 +1,21 @@
 import Foundation
 import PipelineCore
 import Synchronization
+import TestSupport
 
-/// A correct loader for `memory://` URLs: `memory://image` holds `InMemoryLoader.bytes`,
-/// `memory://never` never finishes until cancelled, anything else is missing.
-struct InMemoryLoader: ImageLoader {
+/// The kit's correct loader: a `TestLoader` for `memory://` URLs, where `memory://image` holds
+/// `bytes`, `memory://never` waits until cancelled (a gate nobody opens), and anything else is an
+/// invalid URL.
+enum InMemoryLoader {
     static let bytes = Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 3) })
     static let image = URL(string: "memory://image")!
     static let never = URL(string: "memory://never")!
 
-    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == "memory" }
-
-    func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
-        if Task.isCancelled { throw ImagePipeError.cancelled }
-        switch url {
-        case Self.image:
-            let total = Int64(Self.bytes.count)
-            for end in stride(from: 10_000, through: Self.bytes.count, by: 10_000) {
-                progress?(ImageLoadProgress(receivedBytes: Int64(end), expectedBytes: total,
-                                            partialData: options.contains(.progressiveLoad) ? Self.bytes.prefix(end) : nil))
-            }
-            return ImageLoadResult(data: Self.bytes)
-        case Self.never:
-            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
-            throw ImagePipeError.cancelled
-        default:
-            throw ImagePipeError.invalidURL(url.absoluteString)
-        }
+    static func make() -> TestLoader {
+        let loader = TestLoader(scheme: "memory")
+        loader.answer(image, with: .data(bytes))
+        loader.answer(never, with: .data(bytes), gate: Gate())
+        return loader
     }
 
     static func fixture() -> LoaderFixtureValues {
@@ -43,7 +32,7 @@ struct LoaderFixtureValues {
 /// Broken: on cancel it throws `cancelled` but lets the work it started run on and report the
 /// finished download afterwards — the caller hears about the load twice.
 struct CompletesTwiceOnCancelLoader: ImageLoader {
-    let base = InMemoryLoader()
+    let base = InMemoryLoader.make()
     func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { base.canLoad(url, options: options, context: context) }
 
     func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
@@ -62,7 +51,7 @@ struct CompletesTwiceOnCancelLoader: ImageLoader {
 
 /// Broken: ignores cancellation; a load of `memory://never` never ends.
 struct NeverCompletesOnCancelLoader: ImageLoader {
-    let base = InMemoryLoader()
+    let base = InMemoryLoader.make()
     func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { base.canLoad(url, options: options, context: context) }
 
     func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
@@ -77,7 +66,7 @@ struct NeverCompletesOnCancelLoader: ImageLoader {
 
 /// Broken: puts cancelled URLs on the failed list.
 struct BlocksCancelledLoader: ImageLoader {
-    let base = InMemoryLoader()
+    let base = InMemoryLoader.make()
     func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { base.canLoad(url, options: options, context: context) }
     func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
         try await base.load(url, options: options, context: context, progress: progress)

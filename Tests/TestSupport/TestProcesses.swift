@@ -99,6 +99,66 @@ public enum TestProcesses {
                              maxResidentBytes: peakKiB * 1024)
     }
 
+    /// Starts a server program with no terminal I/O in `directory` and returns once it accepts
+    /// connections on 127.0.0.1:`port`; one that has not within 10 s is killed and reported.
+    public static func launchServer(_ path: String, _ arguments: [String], directory: URL, port: UInt16) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        guard waitForListener(port: port, seconds: 10) else {
+            killAndWait(process)
+            throw TestServerError.process("\(path) did not start listening on \(port)")
+        }
+        return process
+    }
+
+    /// Kills a server outright (SIGKILL, as a crash would; some ignore SIGTERM while they wait in
+    /// accept) and reaps it.
+    public static func killAndWait(_ process: Process) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Whether something accepts connections on 127.0.0.1:`port` within `seconds`.
+    public static func waitForListener(port: UInt16, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            let fd = connectLoopback(port: port)
+            if fd >= 0 {
+                close(fd)
+                return true
+            }
+            usleep(25_000)
+        } while Date() < deadline
+        return false
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`, or -1 with `errno` set.
+    public static func connectLoopback(port: UInt16) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let error = errno
+            close(fd)
+            errno = error
+            return -1
+        }
+        return fd
+    }
+
     /// A TCP port nobody listens on right now (bound to 0, read back, released).
     public static func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

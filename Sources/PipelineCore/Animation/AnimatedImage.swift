@@ -9,7 +9,7 @@ import Synchronization
 /// what it would cost fully decoded.
 public final class AnimatedImage: Sendable {
     public let provider: any AnimatedImageProvider
-    public let posterFrame: PixelBuffer
+    let posterFrame: PixelBuffer
     public let frameCount: Int
     public let loopCount: Int
     /// Seconds each frame is shown, read once from the provider.
@@ -68,12 +68,12 @@ public final class AnimatedImage: Sendable {
     }
 
     /// Bytes of pixels held now: the poster plus cached frames.
-    public var memoryCost: Int {
+    var memoryCost: Int {
         posterFrame.memoryCost + cache.withLock { $0.heldBytes }
     }
 
     /// Number of frames held now besides the poster.
-    public var heldFrameCount: Int { cache.withLock { $0.frames.count } }
+    var heldFrameCount: Int { cache.withLock { $0.frames.count } }
 
     /// Decodes every frame and keeps them all (SDWebImage's `preloadAllFrames`): no decoding while
     /// playing, at the cost of memory for all frames.

@@ -20,9 +20,9 @@ public enum ImageCacheType: String, Sendable, Hashable, CaseIterable, Codable {
 
     /// This type without the disk level (SDWebImage strips disk from the original store when the
     /// image was just read from disk, so the same bytes are not written back).
-    public var removingDisk: ImageCacheType { ImageCacheType(memory: includesMemory, disk: false) }
+    var removingDisk: ImageCacheType { ImageCacheType(memory: includesMemory, disk: false) }
 
-    public func intersection(_ other: ImageCacheType) -> ImageCacheType {
+    func intersection(_ other: ImageCacheType) -> ImageCacheType {
         ImageCacheType(memory: includesMemory && other.includesMemory, disk: includesDisk && other.includesDisk)
     }
 }

@@ -97,7 +97,7 @@ public final class DecodeMemoryBudget: Sendable {
     ///
     /// - Throws: `limitExceeded(.decodeMemoryBudget)` at once when `bytes` is over the whole budget;
     ///   `ImagePipeError.cancelled` when the task is cancelled while waiting; whatever `body` throws.
-    public func withReservation<T>(
+    func withReservation<T>(
         of bytes: Int, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
     ) async throws -> T {
         guard bytes > 0 else { return try await body() }

@@ -32,7 +32,7 @@ extension ImageDecodeOptions {
 
     /// SDWebImage's `SDImageScaleFactorForKey`: `@2x.` or `@3x.` in the key's file name gives the
     /// scale; anything else 1.
-    public static func scaleFactor(fromKey key: String) -> Double {
+    static func scaleFactor(fromKey key: String) -> Double {
         let name = (URL(string: key)?.lastPathComponent).flatMap { $0.isEmpty ? nil : $0 } ?? PathText.lastPathComponent(key)
         for scale in [2, 3] where name.contains("@\(scale)x.") {
             return Double(scale)

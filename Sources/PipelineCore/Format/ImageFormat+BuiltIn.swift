@@ -60,7 +60,7 @@ extension ImageFormat {
 extension ImageFormat.Signature {
     /// An ISO base media file (HEIF, AVIF) whose `ftyp` box names one of `brands` as its major
     /// brand, the box's first bytes zero as SDWebImage requires.
-    public static func isoBrand(_ brands: Set<String>) -> Self {
+    static func isoBrand(_ brands: Set<String>) -> Self {
         Self { sniffed in
             guard sniffed.has([0]), sniffed.has("ftyp".utf8, at: 4), sniffed.head.count >= 12 else { return false }
             return brands.contains(String(decoding: sniffed.head[8..<12], as: UTF8.self))

@@ -65,7 +65,7 @@ public struct PixelBuffer: Hashable, Sendable {
     public var size: ImageSize { ImageSize(width: width, height: height) }
     public var bytesPerRow: Int { width * format.bytesPerPixel }
     /// Memory held by the pixels, the unit of every cache's cost.
-    public var memoryCost: Int { bytes.count }
+    var memoryCost: Int { bytes.count }
 
     /// The pixel at (x, y) as a colour (gray formats spread to r = g = b).
     public func color(x: Int, y: Int) -> ImageColor {

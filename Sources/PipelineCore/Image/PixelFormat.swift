@@ -25,8 +25,8 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, Codable {
     public var isGray: Bool { self == .gray8 || self == .grayAlpha8 }
 
     /// The same colour model with an alpha channel added.
-    public var withAlpha: PixelFormat { isGray ? .grayAlpha8 : .rgba8 }
+    var withAlpha: PixelFormat { isGray ? .grayAlpha8 : .rgba8 }
 
     /// The same colour model without its alpha channel.
-    public var withoutAlpha: PixelFormat { isGray ? .gray8 : .rgb8 }
+    var withoutAlpha: PixelFormat { isGray ? .gray8 : .rgb8 }
 }

@@ -13,49 +13,71 @@ import Synchronization
 /// Joiners receive the work's progress while they are joined, each through its own handler. The
 /// work runs at the highest priority of its joiners: a high-priority request joining low-priority
 /// work escalates it (Nuke does the same), rather than waiting behind it at the priority it began with.
+///
+/// Its bodies are inlinable so that a plugin's coalescer (the HTTP loader's) is specialized for its
+/// key in the plugin, as the core's own are: unspecialized, every hash, dictionary lookup and lock
+/// goes through witness tables.
 public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress: Sendable>: Sendable {
     /// The shared work; `report` hands progress to every joiner.
     public typealias Work = @Sendable (_ report: @escaping @Sendable (Progress) -> Void) async throws -> Value
 
-    private struct Joiner {
-        let id: UInt64
-        var continuation: CheckedContinuation<Value, any Error>?
-        let onProgress: (@Sendable (Progress) -> Void)?
+    @usableFromInline
+    struct Joiner: Sendable {
+        @usableFromInline let id: UInt64
+        @usableFromInline var continuation: CheckedContinuation<Value, any Error>?
+        @usableFromInline let onProgress: (@Sendable (Progress) -> Void)?
+
+        @inlinable
+        init(id: UInt64, onProgress: (@Sendable (Progress) -> Void)?) {
+            self.id = id
+            self.onProgress = onProgress
+        }
     }
 
     /// One run of the work and its joiners. Progress goes to the flight itself, never through the
     /// key: a report costs no hashing. Lock order: the coalescer's, then a flight's.
-    private final class Flight: Sendable {
-        struct State {
-            var task: Task<Void, Never>?
-            var joiners: [Joiner] = []
+    @usableFromInline
+    final class Flight: Sendable {
+        @usableFromInline
+        struct State: Sendable {
+            @usableFromInline var task: Task<Void, Never>?
+            @usableFromInline var joiners: [Joiner] = []
             /// Answers for joiners that had not registered their continuation yet when the work
             /// finished or they left; they pick it up when they register.
-            var early: [UInt64: Result<Value, any Error>] = [:]
+            @usableFromInline var early: [UInt64: Result<Value, any Error>] = [:]
             /// The highest priority any joiner asked for; the task runs at least at this.
-            var priority: TaskPriority
+            @usableFromInline var priority: TaskPriority
             /// Finished, or left by its last joiner: it takes no one new.
-            var isOver = false
+            @usableFromInline var isOver = false
+
+            @inlinable
+            init(priority: TaskPriority) { self.priority = priority }
         }
 
-        let state: Mutex<State>
+        @usableFromInline let state: Mutex<State>
 
+        @inlinable
         init(priority: TaskPriority) {
             state = Mutex(State(priority: priority))
         }
     }
 
-    private struct Registry {
-        var flights: [Key: Flight] = [:]
-        var nextID: UInt64 = 0
-        var started = 0
+    @usableFromInline
+    struct Registry: Sendable {
+        @usableFromInline var flights: [Key: Flight] = [:]
+        @usableFromInline var nextID: UInt64 = 0
+        @usableFromInline var started = 0
+
+        @inlinable
+        init() {}
     }
 
-    private let registry = Mutex(Registry())
+    @usableFromInline let registry = Mutex(Registry())
 
     public init() {}
 
     /// Callers waiting for work in flight, all keys together.
+    @inlinable
     public var joinerCount: Int {
         registry.withLock { registry in
             registry.flights.values.reduce(0) { count, flight in count + flight.state.withLock { $0.joiners.count } }
@@ -75,6 +97,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
 
     /// The work's value for `key`, starting `work` unless work for that key already runs, in which
     /// case `work` is dropped and this caller joins it.
+    @inlinable
     public func value(
         for key: Key, priority: TaskPriority? = nil,
         onProgress: (@Sendable (Progress) -> Void)? = nil,
@@ -104,7 +127,8 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
 
     /// Adds a joiner to the flight for `key`, or to a new one (`isNew`, which the caller starts);
     /// `escalate` is a running task this joiner's higher priority must raise.
-    private func join(
+    @inlinable
+    func join(
         key: Key, priority: TaskPriority, onProgress: (@Sendable (Progress) -> Void)?
     ) -> (Flight, id: UInt64, isNew: Bool, escalate: Task<Void, Never>?) {
         registry.withLock { registry in
@@ -130,7 +154,8 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
         }
     }
 
-    private func start(_ flight: Flight, key: Key, priority: TaskPriority, work: @escaping Work) {
+    @inlinable
+    func start(_ flight: Flight, key: Key, priority: TaskPriority, work: @escaping Work) {
         let task = Task(priority: priority) {
             let result: Result<Value, any Error>
             do {
@@ -151,13 +176,15 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
         if let raisedPriority { task.escalatePriority(to: raisedPriority) }
     }
 
-    private static func report(_ progress: Progress, to flight: Flight) {
+    @inlinable
+    static func report(_ progress: Progress, to flight: Flight) {
         let joiners = flight.state.withLock { $0.isOver ? [] : $0.joiners }
         for joiner in joiners { joiner.onProgress?(progress) }
     }
 
     /// Frees the key before answering, so a caller arriving from now on starts the work afresh.
-    private func finish(_ flight: Flight, key: Key, result: Result<Value, any Error>) {
+    @inlinable
+    func finish(_ flight: Flight, key: Key, result: Result<Value, any Error>) {
         registry.withLock { registry in
             if registry.flights[key] === flight { registry.flights[key] = nil }
         }
@@ -174,7 +201,8 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
         for continuation in continuations { continuation.resume(with: result) }
     }
 
-    private func leave(_ flight: Flight, key: Key, id: UInt64) {
+    @inlinable
+    func leave(_ flight: Flight, key: Key, id: UInt64) {
         let (continuation, taskToCancel, wasLast) = flight.state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, Bool) in
             guard !state.isOver, let index = state.joiners.firstIndex(where: { $0.id == id }) else { return (nil, nil, false) }
             let joiner = state.joiners.remove(at: index)

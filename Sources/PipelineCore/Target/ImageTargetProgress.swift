@@ -5,7 +5,7 @@ import Synchronization
 public final class ImageTargetProgress: Sendable {
     /// SDWebImage's `SDWebImageProgressUnitCountUnknown`: what a finished load with no known length
     /// reports as both total and completed, so "finished" still reads as 100 %.
-    public static let unknownUnitCount: Int64 = 1
+    static let unknownUnitCount: Int64 = 1
 
     private struct Counts { var total: Int64 = 0; var completed: Int64 = 0; var known = false }
     private let counts = Mutex(Counts())

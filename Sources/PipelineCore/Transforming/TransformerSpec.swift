@@ -25,7 +25,7 @@ public struct TransformerSpec: Sendable {
     /// The largest width, height, offset or radius a spec may give (libvips's `VIPS_MAX_COORD`):
     /// well above any real image, far enough below `Int.max` that no size or offset arithmetic
     /// overflows. Outputs over the pixel limit are refused when the transformer runs.
-    public static let maxCoordinate = 10_000_000
+    static let maxCoordinate = 10_000_000
     /// Widths and heights specs accept.
     public static let sides = 1...maxCoordinate
     /// Offsets specs accept.

@@ -7,7 +7,7 @@ import TestSupport
 @Suite("Default image cache")
 struct DefaultImageCacheTests {
     let directory = TemporaryDirectory()
-    let coder = CacheTestCoder()
+    let coder = TestCoder(encodesEveryFormat: true)
 
     func makeCache(willReadDisk: (@Sendable (String) -> Void)? = nil) -> DefaultImageCache {
         let coders = ImageCodersManager(coders: [coder])
@@ -79,17 +79,17 @@ struct DefaultImageCacheTests {
     @Test("Given data is written as is; without it the animation's own bytes are kept")
     func storeGivenBytes() async throws {
         let cache = makeCache()
-        let bytes = CacheTestCoder.file([TestImages.buffer()], format: .png)
+        let bytes = TestCoder.file([TestImages.buffer()], format: .png)
         await cache.store(TestImages.still(), data: bytes, key: "given", options: [], context: ImageContext(), cacheType: .disk)
         #expect(cache.diskCache.data(forKey: "given") == bytes)
         let animated = TestImages.animated()
         await cache.store(animated, data: nil, key: "anim", options: [], context: ImageContext(), cacheType: .disk)
         #expect(cache.diskCache.data(forKey: "anim") == animated.animation?.data)
-        #expect(coder.encodes.load(ordering: .relaxed) == 0)
+        #expect(coder.encodes.count == 0)
         let transformed = animated.with { $0.isTransformed = true }
         await cache.store(transformed, data: nil, key: "anim-transformed", options: [], context: ImageContext(), cacheType: .disk)
-        #expect(coder.encodes.load(ordering: .relaxed) == 1, "a transformed animation is encoded, not its source bytes")
-        #expect(coder.encodedFormats.withLock { $0 } == [.gif])
+        #expect(coder.encodes.count == 1, "a transformed animation is encoded, not its source bytes")
+        #expect(coder.encodedFormats == [.gif])
     }
 
     @Test("Without data, the format is the recorded one, else GIF for animations, PNG with alpha, JPEG otherwise")
@@ -101,21 +101,21 @@ struct DefaultImageCacheTests {
         let cache = makeCache()
         await cache.store(TestImages.still(format: .rgba8), data: nil, key: "a", options: [], context: ImageContext(), cacheType: .disk)
         await cache.store(TestImages.still(format: .rgb8), data: nil, key: "b", options: [], context: ImageContext(), cacheType: .disk)
-        #expect(coder.encodedFormats.withLock { $0 } == [.png, .jpeg])
+        #expect(coder.encodedFormats == [.png, .jpeg])
     }
 
     @Test("The context's coder and encode options are used for encoding and decoding")
     func contextCoder() async throws {
         let cache = makeCache()
-        let custom = CacheTestCoder()
+        let custom = TestCoder(encodesEveryFormat: true)
         var context = ImageContext()
         context[.imageCoder] = custom
         await cache.store(TestImages.still(), data: nil, key: "k", options: [], context: context, cacheType: .disk)
-        #expect(custom.encodes.load(ordering: .relaxed) == 1)
-        #expect(coder.encodes.load(ordering: .relaxed) == 0)
+        #expect(custom.encodes.count == 1)
+        #expect(coder.encodes.count == 0)
         _ = try #require(await query(cache, "k", context: context))
-        #expect(custom.decodes.load(ordering: .relaxed) == 1)
-        #expect(coder.decodes.load(ordering: .relaxed) == 0)
+        #expect(custom.decodes.count == 1)
+        #expect(coder.decodes.count == 0)
     }
 
     // MARK: Promotion
@@ -170,7 +170,7 @@ struct DefaultImageCacheTests {
         let hit = try #require(await query(cache, "k", options: .queryMemoryData))
         #expect(hit.cacheType == .disk)
         #expect(hit.data != nil)
-        #expect(coder.decodes.load(ordering: .relaxed) == 0, "the memory image is used, not decoded again")
+        #expect(coder.decodes.count == 0, "the memory image is used, not decoded again")
         await cache.remove(key: "k", cacheType: .disk)
         let noBytes = try #require(await query(cache, "k", options: .queryMemoryData))
         #expect(noBytes.data == nil)
@@ -279,11 +279,11 @@ struct DefaultImageCacheStoreFailureTests {
     let log = LogCapture()
 
     /// A manager whose disk cache lives at `folder`, logging to `log`.
-    func manager(diskFolder folder: URL) -> (ImageManager, ScriptedLoader) {
+    func manager(diskFolder folder: URL) -> (ImageManager, TestLoader) {
         let coders = ImageCodersManager(coders: [TestCoder()])
         let disk = DiskCache(directory: folder, configuration: DiskCache.Configuration(trimInterval: nil, logger: log.logger))
         let cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: disk, coders: coders)
-        let loader = ScriptedLoader(delay: .zero)
+        let loader = TestLoader.scripted(delay: .zero)
         return (ImageManager(cache: cache, loader: loader, coders: coders), loader)
     }
 

@@ -7,7 +7,7 @@ import TestSupport
 @Suite("Caches manager with real caches")
 struct ImageCachesManagerRealCacheTests {
     let directory = TemporaryDirectory()
-    let coders = ImageCodersManager(coders: [CacheTestCoder()])
+    let coders = ImageCodersManager(coders: [TestCoder(encodesEveryFormat: true)])
 
     func makeCache(_ namespace: String, willReadDisk: (@Sendable (String) -> Void)? = nil) -> DefaultImageCache {
         let disk = DiskCache(directory: directory.url.appendingPathComponent(namespace), configuration: DiskCache.Configuration(trimInterval: nil))

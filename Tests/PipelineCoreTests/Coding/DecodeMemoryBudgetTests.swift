@@ -163,7 +163,7 @@ struct DecodeMemoryBudgetTests {
     func managerUsesBudget() async throws {
         let budget = DecodeMemoryBudget(limitBytes: 4999)
         let coders = ImageCodersManager(coders: [EstimatingCoder()], decodeMemoryBudget: budget)
-        let loader = ScriptedLoader(delay: .milliseconds(1))
+        let loader = TestLoader.scripted(delay: .milliseconds(1))
         let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
         let url = URL(string: "test://img/wide.timg")!
         loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 50, height: 20)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Coders manager")
 struct ImageCodersManagerTests {

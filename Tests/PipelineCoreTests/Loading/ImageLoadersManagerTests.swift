@@ -1,28 +1,29 @@
 import Foundation
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 @Suite("Loaders manager")
 struct ImageLoadersManagerTests {
     @Test("The loader added last that can load the URL loads it")
     func priority() async throws {
-        let older = CountingLoader(scheme: "test", name: "older")
-        let newer = CountingLoader(scheme: "test", name: "newer")
-        let other = CountingLoader(scheme: "other", name: "other")
+        let older = TestLoader.named("older", scheme: "test")
+        let newer = TestLoader.named("newer", scheme: "test")
+        let other = TestLoader.named("other", scheme: "other")
         let manager = ImageLoadersManager()
         manager.add(older)
         manager.add(newer)
         manager.add(other)
         let result = try await manager.load(URL(string: "test://a")!, options: [], context: ImageContext(), progress: nil)
         #expect(String(decoding: result.data, as: UTF8.self) == "newer")
-        #expect(older.loads.count == 0)
+        #expect(older.totalRequests == 0)
         let viaOther = try await manager.load(URL(string: "other://a")!, options: [], context: ImageContext(), progress: nil)
         #expect(String(decoding: viaOther.data, as: UTF8.self) == "other")
     }
 
     @Test("A URL no loader takes fails with invalidURL")
     func noLoader() async {
-        let manager = ImageLoadersManager(loaders: [CountingLoader(scheme: "test", name: "t")])
+        let manager = ImageLoadersManager(loaders: [TestLoader.named("t", scheme: "test")])
         #expect(!manager.canLoad(URL(string: "ftp://x")!, options: [], context: ImageContext()))
         await #expect(throws: ImagePipeError.invalidURL("ftp://x")) {
             try await manager.load(URL(string: "ftp://x")!, options: [], context: ImageContext(), progress: nil)
@@ -31,7 +32,7 @@ struct ImageLoadersManagerTests {
 
     @Test("Only permanent failures block a URL by default; cancellation and transient ones never do")
     func blocking() {
-        let manager = ImageLoadersManager(loaders: [CountingLoader(scheme: "test", name: "t")])
+        let manager = ImageLoadersManager(loaders: [TestLoader.named("t", scheme: "test")])
         let url = URL(string: "test://a")!
         func blocks(_ error: ImagePipeError) -> Bool {
             manager.shouldBlockURL(url, error: error, options: [], context: ImageContext())
@@ -45,7 +46,7 @@ struct ImageLoadersManagerTests {
 
     @Test("Loaders can be added while loads run")
     func concurrentMutation() async throws {
-        let manager = ImageLoadersManager(loaders: [CountingLoader(scheme: "test", name: "base")])
+        let manager = ImageLoadersManager(loaders: [TestLoader.named("base", scheme: "test")])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
                 group.addTask {
@@ -55,7 +56,7 @@ struct ImageLoadersManagerTests {
                 }
             }
             group.addTask {
-                for i in 0..<200 { manager.add(CountingLoader(scheme: "s\(i)", name: "\(i)")) }
+                for i in 0..<200 { manager.add(TestLoader.named("\(i)", scheme: "s\(i)")) }
             }
             try await group.waitForAll()
         }

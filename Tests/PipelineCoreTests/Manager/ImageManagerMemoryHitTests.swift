@@ -19,7 +19,7 @@ struct ImageManagerMemoryHitTests {
     /// A manager over a real `DefaultImageCache` holding a 40 x 20 image in memory under `url`'s key.
     struct Fixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("memory-hit-\(UUID().uuidString)")
-        let loader = ScriptedLoader(delay: .milliseconds(10))
+        let loader = TestLoader.scripted(delay: .milliseconds(10))
         let cache: DefaultImageCache
         let manager: ImageManager
 

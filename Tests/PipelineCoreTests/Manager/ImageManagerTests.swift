@@ -269,7 +269,7 @@ struct ImageManagerTests {
         #expect(f.manager.cacheKey(for: url) == "test://img/photo-Invert(1).timg")
         #expect(f.manager.cacheKey(for: url, context: context) == url.absoluteString)
 
-        let otherLoader = ScriptedLoader(delay: .milliseconds(10))
+        let otherLoader = TestLoader.scripted(delay: .milliseconds(10))
         otherLoader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 3, height: 3)))
         let otherCache = InMemoryImageCache(coders: f.coders)
         context[.imageLoader] = otherLoader

@@ -33,7 +33,7 @@ struct ProgressiveLoadTests {
     func partials() async throws {
         let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
         let cache = InMemoryImageCache(coders: coders)
-        let loader = ScriptedLoader(delay: .milliseconds(200))
+        let loader = TestLoader.scripted(delay: .milliseconds(200))
         let manager = ImageManager(cache: cache, loader: loader, coders: coders)
         let url = URL(string: "test://prog/a.timg")!
         loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 10, height: 40)))
@@ -59,7 +59,7 @@ struct ProgressiveLoadTests {
     @Test("A progressive and a plain load of one URL at once make one download and one decode; only the progressive one gets partial images")
     func progressiveAndPlainShareDownload() async throws {
         let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
-        let loader = ScriptedLoader(delay: .milliseconds(400))
+        let loader = TestLoader.scripted(delay: .milliseconds(400))
         let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
         let url = URL(string: "test://prog/shared.timg")!
         loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 10, height: 40)))

@@ -14,47 +14,14 @@ extension InMemoryImageCache {
     }
 }
 
-/// A loader that answers `test://` URLs after a delay, with bytes or an error per URL, honours
-/// cancellation, reports progress in a few steps, and counts requests per URL.
-final class ScriptedLoader: ImageLoader {
-    enum Answer: Sendable { case data(Data), error(ImagePipeError) }
-    private let answers = Mutex<[String: Answer]>([:])
-    private let counts = Mutex<[String: Int]>([:])
-    let delay: Duration
-
-    init(delay: Duration = .milliseconds(100)) { self.delay = delay }
-
-    func answer(_ url: String, with answer: Answer) { answers.withLock { $0[url] = answer } }
-    func requests(_ url: String) -> Int { counts.withLock { $0[url] ?? 0 } }
-    var totalRequests: Int { counts.withLock { $0.values.reduce(0, +) } }
-
-    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == "test" }
-
-    func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
-        counts.withLock { $0[url.absoluteString, default: 0] += 1 }
-        let answer = answers.withLock { $0[url.absoluteString] } ?? .error(.badStatusCode(404))
-        guard case .data(let data) = answer else {
-            try await pause(delay)
-            if case .error(let error) = answer { throw error }
-            return ImageLoadResult(data: Data())
-        }
-        let steps = 4
-        for step in 1...steps {
-            try await pause(delay / steps)
-            let received = data.count * step / steps
-            progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: Int64(data.count),
-                                        partialData: options.contains(.progressiveLoad) ? data.prefix(received) : nil))
-        }
-        return ImageLoadResult(data: data)
-    }
-
-    func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
-        if case .loadFailed(.httpStatus, let code?, _) = error { return code == 404 }
-        return error.blocksURLByDefault
-    }
-
-    private func pause(_ duration: Duration) async throws {
-        do { try await Task.sleep(for: duration) } catch { throw ImagePipeError.cancelled }
+extension TestLoader {
+    /// The manager tests' loader: `test://` URLs, HTTP 404 for a URL without an answer, and of the
+    /// HTTP failures only a 404 blocks its URL.
+    static func scripted(delay: Duration = .milliseconds(100)) -> TestLoader {
+        TestLoader(scheme: "test", delay: delay, missing: .error(.badStatusCode(404)), blocks: { error in
+            if case .loadFailed(.httpStatus, let code?, _) = error { return code == 404 }
+            return error.blocksURLByDefault
+        })
     }
 }
 
@@ -83,13 +50,13 @@ struct ManagerFixture {
     let coder = TestCoder()
     let coders: ImageCodersManager
     let cache: InMemoryImageCache
-    let loader: ScriptedLoader
+    let loader: TestLoader
     let manager: ImageManager
 
     init(delay: Duration = .milliseconds(100)) {
         coders = ImageCodersManager(coders: [coder])
         cache = InMemoryImageCache(coders: coders)
-        loader = ScriptedLoader(delay: delay)
+        loader = TestLoader.scripted(delay: delay)
         manager = ImageManager(cache: cache, loader: loader, coders: coders)
     }
 

@@ -7,9 +7,9 @@ import TestSupport
 struct ImageTargetProgressiveTests {
     let url = URL(string: "test://target/progressive.timg")!
 
-    private func manager() -> (ImageManager, ScriptedLoader) {
+    private func manager() -> (ImageManager, TestLoader) {
         let coders = ImageCodersManager(coders: [ProgressiveTestCoder()])
-        let loader = ScriptedLoader(delay: .milliseconds(80))
+        let loader = TestLoader.scripted(delay: .milliseconds(80))
         return (ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders), loader)
     }
 

@@ -13,8 +13,8 @@ struct ImageTargetTests {
     func secondCancelsFirst() async throws {
         let f = GatedFixture()
         let (first, second) = (URL(string: "gated://first")!, URL(string: "gated://second")!)
-        f.loader.serve(first, width: 10, gate: Gate())
-        f.loader.serve(second, width: 20)
+        f.serve(first, width: 10, gate: Gate())
+        f.serve(second, width: 20)
         let target = RecordingTarget()
         let firstLog = CompletionLog(), secondLog = CompletionLog()
         let firstTask = target.setImage(with: first, placeholder: placeholderImage, context: f.context, completed: firstLog.handler)
@@ -68,8 +68,8 @@ struct ImageTargetTests {
     func customOperationKey() async throws {
         let f = GatedFixture()
         let (first, second) = (URL(string: "gated://first")!, URL(string: "gated://second")!)
-        f.loader.serve(first, width: 10, gate: Gate())
-        f.loader.serve(second, width: 20)
+        f.serve(first, width: 10, gate: Gate())
+        f.serve(second, width: 20)
         let target = RecordingTarget()
         let log = CompletionLog()
         let context = f.context.with(.operationKey, "shared")
@@ -86,14 +86,14 @@ struct ImageTargetTests {
     @Test("The request carries the operation key but not the custom manager")
     func contextPassedOn() async throws {
         let coders = ImageCodersManager(coders: [TestCoder()])
-        let loader = ContextRecordingLoader()
+        let loader = TestLoader(scheme: "ctx", missing: .data(TestCoder.sample(width: 7, height: 7)))
         let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
         let target = RecordingTarget()
         let log = CompletionLog()
         target.setImage(with: URL(string: "ctx://one")!, slot: .highlightedImage, context: ImageContext().with(.imageManager, manager), completed: log.handler)
         try #require(await eventually { log.count == 1 })
         #expect(log.all.first?.width == 7)
-        let seen = try #require(loader.seen.first)
+        let seen = try #require(loader.contexts.first)
         #expect(seen[.operationKey] == "RecordingTarget.highlightedImage")
         #expect(seen[.imageManager] == nil)
     }
@@ -257,7 +257,7 @@ struct ImageTargetTests {
         let f = GatedFixture()
         let gate = Gate()
         let url = URL(string: "gated://late")!
-        f.loader.serve(url, width: 10, gate: gate)
+        f.serve(url, width: 10, gate: gate)
         let log = CompletionLog()
         let weakTarget = WeakReference<RecordingTarget>()
         do {

@@ -110,46 +110,20 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     var object: Object? { holder.withLock { $0.object } }
 }
 
-/// Answers every `ctx://` URL with a small TIMG image and keeps the contexts it was given.
-final class ContextRecordingLoader: ImageLoader {
-    private let contexts = Mutex<[ImageContext]>([])
-    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == "ctx" }
-    func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
-        contexts.withLock { $0.append(context) }
-        return ImageLoadResult(data: TestCoder.sample(width: 7, height: 7))
-    }
-    var seen: [ImageContext] { contexts.withLock { $0 } }
-}
-
-/// Serves `gated://` URLs with TIMG images of a chosen width; a URL given a gate answers only once
-/// the gate opens (or fails `cancelled` when its load is cancelled first), so a test decides the
-/// order of events instead of racing delays.
-final class GatedLoader: ImageLoader {
-    private let answers = Mutex<[String: (width: Int, gate: Gate?)]>([:])
-
-    func serve(_ url: URL, width: Int, gate: Gate? = nil) {
-        answers.withLock { $0[url.absoluteString] = (width, gate) }
-    }
-
-    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == "gated" }
-
-    func load(_ url: URL, options: ImageOptions, context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
-        guard let answer = answers.withLock({ $0[url.absoluteString] }) else { throw ImagePipeError.badStatusCode(404) }
-        if let gate = answer.gate {
-            do { try await gate.wait() } catch { throw ImagePipeError.cancelled }
-        }
-        return ImageLoadResult(data: TestCoder.sample(width: answer.width, height: answer.width))
-    }
-}
-
-/// A manager over a `GatedLoader`, and a context that sends a target's loads through it.
+/// A manager over a loader of `gated://` URLs, and a context that sends a target's loads through it.
+/// `serve(_:width:gate:)` answers a URL with a TIMG image that a given gate holds back, so a test
+/// decides the order of events instead of racing delays.
 struct GatedFixture {
-    let loader = GatedLoader()
+    let loader = TestLoader(scheme: "gated", missing: .error(.badStatusCode(404)))
     let manager: ImageManager
     var context: ImageContext { ImageContext().with(.imageManager, manager) }
 
     init() {
         let coders = ImageCodersManager(coders: [TestCoder()])
         manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
+    }
+
+    func serve(_ url: URL, width: Int, gate: Gate? = nil) {
+        loader.answer(url, with: .data(TestCoder.sample(width: width, height: width)), gate: gate)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PipelineCore
+import TestSupport
 
 /// Outputs are checked against the pixel limit before anything is allocated: a request for a
 /// gigapixel canvas is a typed error, never a trap or an out-of-memory kill.
