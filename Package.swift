@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "CacheRedis", dependencies: ["PipelineCore", "CHiredis"]),
 
         // The conformance kit plugin authors run on their coders, loaders, caches and transformers.
-        .target(name: "PipelineConformance", dependencies: ["PipelineCore"]),
+        .target(name: "PipelineConformance", dependencies: ["PipelineCore", .product(name: "Logging", package: "swift-log")]),
 
         // The image service (`imagepipe serve`): imgproxy's URL grammar on Hummingbird. Its own product
         // so that users of the core and the plugins never build the server stack.
@@ -123,14 +123,18 @@ let package = Package(
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
         // colour-tagged files made with lcms2.
         // The plain HTTP server is the kit's (PipelineConformance), so one piece serves both.
-        .target(name: "TestSupport", dependencies: ["CZlib", "CLCMS2", "PipelineConformance"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [
+            "CZlib", "CLCMS2", "PipelineConformance", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/TestSupport"),
         // zlib for TestSupport's reference-PNG reader.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: [
             "PipelineCore", "TestSupport", "cache-stress", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "PipelineConformanceTests", dependencies: ["PipelineConformance", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "PipelineConformanceTests", dependencies: [
+            "PipelineConformance", "PipelineCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
