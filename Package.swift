@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
         // The core's counters and timers (CoreMetrics: API only, like swift-log) and the server's.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // `make docs`: the DocC catalogues of PipelineCore and PipelineConformance. A command plugin,
+        // never built into a product.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Only the ImageServer product (and the CLI built on it) uses these.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
