@@ -6,7 +6,7 @@ SWIFT ?= swift
 # The one build recipe: the library, the tool and every test target.
 SWIFT_BUILD := $(SWIFT) build --build-tests
 
-.PHONY: all deps build test test-example demo fuzz fuzz-build clean
+.PHONY: all deps build test test-example test-usage docs demo fuzz fuzz-build clean
 
 all: build
 
@@ -21,6 +21,8 @@ build: deps
 test: build
 	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory test-example
+	@$(MAKE) --no-print-directory test-usage
+	@$(MAKE) --no-print-directory docs
 
 # The example third-party plugin: its own package, depending on ImagePipe by path, built and tested
 # the way an outside author would (its .build stays inside Examples/PAMCoder, ignored by git).
@@ -28,6 +30,21 @@ EXAMPLE := Examples/PAMCoder
 test-example:
 	$(SWIFT_BUILD) --package-path $(EXAMPLE)
 	$(SWIFT) test --skip-build --package-path $(EXAMPLE)
+
+# The README's Swift blocks, compiled as written (scripts/readme-snippets.sh writes each into
+# Examples/Usage/ReadmeSnippets), and the batch thumbnailer, run on the sample images.
+USAGE := Examples/Usage
+test-usage:
+	@scripts/readme-snippets.sh
+	$(SWIFT) build --package-path $(USAGE)
+	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+		$(USAGE)/.build/debug/BatchThumbnailer Examples/images "$$out" 64 && \
+		test "$$(ls "$$out" | wc -l)" -eq "$$(ls Examples/images | wc -l)"
+
+# DocC catalogues of PipelineCore and PipelineConformance (swift-docc-plugin, offline), warnings
+# as errors; archives in .build/plugins/Swift-DocC/outputs.
+docs:
+	$(SWIFT) package generate-documentation --target PipelineCore --target PipelineConformance --warnings-as-errors
 
 demo: deps
 	$(SWIFT) build -c release --product imagepipe

@@ -25,18 +25,25 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // 1.11 brought `LogHandler.log(event:)`, which handlers implement now.
         .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
+        // The core's counters and timers (CoreMetrics: API only, like swift-log) and the server's.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // `make docs`: the DocC catalogues of PipelineCore and PipelineConformance. A command plugin,
+        // never built into a product.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Only the ImageServer product (and the CLI built on it) uses these.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The core: no C dependencies. swift-log carries what the library cannot do but carries on
-        // without (a failed cache write) to the application's logging, silent unless it asks.
-        .target(name: "PipelineCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // without (a failed cache write) to the application's logging, silent unless it asks;
+        // swift-metrics' API carries its counters and timers to the application's backend.
+        .target(name: "PipelineCore", dependencies: [
+            .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+        ]),
 
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
@@ -85,7 +92,7 @@ let package = Package(
         .target(name: "CacheRedis", dependencies: ["PipelineCore", "CHiredis"]),
 
         // The conformance kit plugin authors run on their coders, loaders, caches and transformers.
-        .target(name: "PipelineConformance", dependencies: ["PipelineCore"]),
+        .target(name: "PipelineConformance", dependencies: ["PipelineCore", .product(name: "Logging", package: "swift-log")]),
 
         // The image service (`imagepipe serve`): imgproxy's URL grammar on Hummingbird. Its own product
         // so that users of the core and the plugins never build the server stack.
@@ -119,13 +126,18 @@ let package = Package(
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
         // colour-tagged files made with lcms2.
         // The plain HTTP server is the kit's (PipelineConformance), so one piece serves both.
-        .target(name: "TestSupport", dependencies: ["CZlib", "CLCMS2", "PipelineConformance"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [
+            "CZlib", "CLCMS2", "PipelineConformance", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/TestSupport"),
         // zlib for TestSupport's reference-PNG reader.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: [
             "PipelineCore", "TestSupport", "cache-stress", .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "PipelineConformanceTests", dependencies: ["PipelineConformance", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "PipelineConformanceTests", dependencies: [
+            "PipelineConformance", "PipelineCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),

@@ -38,14 +38,16 @@ public enum CacheConformance {
             let (stored, data) = image(4)
             await cache.store(stored, data: data, key: k, options: [], context: context, cacheType: type)
             let hit = await cache.query(key: k, options: [], context: context, cacheType: type)
-            log.expect(hit?.image?.pixelSize == stored.pixelSize, "cache.storeThenQuery", name, "stored a \(stored.pixelSize) image, query answered \(String(describing: hit?.image?.pixelSize))")
+            log.expect(hit?.image?.pixelSize == stored.pixelSize, "cache.storeThenQuery", name,
+                       "stored a \(stored.pixelSize) image; the query right after answered \(hit?.image.map { "a \($0.pixelSize) image" } ?? "no image")")
             if let hitType = hit?.cacheType {
                 log.expect(hitType != .none && (type == .all || hitType == type), "cache.resultType", name, "a hit in \(type.rawValue) reported cacheType \(hitType.rawValue)")
             }
-            log.expect(await cache.contains(key: k, cacheType: type) != .none, "cache.contains", name, "contains is none right after a store")
+            log.expect(await cache.contains(key: k, cacheType: type) != .none, "cache.contains", name, "contains answered none right after a store")
             await cache.remove(key: k, cacheType: type)
-            log.expect(await cache.query(key: k, options: [], context: context, cacheType: type)?.image == nil, "cache.remove", name, "the image is still there after remove")
-            log.expect(await cache.contains(key: k, cacheType: type) == .none, "cache.remove", name, "contains is not none after remove")
+            log.expect(await cache.query(key: k, options: [], context: context, cacheType: type)?.image == nil, "cache.remove", name, "a query still found the image after remove")
+            let left = await cache.contains(key: k, cacheType: type)
+            log.expect(left == .none, "cache.remove", name, "contains answered \(left.rawValue) after remove; expected none")
         }
 
         let all = options.cacheTypes.contains(.all) ? ImageCacheType.all : options.cacheTypes.first ?? .memory
@@ -54,13 +56,14 @@ public enum CacheConformance {
         await cache.store(image(2).0, data: image(2).1, key: replaced, options: [], context: context, cacheType: all)
         await cache.store(image(6).0, data: image(6).1, key: replaced, options: [], context: context, cacheType: all)
         let latest = await cache.query(key: replaced, options: [], context: context, cacheType: all)
-        log.expect(latest?.image?.pixelSize.width == 7, "cache.replace", "store twice", "answered the first image (width \(String(describing: latest?.image?.pixelSize.width))), not the latest (width 7)")
+        log.expect(latest?.image?.pixelSize.width == 7, "cache.replace", "store twice",
+                   "after two stores under one key the query answered \(latest?.image.map { "an image \($0.pixelSize.width) wide" } ?? "no image"); expected the second, 7 wide")
 
         // Clear empties every level.
         let cleared = key("clear")
         await cache.store(image(1).0, data: image(1).1, key: cleared, options: [], context: context, cacheType: all)
         await cache.clear(all)
-        log.expect(await cache.query(key: cleared, options: [], context: context, cacheType: all)?.image == nil, "cache.clear", "clear", "an image survived clear")
+        log.expect(await cache.query(key: cleared, options: [], context: context, cacheType: all)?.image == nil, "cache.clear", "clear", "a query still found an image after clear(\(all.rawValue))")
 
         // Concurrent stores, queries and removes of a few keys: an answer is always that key's image.
         let wrong = await withTaskGroup(of: Int.self) { group in
@@ -82,7 +85,7 @@ public enum CacheConformance {
             }
             return await group.reduce(0, +)
         }
-        log.expect(wrong == 0, "cache.concurrency", "6 tasks x 60 operations", "\(wrong) queries answered with another key's image")
+        log.expect(wrong == 0, "cache.concurrency", "6 tasks x 60 operations", "\(wrong) queries answered with another key's image (told apart by width)")
 
         // A query whose task is cancelled answers once, and soon.
         let slow = key("cancelled")
@@ -100,7 +103,8 @@ public enum CacheConformance {
             group.cancelAll()
             return first
         }
-        log.expect(finished && answers.value == 1, "cache.cancelledQuery", "cancel", finished ? "answered \(answers.value) times" : "did not answer within \(options.timeLimit)")
+        log.expect(finished && answers.value == 1, "cache.cancelledQuery", "cancel",
+                   finished ? "a cancelled query answered \(answers.value) times; expected once" : "a cancelled query did not answer within \(options.timeLimit)")
         await cache.clear(all)
         return log.failures
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PipelineCore
 import Testing
 
@@ -11,6 +12,11 @@ import Testing
 /// ```
 /// Each broken contract is one failure naming it (`canDecode.cheap`, `decode.truncated`, …) and the
 /// sample. Plugins.md explains each.
+///
+/// A coder that crashes takes the test process with it, so the kit says what it is about to do
+/// through `Options.logger` first: one line per sample and per hostile batch, and at `.debug` one
+/// line before every damaged copy it decodes. The last line before a crash names the contract and
+/// the sample.
 public enum CoderConformance {
     public struct Options: Sendable {
         /// How long one decode may take on hostile input before it counts as a hang.
@@ -32,6 +38,10 @@ public enum CoderConformance {
         /// given the kit's EXIF (orientation 1 and a copyright tag) and XMP packet, encoded and
         /// decoded, and must come back with both byte for byte (`encode.metadata`).
         public var writesMetadata = false
+        /// Where the kit names each sample and contract before running it, so a crash is traceable
+        /// from the last line. Default: standard error at `.info` (a line per sample and per hostile
+        /// batch); `.debug` adds a line before each damaged copy; a no-op logger silences it.
+        public var logger = Logger(label: "PipelineConformance") { label in StreamLogHandler.standardError(label: label) }
         /// Lossy round trips may change pixels; they must keep size and frames.
         public init() {}
     }
@@ -50,6 +60,7 @@ public enum CoderConformance {
         var log = FailureLog()
         if samples.isEmpty { log.fail("samples", "-", "give at least one sample") }
         for sample in samples {
+            options.logger.info("\(type(of: coder)): checking sample '\(sample.name)' (\(sample.data.count) bytes)")
             await checkSniffing(coder, sample, &log)
             guard let image = await checkDecode(coder, sample, options, &log) else { continue }
             await checkDamage(coder, sample, options, &log)
@@ -91,10 +102,10 @@ public enum CoderConformance {
         let data = sample.data
         switch await TimeBound.run(options.timeLimit, { try coder.decode(data, options: ImageDecodeOptions()) }) {
         case .timedOut:
-            log.fail("decode.sample", sample.name, "decoding took longer than \(options.timeLimit)")
+            log.fail("decode.sample", sample.name, "decoding the valid sample took longer than \(options.timeLimit) (a hang)")
             return nil
         case .threw(let error):
-            log.fail("decode.sample", sample.name, "decoding failed: \(error)")
+            log.fail("decode.sample", sample.name, "decoding the valid sample failed: \(TimeBound.Outcome<Image>.threw(error))")
             return nil
         case .returned(let image):
             log.expect(image.pixelSize == sample.size, "decode.size", sample.name, "decoded \(image.pixelSize), expected \(sample.size)")
@@ -133,7 +144,10 @@ public enum CoderConformance {
             }
             cases.append(("decode.corrupt", Data(bytes)))
         }
-        for (contract, data) in cases {
+        let seed = "0x" + String(options.seed, radix: 16, uppercase: true)
+        options.logger.info("decode.truncated and decode.corrupt on '\(sample.name)': \(cases.count) damaged copies (seed \(seed))")
+        for (index, (contract, data)) in cases.enumerated() {
+            options.logger.debug("\(contract) on '\(sample.name)': copy \(index + 1) of \(cases.count), \(data.count) bytes")
             let outcome = await TimeBound.run(options.timeLimit) { () -> [ImageDecodeWarning] in
                 let image = try coder.decode(data, options: ImageDecodeOptions())
                 // Touch every frame: lazy animations must fail cleanly too.
@@ -145,12 +159,13 @@ public enum CoderConformance {
                 // Warnings live as long as the cached image: a few lines, not one per damaged row.
                 log.expect(warnings.count <= ImageDecodeWarning.maxPerImage && warnings.allSatisfy { !$0.message.isEmpty },
                            "decode.warnings", "\(sample.name) (\(data.count) bytes)",
-                           "\(warnings.count) warnings (at most \(ImageDecodeWarning.maxPerImage), each with a message): \(warnings)")
+                           "the damaged copy decoded with \(warnings.count) warnings; at most \(ImageDecodeWarning.maxPerImage) are allowed, each with a message: \(warnings.map(\.message))")
             case .threw(let error) where error is ImagePipeError: break
             case .threw(let error):
-                log.fail(contract, "\(sample.name) (\(data.count) bytes)", "threw \(type(of: error)), not an ImagePipeError: \(error)")
+                log.fail(contract, "\(sample.name) (\(data.count) bytes)",
+                         "the damaged copy threw \(type(of: error)); a coder must throw an ImagePipeError (badImageData, say): \(error)")
             case .timedOut:
-                log.fail(contract, "\(sample.name) (\(data.count) bytes)", "did not return within \(options.timeLimit) (a hang)")
+                log.fail(contract, "\(sample.name) (\(data.count) bytes)", "decoding the damaged copy did not return within \(options.timeLimit) (a hang)")
             }
         }
     }
@@ -158,9 +173,12 @@ public enum CoderConformance {
     static func checkLimits(_ coder: some ImageCoder, _ sample: CoderSample, _ options: Options, _ log: inout FailureLog) async {
         guard let pixels = sample.size.pixelCount, pixels > 1 else { return }
         let data = sample.data
+        options.logger.debug("decode.limits on '\(sample.name)': maxPixels \(pixels - 1)")
         let outcome = await TimeBound.run(options.timeLimit) { try coder.decode(data, options: ImageDecodeOptions(maxPixels: pixels - 1)) }
         if case .threw(let error) = outcome, case ImagePipeError.limitExceeded(.pixels, _, _) = error { return }
-        log.fail("decode.limits", sample.name, "a canvas of \(pixels) pixels with maxPixels \(pixels - 1) must fail with limitExceeded(.pixels), got \(outcome)")
+        let seen = if case .returned(let image) = outcome { "it decoded a \(image.pixelSize) image" } else { outcome.description }
+        log.fail("decode.limits", sample.name,
+                 "with maxPixels \(pixels - 1) the \(sample.size) canvas must fail with limitExceeded(.pixels) before decoding; \(seen)")
     }
 
     static func checkThumbnail(_ coder: some ImageCoder, _ sample: CoderSample, _ options: Options, _ log: inout FailureLog) async {
@@ -168,25 +186,29 @@ public enum CoderConformance {
         for preserve in [true, false] {
             let data = sample.data
             let decodeOptions = ImageDecodeOptions(thumbnailPixelSize: box, preserveAspectRatio: preserve)
-            guard case .returned(let image) = await TimeBound.run(options.timeLimit, { try coder.decode(data, options: decodeOptions) }) else {
-                log.fail("decode.thumbnail", sample.name, "thumbnail decode into \(box) failed")
+            let outcome = await TimeBound.run(options.timeLimit) { try coder.decode(data, options: decodeOptions) }
+            guard case .returned(let image) = outcome else {
+                log.fail("decode.thumbnail", sample.name, "decoding a thumbnail into \(box) (preserveAspectRatio \(preserve)) failed: \(outcome)")
                 continue
             }
             let expected = sample.size.fitted(into: box, preserveAspectRatio: preserve)
             let size = image.pixelSize
             log.expect(abs(size.width - expected.width) <= 1 && abs(size.height - expected.height) <= 1, "decode.thumbnail", sample.name,
                        "thumbnail into \(box) (preserveAspectRatio \(preserve)) is \(size), expected \(expected) ±1")
-            log.expect(image.frameCount == sample.frameCount, "decode.thumbnail", sample.name, "a thumbnail must keep every frame")
+            log.expect(image.frameCount == sample.frameCount, "decode.thumbnail", sample.name,
+                       "the thumbnail has \(image.frameCount) frames, the sample \(sample.frameCount); a thumbnail must keep every frame")
         }
     }
 
     static func checkFirstFrameOnly(_ coder: some ImageCoder, _ sample: CoderSample, _ options: Options, _ log: inout FailureLog) async {
         let data = sample.data
-        guard case .returned(let image) = await TimeBound.run(options.timeLimit, { try coder.decode(data, options: ImageDecodeOptions(firstFrameOnly: true)) }) else {
-            log.fail("decode.firstFrameOnly", sample.name, "decoding the first frame only failed")
+        let outcome = await TimeBound.run(options.timeLimit) { try coder.decode(data, options: ImageDecodeOptions(firstFrameOnly: true)) }
+        guard case .returned(let image) = outcome else {
+            log.fail("decode.firstFrameOnly", sample.name, "decoding with firstFrameOnly failed: \(outcome)")
             return
         }
-        log.expect(image.frameCount == 1 && !image.isAnimated, "decode.firstFrameOnly", sample.name, "gave \(image.frameCount) frames, expected 1")
+        log.expect(image.frameCount == 1 && !image.isAnimated, "decode.firstFrameOnly", sample.name,
+                   "decoding with firstFrameOnly gave \(image.frameCount) frames\(image.isAnimated ? " (animated)" : ""); expected one still frame")
     }
 
     static func checkRoundTrip(_ coder: some ImageCoder, _ sample: CoderSample, _ image: Image, _ options: Options, _ log: inout FailureLog) async {

@@ -6,10 +6,20 @@ import Synchronization
 /// that hangs on hostile input fails its contract instead of hanging the test run. (The thread of
 /// a plugin that never returns is leaked; the run goes on.)
 enum TimeBound {
-    enum Outcome<T: Sendable>: Sendable {
+    enum Outcome<T: Sendable>: Sendable, CustomStringConvertible {
         case returned(T)
         case threw(any Error)
         case timedOut
+
+        /// For failure messages: what happened instead of what the contract wanted.
+        var description: String {
+            switch self {
+            case .returned: "it returned normally"
+            case .threw(let error as ImagePipeError): "it threw \(error)"
+            case .threw(let error): "it threw \(type(of: error)) (not an ImagePipeError): \(error)"
+            case .timedOut: "it did not return within the time limit (a hang)"
+            }
+        }
     }
 
     static func run<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () throws -> T) async -> Outcome<T> {

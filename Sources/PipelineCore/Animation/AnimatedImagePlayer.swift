@@ -44,7 +44,7 @@ public final class AnimatedImagePlayer: Sendable {
     private static let tolerance = 1e-9
 
     /// Nil for an animation of one frame: there is nothing to play (SDWebImage refuses those too).
-    /// - Parameter fetchExecutor: where the shared buffer decodes frames, if this player creates it.
+    /// `fetchExecutor` is where the shared buffer decodes frames, if this player creates it.
     public init?(animation: AnimatedImage, clock: any AnimationClock = SystemAnimationClock(),
                  fetchExecutor: (any CallbackExecutor)? = nil) {
         guard animation.frameCount > 1 else { return nil }

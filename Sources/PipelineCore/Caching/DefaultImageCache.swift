@@ -116,7 +116,10 @@ public final class DefaultImageCache: ImageCache {
     private func decode(_ data: Data, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
         do {
             return try await coders.decodeImage(data, options: options, context: context) { [queue, diskCache] work in
-                try await BlockingIO.run(on: queue) { Self.addingStoredWarnings(diskCache.extendedData(forKey: key), to: try work()) }
+                try await BlockingIO.run(on: queue) {
+                    let image = try PipelineMetrics.time(diskCache.configuration.metrics.diskDecodeDuration, work)
+                    return Self.addingStoredWarnings(diskCache.extendedData(forKey: key), to: image)
+                }
             }
         } catch let error as ImagePipeError {
             switch error {
@@ -158,7 +161,7 @@ public final class DefaultImageCache: ImageCache {
         await BlockingIO.run(on: queue) { [diskCache, coders] in
             // A store that fails is the cache's loss, not the request's: it is logged and the request
             // goes on.
-            let logger = diskCache.configuration.logger
+            let (logger, metrics) = (diskCache.configuration.logger, diskCache.configuration.metrics)
             let metadata: Logger.Metadata = ["cache.key": "\(key)", "cache.directory": "\(diskCache.directory.path)"]
             // An animation's own bytes are its source file's; after a transform they would be the
             // untransformed picture under the transformed key, so it is encoded instead.
@@ -166,8 +169,11 @@ public final class DefaultImageCache: ImageCache {
             var bytes = data ?? original
             if bytes == nil, let image {
                 do {
-                    bytes = try Self.encode(image, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())
+                    bytes = try PipelineMetrics.time(metrics.encodeDuration) {
+                        try Self.encode(image, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())
+                    }
                 } catch {
+                    metrics.encodeStoreFailures.increment()
                     logger.warning("cannot encode the image for the disk cache: \(error)", metadata: metadata)
                 }
             }
@@ -175,6 +181,7 @@ public final class DefaultImageCache: ImageCache {
             do {
                 try diskCache.setData(bytes, forKey: key, extendedData: Self.extendedData(forWarningsOf: image))
             } catch {
+                metrics.writeStoreFailures.increment()
                 logger.warning("cannot store the image in the disk cache: \(error)", metadata: metadata)
             }
         }

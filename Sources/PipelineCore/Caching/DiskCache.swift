@@ -50,6 +50,9 @@ public final class DiskCache: Sendable {
         /// without: a store that failed (disk full, a read-only folder, a folder that is not a
         /// cache) is a warning with the key in `cache.key`. Silent by default.
         public var logger: Logger
+        /// Where the image cache around this one counts dropped stores and times its decodes and
+        /// encodes (see `PipelineMetrics`).
+        public var metrics: PipelineMetrics
 
         public init(
             maxAge: TimeInterval? = 7 * 24 * 3600,
@@ -58,7 +61,8 @@ public final class DiskCache: Sendable {
             trimInterval: TimeInterval? = 300,
             syncWrites: Bool = false,
             accessDateResolution: TimeInterval = 60,
-            logger: Logger = Logger(label: "imagepipe.disk-cache", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "imagepipe.disk-cache", factory: { _ in SwiftLogNoOpLogHandler() }),
+            metrics: PipelineMetrics = .system
         ) {
             self.maxAge = maxAge
             self.sizeLimit = sizeLimit
@@ -67,6 +71,7 @@ public final class DiskCache: Sendable {
             self.syncWrites = syncWrites
             self.accessDateResolution = accessDateResolution
             self.logger = logger
+            self.metrics = metrics
         }
 
         /// The same, reading the time from `clock`.

@@ -193,7 +193,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Stores `value` with `cost` (bytes for images). A cost above `entryCostLimit` removes any
     /// entry under `key` instead, so a stale smaller value is not returned later.
-    /// - Parameter timeToLive: overrides the cache's time to live for this entry.
+    /// `timeToLive` overrides the cache's time to live for this entry.
     @inlinable
     public func set(_ value: Value, forKey key: Key, cost: Int = 0, timeToLive: TimeInterval? = nil) {
         let cost = max(cost, 0)

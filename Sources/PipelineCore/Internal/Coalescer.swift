@@ -103,13 +103,23 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
         onProgress: (@Sendable (Progress) -> Void)? = nil,
         work: @escaping Work
     ) async throws -> Value {
+        try await joinedValue(for: key, priority: priority, onProgress: onProgress, work: work).value
+    }
+
+    /// `value(for:priority:onProgress:work:)`, saying whether this caller joined work another had
+    /// started (`joined`) rather than starting it.
+    func joinedValue(
+        for key: Key, priority: TaskPriority? = nil,
+        onProgress: (@Sendable (Progress) -> Void)? = nil,
+        work: @escaping Work
+    ) async throws -> (value: Value, joined: Bool) {
         if Task.isCancelled { throw ImagePipeError.cancelled }
         // No explicit priority: the caller's, which is what a task started from here would inherit.
         let priority = priority ?? Task.currentPriority
         let (flight, id, isNew, escalate) = join(key: key, priority: priority, onProgress: onProgress)
         if let escalate { escalate.escalatePriority(to: priority) }
         if isNew { start(flight, key: key, priority: priority, work: work) }
-        return try await withTaskCancellationHandler {
+        let value = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let answer = flight.state.withLock { state -> Result<Value, any Error>? in
                     if let early = state.early.removeValue(forKey: id) { return early }
@@ -123,6 +133,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
         } onCancel: {
             self.leave(flight, key: key, id: id)
         }
+        return (value, !isNew)
     }
 
     /// Adds a joiner to the flight for `key`, or to a new one (`isNew`, which the caller starts);

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// One request through the manager, SDWebImage's flow step by step. Each step is a function named
@@ -11,6 +12,13 @@ struct ImageLoadFlow: Sendable {
     private(set) var options: ImageOptions
     private(set) var context: ImageContext
     let keys: ImageCacheKeys
+    /// When the request was made, for `ImageTaskMetrics.totalDuration`.
+    let started: ContinuousClock.Instant
+    /// The manager's logger; from `load(for:)` on, with the URL and key as metadata.
+    private(set) var logger: Logger
+    let metrics: PipelineMetrics
+    /// The stages this request measured itself; the shared stages come with their results.
+    private(set) var taskMetrics = ImageTaskMetrics()
 
     /// The whole flow for `task`, its failure included.
     static func run(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext, for task: ImageTask) async {
@@ -32,15 +40,18 @@ struct ImageLoadFlow: Sendable {
     /// hit the two are the whole cost of a load.
     @inline(__always)
     init(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext) throws(ImagePipeError) {
-        guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
+        started = .now
+        let settings = manager.settings
+        guard let url, !url.absoluteString.isEmpty else { throw Self.rejected(.invalidURL(""), url: url, settings: settings) }
         self.manager = manager
         self.url = url
         self.options = options
         self.context = context
-        let settings = manager.settings
+        logger = settings.logger
+        metrics = settings.metrics
         Self.preprocess(url: url, options: &self.options, context: &self.context, settings: settings)
         if !self.options.contains(.retryFailed) && manager.blockedURLs.contains(url) {
-            throw .blockedURL(url.absoluteString)
+            throw Self.rejected(.blockedURL(url.absoluteString), url: url, settings: settings)
         }
         keys = ImageCacheKeys(url: url, context: self.context, settings: settings)
     }
@@ -77,22 +88,26 @@ struct ImageLoadFlow: Sendable {
             manager.memoryLookup
         }
         guard let image = lookup?.memoryImage(forKey: keys.final, options: options, context: context) else { return nil }
-        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+        metrics.memoryHits.increment()
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url,
+                           metrics: ImageTaskMetrics(totalDuration: .now - started, cacheType: .memory))
     }
 
     /// 6b–12. Everything after the memory cache, for `task`, its failure included.
     func load(for task: ImageTask) async {
         var flow = self
+        flow.logger[metadataKey: "image.url"] = "\(url.absoluteString)"
+        flow.logger[metadataKey: "cache.key"] = "\(keys.final)"
         do {
             try await flow.loadSteps(for: task)
         } catch let error as ImagePipeError {
-            task.emit(.failed(error), terminal: true)
+            flow.fail(error, task)
         } catch let failure as TransformLimitError {
-            task.emit(.failed(failure.error), terminal: true)
+            flow.fail(failure.error, task)
         } catch is CancellationError {
-            task.emit(.failed(.cancelled), terminal: true)
+            flow.fail(.cancelled, task)
         } catch {
-            task.emit(.failed(.badImageData(reason: String(describing: error))), terminal: true)
+            flow.fail(.badImageData(reason: String(describing: error)), task)
         }
     }
 
@@ -100,15 +115,19 @@ struct ImageLoadFlow: Sendable {
         // 6–7. Cache queries: the final key, then the original key when a thumbnail or transform is in play.
         var cached: ImageCacheResult?
         if !options.contains(.fromLoaderOnly) {
+            let queryStart = ContinuousClock.now
             cached = await queryFinalKey()
+            taskMetrics.cacheQueryDuration = .now - queryStart
             try checkCancelled(task)
             if cached?.image == nil, keys.final != keys.original, let original = await queryOriginalKey(), let image = original.image {
+                taskMetrics.cacheQueryDuration = .now - queryStart
                 try checkCancelled(task)
                 let decoded = DecodedSource(image: image, data: original.data)
                 let processed = try await transformCached(decoded)
                 try await finish(processed, from: original.cacheType, for: task)
                 return
             }
+            taskMetrics.cacheQueryDuration = .now - queryStart
         }
 
         // 8. Download decision.
@@ -123,7 +142,8 @@ struct ImageLoadFlow: Sendable {
             return
         }
         if let cachedImage = cached?.image, options.contains(.refreshCached) {
-            task.emit(.completed(ImageResult(image: cachedImage, data: cached?.data, cacheType: cached?.cacheType ?? .none, url: url)), terminal: false)
+            let first = ImageResult(image: cachedImage, data: cached?.data, cacheType: cached?.cacheType ?? .none, url: url)
+            task.emit(.completed(withMetrics(first)), terminal: false)
             context[.loaderCachedImage] = cachedImage
         }
         let processed: ProcessedSource
@@ -150,7 +170,9 @@ struct ImageLoadFlow: Sendable {
         queryContext[.preserveAspectRatio] = nil
         let type = context[.queryCacheType] ?? .all
         guard type != .none else { return nil }
-        return await cache.query(key: keys.final, options: options, context: queryContext, cacheType: type)
+        let result = await cache.query(key: keys.final, options: options, context: queryContext, cacheType: type)
+        countLookup(result, asked: type)
+        return result
     }
 
     /// 7. The original key with the full context, so the cache decodes full-size data as a thumbnail.
@@ -159,6 +181,7 @@ struct ImageLoadFlow: Sendable {
         let type = context[.originalQueryCacheType] ?? .disk
         guard type != .none else { return nil }
         let result = await cache.query(key: keys.original, options: options, context: context, cacheType: type)
+        countLookup(result, asked: type)
         return result?.image == nil ? nil : result
     }
 
@@ -181,7 +204,11 @@ struct ImageLoadFlow: Sendable {
         if error != .cancelled {
             let block = manager.settings.shouldBlockURL?(url, error)
                 ?? loader.shouldBlockURL(url, error: error, options: options, context: context)
-            if block { manager.blockedURLs.insert(url) }
+            if block {
+                manager.blockedURLs.insert(url)
+                logger.notice("URL blocked after a permanent failure; the retryFailed option tries it again",
+                              metadata: ["error.kind": "\(error.kind)"])
+            }
         }
         throw error
     }
@@ -197,7 +224,7 @@ struct ImageLoadFlow: Sendable {
         let download = downloadIdentity(loader: loader)
         let decodeOptions = decodeOptions(cacheKey: keys.original)
         let decode = DecodeIdentity(download: download, options: decodeOptions)
-        let (manager, options, context) = (self.manager, self.options, self.context)
+        let (manager, options, context, metrics, logger) = (self.manager, self.options, self.context, self.metrics, self.logger)
         let priority = Self.taskPriority(options)
         let progressive = options.contains(.progressiveLoad) ? ProgressiveDecoding(flow: self, task: task, cacheKey: keys.original) : nil
         let onProgress: @Sendable (ImageLoadProgress) -> Void = { progress in
@@ -205,25 +232,39 @@ struct ImageLoadFlow: Sendable {
             if let partial = progress.partialData { progressive?.feed(partial) }
         }
         let decoded: @Sendable (@escaping @Sendable (ImageLoadProgress) -> Void) async throws -> DecodedSource = { report in
-            try await manager.decodes.value(for: decode, priority: priority, onProgress: report) { reportDecode in
-                let loaded = try await manager.downloads.value(for: download, priority: priority, onProgress: reportDecode) { reportDownload in
-                    try await loader.load(url, options: options, context: context, progress: reportDownload)
+            let (shared, joinedDecode) = try await manager.decodes.joinedValue(for: decode, priority: priority, onProgress: report) { reportDecode in
+                let loadStart = ContinuousClock.now
+                let (loaded, joinedDownload) = try await manager.downloads.joinedValue(for: download, priority: priority, onProgress: reportDecode) { reportDownload in
+                    let loaded = try await loader.load(url, options: options, context: context, progress: reportDownload)
+                    metrics.loads.increment()
+                    metrics.loadedBytes.increment(by: loaded.data.count)
+                    return loaded
                 }
+                if joinedDownload { metrics.downloadJoins.increment() }
+                let decodeStart = ContinuousClock.now
                 let image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
-                    try await manager.cpu.run(work)
+                    try await manager.cpu.run { try PipelineMetrics.time(metrics.loaderDecodeDuration, work) }
                 }
-                return DecodedSource(image: image, data: loaded.data)
+                let stages = ImageTaskMetrics(loadDuration: decodeStart - loadStart, decodeDuration: .now - decodeStart,
+                                              loadedBytes: loaded.data.count, isCoalesced: joinedDownload)
+                return DecodedSource(image: image, data: loaded.data, metrics: stages)
             }
+            var source = shared
+            if joinedDecode {
+                metrics.decodeJoins.increment()
+                source.metrics.isCoalesced = true
+            }
+            return source
         }
         guard let transformer = keys.transformer else {
             return ProcessedSource(decoded: try await decoded(onProgress), transformed: nil)
         }
         let transform = TransformIdentity(source: .download(decode), transformerKey: transformer.key,
                                           transformsAnimatedImages: options.contains(.transformAnimatedImage))
-        return try await manager.transforms.value(for: transform, priority: priority, onProgress: onProgress) { report in
-            let source = try await decoded(report)
-            return ProcessedSource(decoded: source, transformed: try await Self.transform(source.image, with: transformer, identity: transform, manager: manager))
+        let (shared, joined) = try await manager.transforms.joinedValue(for: transform, priority: priority, onProgress: onProgress) { report in
+            try await Self.transform(try await decoded(report), with: transformer, identity: transform, manager: manager, logger: logger)
         }
+        return joinedTransform(shared, joined: joined)
     }
 
     /// 9, for an original found in a cache: the transform (shared with identical requests).
@@ -231,10 +272,11 @@ struct ImageLoadFlow: Sendable {
         guard let transformer = keys.transformer else { return ProcessedSource(decoded: decoded, transformed: nil) }
         let identity = TransformIdentity(source: .cache(key: keys.original, options: decodeOptions(cacheKey: keys.original)),
                                          transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
-        let manager = self.manager
-        return try await manager.transforms.value(for: identity) { _ in
-            ProcessedSource(decoded: decoded, transformed: try await Self.transform(decoded.image, with: transformer, identity: identity, manager: manager))
+        let (manager, logger) = (self.manager, self.logger)
+        let (shared, joined) = try await manager.transforms.joinedValue(for: identity) { _ in
+            try await Self.transform(decoded, with: transformer, identity: identity, manager: manager, logger: logger)
         }
+        return joinedTransform(shared, joined: joined)
     }
 
     /// A limit the transform ran into. It fails the request but is not the URL's fault, so it
@@ -244,28 +286,35 @@ struct ImageLoadFlow: Sendable {
     }
 
     /// 9. Runs the transformer, unless the image is animated and the request did not allow it, and
-    /// keeps the source's metadata when the transformer says so. A failing transformer gives nil:
-    /// the image goes on untransformed (SDWebImage's nil result) and is not stored under the
-    /// transformed key. A limit the transform would exceed (an output over the pixel limit) fails
-    /// the request instead: the caller asked for that output, and the untransformed image is not it.
-    private static func transform(_ image: Image, with transformer: any ImageTransformer, identity: TransformIdentity, manager: ImageManager) async throws -> Image? {
-        if image.isAnimated && !identity.transformsAnimatedImages { return nil }
+    /// keeps the source's metadata when the transformer says so. A failing transformer gives no
+    /// output: the image goes on untransformed (SDWebImage's nil result), is not stored under the
+    /// transformed key, and the failure is logged as a warning. A limit the transform would exceed
+    /// (an output over the pixel limit) fails the request instead: the caller asked for that output,
+    /// and the untransformed image is not it.
+    private static func transform(
+        _ source: DecodedSource, with transformer: any ImageTransformer, identity: TransformIdentity, manager: ImageManager, logger: Logger
+    ) async throws -> ProcessedSource {
+        if source.image.isAnimated && !identity.transformsAnimatedImages { return ProcessedSource(decoded: source, transformed: nil) }
         // Transformers hold their output to the pixel limit the image carries; an original from the
         // memory cache carries the limit of whichever request decoded it, so this request's is set.
-        var input = image
+        var input = source.image
         if case .cache(_, let options) = identity.source {
             var carried = input.metadata.decodeOptions ?? ImageDecodeOptions()
             carried.maxPixels = options.maxPixels
             input.metadata.decodeOptions = carried
         }
+        let start = ContinuousClock.now
+        let timer = manager.settings.metrics.transformDuration
         do {
-            return try await manager.cpu.run { [input] in try transformer.apply(to: input) }
+            let output = try await manager.cpu.run { [input] in try PipelineMetrics.time(timer) { try transformer.apply(to: input) } }
+            return ProcessedSource(decoded: source, transformed: output, transformDuration: .now - start)
         } catch let error as ImagePipeError {
-            guard case .limitExceeded = error else { return nil }
-            throw TransformLimitError(error: error)
+            if case .limitExceeded = error { throw TransformLimitError(error: error) }
+            logger.warning("transformer failed; the image goes on untransformed: \(error)", metadata: ["transformer.key": "\(transformer.key)"])
         } catch {
-            return nil
+            logger.warning("transformer failed; the image goes on untransformed: \(error)", metadata: ["transformer.key": "\(transformer.key)"])
         }
+        return ProcessedSource(decoded: source, transformed: nil, transformDuration: .now - start)
     }
 
     /// 10–12. Store the original and the final image, complete.
@@ -280,8 +329,14 @@ struct ImageLoadFlow: Sendable {
             await storeOriginal(source, from: cacheType)
             if storeFinal { await self.storeFinal(finalImage, data: finalData) }
         }
-        if options.contains(.waitStoreCache) { await stores.value }
-        complete(ImageResult(image: finalImage, data: finalData, cacheType: cacheType, url: url), task)
+        var flow = self
+        flow.taskMetrics.merge(processed.metrics)
+        if options.contains(.waitStoreCache) {
+            let storeStart = ContinuousClock.now
+            await stores.value
+            flow.taskMetrics.storeDuration = .now - storeStart
+        }
+        flow.complete(ImageResult(image: finalImage, data: finalData, cacheType: cacheType, url: url), task)
     }
 
     /// 10. The original image and bytes under the original key (default: disk only). Bytes just read
@@ -326,7 +381,7 @@ struct ImageLoadFlow: Sendable {
 
     /// 12. Completes once.
     private func complete(_ result: ImageResult, _ task: ImageTask) {
-        task.emit(.completed(result), terminal: true)
+        task.emit(.completed(withMetrics(result)), terminal: true)
     }
 
     // MARK: Helpers

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension ImageManager {
     /// Settings that apply to every request unless its context says otherwise.
@@ -11,6 +12,13 @@ extension ImageManager {
         public var shouldDownload: (@Sendable (URL) -> Bool)?
         /// SDWebImage's delegate `shouldBlockFailedURL`: overrides the loader's answer.
         public var shouldBlockURL: (@Sendable (URL, ImagePipeError) -> Bool)?
+        /// Where the manager says what a caller cannot see in the result: a failed load (debug), a
+        /// URL blocked after a permanent failure (notice), a transformer that failed so the image went
+        /// on untransformed (warning), each with the URL in `image.url` and the key in `cache.key`.
+        /// Silent by default.
+        public var logger = Logger(label: "imagepipe.manager", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// The counters and timers the manager records (see `PipelineMetrics`).
+        public var metrics: PipelineMetrics = .system
         public init() {}
     }
 }

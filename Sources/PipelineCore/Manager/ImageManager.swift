@@ -33,7 +33,7 @@ public final class ImageManager: Sendable {
     let memoryLookup: (any SynchronousMemoryLookup)?
     private let running = Mutex<Set<ImageTask>>([])
 
-    /// - Parameter cpuConcurrency: decodes and transforms run at once at most; default one per core.
+    /// `cpuConcurrency`: decodes and transforms run at once at most; default one per core.
     public init(
         cache: any ImageCache = ImageCachesManager.shared,
         loader: any ImageLoader = ImageLoadersManager.shared,

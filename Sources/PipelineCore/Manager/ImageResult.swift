@@ -13,13 +13,16 @@ public struct ImageResult: Sendable {
     public var url: URL?
     /// False for partial images of a progressive load.
     public var isFinished: Bool
+    /// Where this request's time went; set on every final result the manager delivers.
+    public var metrics: ImageTaskMetrics?
 
-    public init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL?, isFinished: Bool = true) {
+    public init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL?, isFinished: Bool = true, metrics: ImageTaskMetrics? = nil) {
         self.image = image
         self.data = data
         self.cacheType = cacheType
         self.url = url
         self.isFinished = isFinished
+        self.metrics = metrics
     }
 
     /// What the decoder recovered from while making `image` (its `metadata.warnings`): also on

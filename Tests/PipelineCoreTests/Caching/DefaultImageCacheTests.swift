@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import Synchronization
 import Testing
 @testable import PipelineCore
@@ -314,6 +315,29 @@ struct DefaultImageCacheStoreFailureTests {
         try #require(warnings.count == 1)
         #expect(warnings[0].message.contains("is not a cache folder") && warnings[0].message.contains("notes.txt"))
         #expect(directory.allNames == ["notes.txt"])
+    }
+
+    @Test("A dropped store is counted by reason; encodes and disk decodes are timed")
+    func droppedStoreCounted() async throws {
+        let metrics = TestMetrics()
+        let file = directory.url.appendingPathComponent("file")
+        try Data("x".utf8).write(to: file)
+        let coders = ImageCodersManager(coders: [TestCoder()])
+        let unwritable = DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(
+            directory: file.appendingPathComponent("cache"),
+            configuration: DiskCache.Configuration(trimInterval: nil, metrics: PipelineMetrics(factory: metrics))), coders: coders)
+        let image = try coders.decode(TestCoder.sample(), options: ImageDecodeOptions())
+        await unwritable.store(image, data: nil, key: "k", options: [], context: ImageContext(), cacheType: .disk)
+        #expect(metrics.counterTotal(label: "imagepipe_cache_store_failures_total", dimensions: [("reason", "write")]) == 1)
+        #expect(metrics.timers(label: "imagepipe_encode_duration_seconds").first?.values.count == 1)
+
+        let writable = DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(
+            directory: directory.url.appendingPathComponent("cache"),
+            configuration: DiskCache.Configuration(trimInterval: nil, metrics: PipelineMetrics(factory: metrics))), coders: coders)
+        await writable.store(nil, data: TestCoder.sample(), key: "k", options: [], context: ImageContext(), cacheType: .disk)
+        #expect(await writable.query(key: "k", options: [], context: ImageContext(), cacheType: .disk)?.image != nil)
+        #expect(metrics.timers(label: "imagepipe_decode_duration_seconds", dimensions: [("source", "disk")]).first?.values.count == 1)
+        #expect(metrics.counterTotal(label: "imagepipe_cache_store_failures_total", dimensions: [("reason", "write")]) == 1)
     }
 
     @Test("A cache without a logger says nothing and still fails softly")

@@ -2,18 +2,20 @@ import Logging
 import Synchronization
 
 /// A log handler that keeps what it is given, for tests of what the library logs.
-final class LogCapture: Sendable {
-    struct Entry: Sendable {
-        let level: Logger.Level
-        let message: String
-        let metadata: Logger.Metadata
+public final class LogCapture: Sendable {
+    public struct Entry: Sendable {
+        public let level: Logger.Level
+        public let message: String
+        public let metadata: Logger.Metadata
     }
 
     private let stored = Mutex<[Entry]>([])
-    var entries: [Entry] { stored.withLock { $0 } }
+    public var entries: [Entry] { stored.withLock { $0 } }
+
+    public init() {}
 
     /// A logger at `.trace` whose entries land here.
-    var logger: Logger {
+    public var logger: Logger {
         Logger(label: "test") { _ in Handler(capture: self) }
     }
 

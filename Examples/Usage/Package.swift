@@ -1,0 +1,39 @@
+// swift-tools-version:6.2
+// ImagePipe as an application uses it: a batch thumbnailer, and the README's code blocks, each
+// compiled as written. `make test-examples` extracts every ```swift block of README.md into
+// ReadmeSnippets/readmeNN/main.swift (generated, not in git) and builds each as a program of its own.
+import Foundation
+import PackageDescription
+
+let imagePipe: [Target.Dependency] = [
+    "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF",
+    "LoaderFile", "LoaderHTTP", "ColorConverterLCMS", "CacheRedis",
+].map { .product(name: $0, package: "ImagePipe") }
+
+let snippetsFolder = Context.packageDirectory + "/ReadmeSnippets"
+let snippets = ((try? FileManager.default.contentsOfDirectory(atPath: snippetsFolder)) ?? [])
+    .filter { $0.hasPrefix("readme") }
+    .sorted()
+
+let package = Package(
+    name: "Usage",
+    dependencies: [
+        // An application names a URL and a version here: .package(url: "https://…/ImagePipe", from: "0.1.0").
+        .package(name: "ImagePipe", path: "../.."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
+    ],
+    targets: [
+        .executableTarget(name: "BatchThumbnailer", dependencies: [
+            .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "CodersPNG", package: "ImagePipe"),
+            .product(name: "CodersJPEG", package: "ImagePipe"),
+            .product(name: "CodersWebP", package: "ImagePipe"),
+            .product(name: "CodersGIF", package: "ImagePipe"),
+            .product(name: "LoaderFile", package: "ImagePipe"),
+        ], swiftSettings: [.treatAllWarnings(as: .error)]),
+    ] + snippets.map { name in
+        .executableTarget(name: name, dependencies: imagePipe + [.product(name: "Logging", package: "swift-log")],
+                          path: "ReadmeSnippets/\(name)", swiftSettings: [.treatAllWarnings(as: .error)])
+    },
+    swiftLanguageModes: [.v6]
+)
