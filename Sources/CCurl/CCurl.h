@@ -1,2 +1,3 @@
-// libcurl as a Swift module; found through pkg-config (`libcurl`).
+// libcurl's declarations as a Swift module. The library is not linked: CCurlShim opens it on first
+// use (CurlLibrary.c) and defines the functions LoaderHTTP calls.
 #include <curl/curl.h>
