@@ -74,10 +74,8 @@ let package = Package(
         .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
-        // libcurl's headers, plus a C shim for its varargs entry points. The shim opens libcurl on the
-        // first download rather than linking it: its thirty-odd libraries would cost every start of
-        // a program that reads only local files.
-        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl through pkg-config, plus one C file for its varargs entry points.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .target(name: "LoaderHTTP", dependencies: ["PipelineCore", "CCurl", "CCurlShim"]),
 

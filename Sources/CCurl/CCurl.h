@@ -1,3 +1,2 @@
-// libcurl's declarations as a Swift module. The library is not linked: CCurlShim opens it on first
-// use (CurlLibrary.c) and defines the functions LoaderHTTP calls.
+// libcurl as a Swift module; found through pkg-config (`libcurl`).
 #include <curl/curl.h>

@@ -1,4 +1,3 @@
-import CCurlShim
 import Foundation
 import PipelineCore
 import Synchronization
@@ -16,73 +15,49 @@ public final class HTTPLoader: ImageLoader {
     public static let version = "0.1.0"
 
     private let configurationState: Mutex<HTTPLoaderConfiguration>
-    /// The multi handle and its thread, started by the first download: a program that never
-    /// downloads (a `fetch` of local files) opens no libcurl, sets up no TLS and starts no thread.
-    private let multiState = Mutex<(multi: CurlMulti?, invalidated: Bool)>((nil, false))
+    private let multi: CurlMulti
     /// Transfers in flight, shared by every caller of the same request.
     private let transfers = Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress>()
     private let validators: ValidatorStore
 
     public init(configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration()) {
         configurationState = Mutex(configuration)
+        multi = CurlMulti(maxConcurrent: configuration.maxConcurrentDownloads)
         validators = ValidatorStore(capacity: configuration.validatorCacheCount)
     }
 
-    deinit { startedMulti?.stop() }
-
-    private var startedMulti: CurlMulti? { multiState.withLock { $0.multi } }
-
-    /// The multi handle, started now if this is the first download. Throws when libcurl cannot be
-    /// opened. After `invalidate()` it is a stopped handle, which cancels what is submitted.
-    private func runningMulti() throws(ImagePipeError) -> CurlMulti {
-        if let reason = ip_curl_load() {
-            throw .transport(kind: .other, message: "libcurl could not be loaded: \(String(cString: reason))")
-        }
-        let (multi, stopAtOnce) = multiState.withLock { state -> (CurlMulti, Bool) in
-            if let multi = state.multi { return (multi, false) }
-            let multi = CurlMulti(maxConcurrent: configuration.maxConcurrentDownloads)
-            state.multi = multi
-            return (multi, state.invalidated)
-        }
-        if stopAtOnce { multi.stop() }
-        return multi
-    }
+    deinit { multi.stop() }
 
     /// The configuration for downloads started from now on.
     public var configuration: HTTPLoaderConfiguration {
         get { configurationState.withLock { $0 } }
         set {
             configurationState.withLock { $0 = newValue }
-            startedMulti?.setMaxConcurrent(newValue.maxConcurrentDownloads)
+            multi.setMaxConcurrent(newValue.maxConcurrentDownloads)
         }
     }
 
     /// Transfers running at once; changing it takes effect immediately (queued ones start).
     public var maxConcurrentDownloads: Int {
-        get { startedMulti?.maxConcurrent.load(ordering: .relaxed) ?? max(1, configuration.maxConcurrentDownloads) }
+        get { multi.maxConcurrent.load(ordering: .relaxed) }
         set {
             configurationState.withLock { $0.maxConcurrentDownloads = newValue }
-            startedMulti?.setMaxConcurrent(newValue)
+            multi.setMaxConcurrent(newValue)
         }
     }
 
     /// Transfers queued, running or waiting to retry (SDWebImage's `currentDownloadCount`).
-    public var currentDownloadCount: Int { startedMulti?.activeTransfers.load(ordering: .relaxed) ?? 0 }
+    public var currentDownloadCount: Int { multi.activeTransfers.load(ordering: .relaxed) }
 
     /// libcurl easy handles alive, idle ones kept for reuse included; 0 after `invalidate()`.
-    var liveEasyHandleCount: Int { startedMulti?.liveEasyHandles.load(ordering: .relaxed) ?? 0 }
+    var liveEasyHandleCount: Int { multi.liveEasyHandles.load(ordering: .relaxed) }
 
     /// Callers waiting on downloads in flight; several per download when coalesced.
     var waitingCallerCount: Int { transfers.joinerCount }
 
     /// Cancels every download and releases every libcurl handle and connection. The loader cannot
     /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.
-    public func invalidate() {
-        multiState.withLock { state in
-            state.invalidated = true
-            return state.multi
-        }?.stop()
-    }
+    public func invalidate() { multi.stop() }
 
     /// `Accept` when none is configured: the MIME types of the registered formats (in the format
     /// table's order) the registered coders decode, then any image, then anything (SDWebImage sends
@@ -119,7 +94,6 @@ public final class HTTPLoader: ImageLoader {
                                     // also skips progressive decoding when there is a decryptor).
                                     wantsPartialData: options.contains(.progressiveLoad) && decryptor == nil,
                                     decryptor: decryptor)
-        let multi = try runningMulti()
         let shared: ImageLoadResult
         do {
             shared = try await transfers.value(for: TransferKey(settings: settings), onProgress: caller.report) { [validators, multi] report in

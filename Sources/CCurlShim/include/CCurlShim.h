@@ -7,10 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Opens libcurl and runs its global initialisation, once per process (later calls return the
-// first answer). NULL when libcurl is ready, else why it is not; call before any libcurl function.
-const char *ip_curl_load(void);
-
 int ip_easy_setopt_long(void *easy, int option, long value);
 int ip_easy_setopt_off(void *easy, int option, int64_t value);
 int ip_easy_setopt_ptr(void *easy, int option, const void *value);

@@ -19,6 +19,9 @@ final class CurlMulti: @unchecked Sendable {
         var notBefore: ContinuousClock.Instant?
     }
 
+    /// libcurl wants one global initialisation before any other call, from a single thread.
+    private static let globalInit: Void = { _ = curl_global_init(3) }()  // CURL_GLOBAL_ALL
+
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer?
     /// Commands for the thread, and whether the multi handle is gone: `curl_multi_wakeup` is only
@@ -39,8 +42,8 @@ final class CurlMulti: @unchecked Sendable {
     private var idle: [UnsafeMutableRawPointer] = []
     private var sequence = 0
 
-    /// Call after `ip_curl_load()` succeeded (it opens libcurl and runs its global initialisation).
     init(maxConcurrent: Int) {
+        _ = Self.globalInit
         multi = curl_multi_init()
         share = curl_share_init()
         if let share {
