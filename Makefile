@@ -46,8 +46,11 @@ test-usage:
 docs:
 	$(SWIFT) package generate-documentation --target PipelineCore --target PipelineConformance --warnings-as-errors
 
+# The tool as it is shipped: release, the Swift runtime and Foundation linked in, so a command
+# does not spend its first milliseconds binding symbols in a dozen shared libraries.
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib --product imagepipe
 demo: deps
-	$(SWIFT) build -c release --product imagepipe
+	$(RELEASE_BUILD)
 	@scripts/demo.sh
 
 # libFuzzer targets (Fuzz/): their own package, built with ASan and coverage into .build-fuzz, then

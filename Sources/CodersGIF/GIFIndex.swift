@@ -90,7 +90,7 @@ struct GIFIndex: Sendable {
                 pending = nil
                 if !block.isEmpty { try options.checkPixelLimit(ImageSize(width: block.width, height: block.height)) }
                 do {
-                    try Self.skipCode(handle, file: file)
+                    try Self.skipCode(data, reader: file.reader)
                 } catch {
                     guard file.reader.position >= data.count else { throw error }
                     blocks.append(block)
@@ -183,14 +183,26 @@ struct GIFIndex: Sendable {
         return min(position, count)
     }
 
-    /// Skips a block's LZW data sub-block by sub-block, without decompressing it.
-    private static func skipCode(_ handle: UnsafeMutablePointer<GifFileType>, file: borrowing GIFFile) throws {
-        var codeSize: Int32 = 0
-        var block: UnsafeMutablePointer<GifByteType>?
-        guard DGifGetCode(handle, &codeSize, &block) == GIF_OK else { throw file.lastError }
-        while block != nil {
-            guard DGifGetCodeNext(handle, &block) == GIF_OK else { throw file.lastError }
+    /// Skips a block's LZW data sub-block by sub-block, without decompressing it: by hand over the
+    /// bytes, as `skipEmptyBlock` does, since giflib would copy every sub-block out through the
+    /// reader. Call after `DGifGetImageDesc`, which has read the LZW code size. A file ending
+    /// inside the data leaves the reader at its end and throws.
+    private static func skipCode(_ data: Data, reader: GIFByteReader) throws {
+        let count = data.count
+        let end: Int? = data.withUnsafeBytes { bytes in
+            var position = reader.position
+            while position < count {
+                let length = Int(bytes[position])
+                position += 1 + length
+                if length == 0 { return position }
+            }
+            return nil
         }
+        guard let end, end <= count else {
+            reader.skip(to: count)
+            throw ImagePipeError.badImageData(reason: "GIF image data is truncated")
+        }
+        reader.skip(to: end)
     }
 
     /// Every image block is a displayed frame, as giflib counts them and browsers, ImageIO and
