@@ -29,6 +29,8 @@ enum FileIO {
         var allocatedSize: Int
         var accessDate: Date
         var modificationDate: Date
+        /// When the file's metadata last changed (a write, a rename, an attribute).
+        var changeDate: Date
     }
 
     static func status(_ path: String) -> Status? {
@@ -40,7 +42,8 @@ enum FileIO {
             size: Int(info.st_size),
             allocatedSize: Int(info.st_blocks) * 512,
             accessDate: date(info.st_atim),
-            modificationDate: date(info.st_mtim))
+            modificationDate: date(info.st_mtim),
+            changeDate: date(info.st_ctim))
     }
 
     private static func date(_ time: timespec) -> Date {
