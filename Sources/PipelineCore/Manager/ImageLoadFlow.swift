@@ -104,7 +104,7 @@ struct ImageLoadFlow: Sendable {
             try checkCancelled(task)
             if cached?.image == nil, keys.final != keys.original, let original = await queryOriginalKey(), let image = original.image {
                 try checkCancelled(task)
-                let decoded = DecodedSource(image: image, data: original.data)
+                let decoded = DecodedSource(image: image, data: original.data, validators: original.validators)
                 let processed = try await transformCached(decoded)
                 try await finish(processed, from: original.cacheType, for: task)
                 return
@@ -125,6 +125,10 @@ struct ImageLoadFlow: Sendable {
         if let cachedImage = cached?.image, options.contains(.refreshCached) {
             task.emit(.completed(ImageResult(image: cachedImage, data: cached?.data, cacheType: cached?.cacheType ?? .none, url: url)), terminal: false)
             context[.loaderCachedImage] = cachedImage
+            // The loader asks "changed since?" with what the cache kept; a 304 ends the task here.
+            context[.cacheValidators] = cached?.validators
+        } else {
+            context[.cacheValidators] = nil
         }
         let processed: ProcessedSource
         do {
@@ -212,7 +216,7 @@ struct ImageLoadFlow: Sendable {
                 let image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
                     try await manager.cpu.run(work)
                 }
-                return DecodedSource(image: image, data: loaded.data)
+                return DecodedSource(image: image, data: loaded.data, validators: loaded.response?.cacheValidators)
             }
         }
         guard let transformer = keys.transformer else {
@@ -276,9 +280,12 @@ struct ImageLoadFlow: Sendable {
         let finalData = processed.transformed != nil || source.image.isThumbnail ? nil : source.data
         try checkCancelled(task)
         let storeFinal = keys.final != keys.original && (processed.transformed != nil || keys.transformer == nil)
-        let stores = Task { [self] in
-            await storeOriginal(source, from: cacheType)
-            if storeFinal { await self.storeFinal(finalImage, data: finalData) }
+        // Both entries keep the source's validators (or none): either may be the one revalidated.
+        var storing = self
+        storing.context[.cacheValidators] = source.validators
+        let stores = Task { [storing] in
+            await storing.storeOriginal(source, from: cacheType)
+            if storeFinal { await storing.storeFinal(finalImage, data: finalData) }
         }
         if options.contains(.waitStoreCache) { await stores.value }
         complete(ImageResult(image: finalImage, data: finalData, cacheType: cacheType, url: url), task)
