@@ -28,14 +28,18 @@ extension DiskCache {
             if let maxAge = configuration.maxAge {
                 let cutoff = now.addingTimeInterval(-maxAge).timeIntervalSince1970
                 let expired = state.withLock { $0.index?.names(datedAtOrBefore: cutoff) ?? [] }
-                for entry in expired where removeEntry(entry.name, ifDatedAtOrBefore: cutoff) { removed += 1 }
+                let hasSidecars = sidecarDirectoryIsReal
+                for entry in expired where removeEntry(entry.name, ifDatedAtOrBefore: cutoff, hasSidecars: hasSidecars) { removed += 1 }
             }
             let limit = configuration.sizeLimit
             if limit > 0, indexedSize > limit {
+                let hasSidecars = sidecarDirectoryIsReal
                 for entry in state.withLock({ $0.index?.oldestFirst() ?? [] }) {
                     guard indexedSize >= limit / 2 else { break }
                     // Kept when read or rewritten since it was indexed (in this process or another).
-                    if removeEntry(entry.name, ifDatedAtOrBefore: entry.record.date + Self.dateTolerance) { removed += 1 }
+                    if removeEntry(entry.name, ifDatedAtOrBefore: entry.record.date + Self.dateTolerance, hasSidecars: hasSidecars) {
+                        removed += 1
+                    }
                 }
             }
             sweepLeftovers(temporaries: temporaries)
@@ -80,14 +84,14 @@ extension DiskCache {
             }
         }
         var temporaries: [String] = []
-        _ = FileIO.firstName(in: path) { name in
-            if let entry = DiskCacheIndex.Name(name) {
+        FileIO.forEachName(in: path) { name in
+            if let entry = DiskCacheIndex.Name(utf8: name) {
                 listed.append(entry)
                 if listed.count == Self.listingBatch { flush() }
-            } else if FileIO.isTemporaryName(name) {
-                temporaries.append(name)
+            } else if name.first == UInt8(ascii: ".") {
+                let text = String(decoding: name, as: UTF8.self)
+                if FileIO.isTemporaryName(text) { temporaries.append(text) }
             }
-            return false
         }
         flush()
         state.withLock { $0.index?.endListing() }
@@ -98,8 +102,9 @@ extension DiskCache {
     private static let listingBatch = 4096
 
     /// Removes the entry when a fresh `stat` still dates it at or before `cutoff` (seconds since
-    /// 1970); otherwise brings its record up to date. True when removed.
-    private func removeEntry(_ name: DiskCacheIndex.Name, ifDatedAtOrBefore cutoff: Double) -> Bool {
+    /// 1970); otherwise brings its record up to date. True when removed. `hasSidecars`: whether
+    /// the sidecar folder is real (asked once per trim, not once per file).
+    private func removeEntry(_ name: DiskCacheIndex.Name, ifDatedAtOrBefore cutoff: Double, hasSidecars: Bool) -> Bool {
         let file = path + "/" + name.fileName
         guard let status = FileIO.status(file), status.isRegular else {
             state.withLock { $0.index?.remove(name) }
@@ -107,7 +112,10 @@ extension DiskCache {
         }
         let date = entryDate(of: file, status: status)
         if date.timeIntervalSince1970 <= cutoff {
-            removeEntry(at: file)
+            // The `stat` above found a regular file the cache wrote under this name.
+            FileIO.remove(file)
+            if hasSidecars { removeRegularFile(sidecarPath(forFileAt: file)) }
+            state.withLock { $0.index?.remove(name) }
             return true
         }
         state.withLock { $0.index?.set(name, size: status.allocatedSize, date: date) }

@@ -18,14 +18,38 @@ struct DiskCacheIndex {
 
         /// Nil for a name the cache does not write (see `DiskCache.isEntryName`).
         init?(_ name: String) {
-            guard DiskCache.isEntryName(name) else { return nil }
-            let utf8 = Array(name.utf8)
-            guard let high = UInt64(String(decoding: utf8[0..<16], as: UTF8.self), radix: 16),
-                  let low = UInt64(String(decoding: utf8[16..<32], as: UTF8.self), radix: 16)
-            else { return nil }
+            var name = name
+            guard let parsed = name.withUTF8({ Self(utf8: UnsafeRawBufferPointer($0)) }) else { return nil }
+            self = parsed
+        }
+
+        /// The same from the name's bytes, as a folder listing gives them: the hex digits are read
+        /// in place, and only a name with an extension makes a string.
+        init?(utf8 name: UnsafeRawBufferPointer) {
+            guard name.count >= 32, let high = Self.word(name, from: 0), let low = Self.word(name, from: 16) else { return nil }
+            var fileExtension = ""
+            if name.count > 32 {
+                fileExtension = String(decoding: name[33...], as: UTF8.self)
+                guard name[32] == UInt8(ascii: "."), DiskCache.isEntryName(String(decoding: name, as: UTF8.self)) else { return nil }
+            }
             self.high = high
             self.low = low
-            fileExtension = utf8.count > 33 ? String(decoding: utf8[33...], as: UTF8.self) : ""
+            self.fileExtension = fileExtension
+        }
+
+        /// 16 lowercase hex digits at `start`, or nil.
+        private static func word(_ bytes: UnsafeRawBufferPointer, from start: Int) -> UInt64? {
+            var value: UInt64 = 0
+            for byte in bytes[start..<start + 16] {
+                let digit: UInt8
+                switch byte {
+                case 0x30...0x39: digit = byte - 0x30
+                case 0x61...0x66: digit = byte - 0x61 + 10
+                default: return nil
+                }
+                value = value << 4 | UInt64(digit)
+            }
+            return value
         }
 
         var fileName: String {

@@ -255,6 +255,21 @@ enum FileIO {
         return nil
     }
 
+    /// Calls `body` with each name in `directory` as bytes (no `.` and `..`), without making a
+    /// string of each: a cache folder may hold a million names.
+    static func forEachName(in directory: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                let length = strnlen(raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+                let name = UnsafeRawBufferPointer(rebasing: raw[0..<length])
+                if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { return }
+                body(name)
+            }
+        }
+    }
+
     static func makeDirectory(_ path: String) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
