@@ -7,8 +7,8 @@ import Foundation
 /// It is built once per process by one full scan, then kept in step by this process's writes and
 /// removals. Other processes are seen at each trim: a listing of names (no `stat`) adds the files
 /// it does not know (those are `stat`ed) and drops those gone, and every entry a trim is about to
-/// remove is `stat`ed first, so one another process read or rewrote since is kept. About 64 bytes
-/// of memory per entry.
+/// remove is `stat`ed first, so one another process read or rewrote since is kept. About 120 bytes
+/// of memory per entry (the hash table's slots included).
 struct DiskCacheIndex {
     /// An entry's file name in a fixed-size form: the 32 hex digits as two words, the extension.
     struct Name: Hashable {
