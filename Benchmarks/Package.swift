@@ -5,7 +5,11 @@ import PackageDescription
 
 let package = Package(
     name: "ImagePipeBenchmarks",
-    dependencies: [.package(name: "ImagePipe", path: "..")],
+    dependencies: [
+        .package(name: "ImagePipe", path: ".."),
+        // Already in ImagePipe's graph; cache-bench counts the disk cache's trims through its logger.
+        .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
+    ],
     targets: [
         // CodersPNG / CodersJPEG against c/coders_png_jpeg.c (Benchmarks/scripts/coders-png-jpeg.sh).
         .executableTarget(name: "coders-png-jpeg-bench", dependencies: [
@@ -36,9 +40,11 @@ let package = Package(
             .product(name: "LoaderHTTP", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
-        // MemoryCache against NSCache, DiskCache against plain reads (Benchmarks/scripts/cache.sh).
+        // MemoryCache against NSCache, DiskCache against plain reads (Benchmarks/scripts/cache.sh),
+        // DiskCache at scale (Benchmarks/scripts/disk-cache-scale.sh).
         .executableTarget(name: "cache-bench", dependencies: [
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // ImageManager memory-cache hits and the Lanczos-3 resampler against libvips (Benchmarks/scripts/manager.sh).
         .executableTarget(name: "manager-bench", dependencies: [

@@ -79,7 +79,8 @@ public final class RedisImageCache: ImageCache {
                 try await BlockingIO.run(on: codingQueue, work)
             }
             guard !Task.isCancelled else { return nil }
-            return ImageCacheResult(image: image, data: entry.data, cacheType: .disk)
+            let validators = CacheValidators(etag: entry.etag, lastModified: entry.lastModified)
+            return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, validators: validators.canRevalidate ? validators : nil)
         } catch ImagePipeError.badImageData {
             // Bytes that are not an image are dropped so the next query is a clean miss.
             counters.bump(\.corruptValues)
@@ -106,7 +107,10 @@ public final class RedisImageCache: ImageCache {
         }
         guard let bytes, !bytes.isEmpty else { return }
         let format = image?.format ?? ImageFormat.detect(in: bytes)
-        await setEntry(RedisCacheEntry(data: bytes, formatIdentifier: format.identifier), forKey: key)
+        // The source's validators travel with the bytes, so any server revalidates with them.
+        let validators = context[.cacheValidators]
+        await setEntry(RedisCacheEntry(data: bytes, formatIdentifier: format.identifier,
+                                       etag: validators?.etag, lastModified: validators?.lastModified), forKey: key)
     }
 
     public func remove(key: String, cacheType: ImageCacheType) async {

@@ -8,8 +8,9 @@ extension ImageContext.Key where Value == HTTPCredentials {
 }
 
 extension ImageContext.Key where Value == HTTPLoadResponse {
-    /// The cached response whose `ETag` / `Last-Modified` a `.refreshCached` load revalidates;
-    /// without it the loader uses the validators it saw last for the URL.
+    /// A response whose `ETag` / `Last-Modified` a `.refreshCached` load revalidates, for callers
+    /// of the loader itself; through the manager, the cache's `.cacheValidators` are used. The
+    /// loader keeps no validators of its own.
     public static var cachedResponse: Self { .init("cachedResponse") }
 }
 

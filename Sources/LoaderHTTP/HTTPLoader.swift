@@ -18,12 +18,10 @@ public final class HTTPLoader: ImageLoader {
     private let multi: CurlMulti
     /// Transfers in flight, shared by every caller of the same request.
     private let transfers = Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress>()
-    private let validators: ValidatorStore
 
     public init(configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration()) {
         configurationState = Mutex(configuration)
         multi = CurlMulti(maxConcurrent: configuration.maxConcurrentDownloads)
-        validators = ValidatorStore(capacity: configuration.validatorCacheCount)
     }
 
     deinit { multi.stop() }
@@ -96,8 +94,8 @@ public final class HTTPLoader: ImageLoader {
                                     decryptor: decryptor)
         let shared: ImageLoadResult
         do {
-            shared = try await transfers.value(for: TransferKey(settings: settings), onProgress: caller.report) { [validators, multi] report in
-                try await CurlTransfer(settings: settings, validators: validators, multi: multi, report: report).run().get()
+            shared = try await transfers.value(for: TransferKey(settings: settings), onProgress: caller.report) { [multi] report in
+                try await CurlTransfer(settings: settings, multi: multi, report: report).run().get()
             }
         } catch let error as ImagePipeError {
             throw error
@@ -128,9 +126,8 @@ public final class HTTPLoader: ImageLoader {
         if request.header("User-Agent") == nil { request.headers["User-Agent"] = "ImagePipe/\(Self.version)" }
         var isRevalidation = false
         if options.contains(.refreshCached) {
-            let cached = context[.cachedResponse].map {
-                ValidatorStore.Validators(etag: $0.header("ETag"), lastModified: $0.header("Last-Modified"))
-            } ?? validators.validators(for: url)
+            // What the cache kept with the entry (the manager sets it), or a response in hand.
+            let cached = context[.cachedResponse]?.cacheValidators ?? context[.cacheValidators]
             if let etag = cached?.etag { request.headers["If-None-Match"] = etag; isRevalidation = true }
             if let date = cached?.lastModified { request.headers["If-Modified-Since"] = date; isRevalidation = true }
         }

@@ -96,8 +96,6 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// from other hosts.
     /// Default on; turn it off only where images are legitimately served from this same host.
     public var blocksOwnInterfaceAddresses: Bool = true
-    /// Validators (`ETag`, `Last-Modified`) kept for `.refreshCached` revalidation, per URL.
-    public var validatorCacheCount: Int = 1000
 
     public init() {}
 

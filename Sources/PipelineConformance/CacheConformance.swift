@@ -50,6 +50,29 @@ public enum CacheConformance {
             log.expect(left == .none, "cache.remove", name, "contains answered \(left.rawValue) after remove; expected none")
         }
 
+        // Each level answers for itself: an image stored in one level only is not found by a query
+        // or `contains` of the other (a `.disk`-only query must not answer from memory), and a
+        // `.disk` query answers `.disk` even when memory holds the image too.
+        if options.cacheTypes.contains(.memory), options.cacheTypes.contains(.disk) {
+            for (storedIn, askedFor) in [(ImageCacheType.memory, ImageCacheType.disk), (.disk, .memory)] {
+                let name = "stored in \(storedIn.rawValue), asked for \(askedFor.rawValue)"
+                let k = key("level-\(storedIn.rawValue)")
+                await cache.store(image(5).0, data: image(5).1, key: k, options: [], context: context, cacheType: storedIn)
+                let hit = await cache.query(key: k, options: [], context: context, cacheType: askedFor)
+                log.expect(hit?.image == nil && hit?.data == nil, "cache.honoursCacheType", name,
+                           "the query answered from \(hit?.cacheType.rawValue ?? "?") with the image")
+                let found = await cache.contains(key: k, cacheType: askedFor)
+                log.expect(found == .none, "cache.honoursCacheType", name, "contains answered \(found.rawValue)")
+                await cache.remove(key: k, cacheType: .all)
+            }
+            let both = key("level-all")
+            await cache.store(image(5).0, data: image(5).1, key: both, options: [], context: context, cacheType: .all)
+            let fromDisk = await cache.query(key: both, options: [], context: context, cacheType: .disk)
+            log.expect(fromDisk?.image?.pixelSize.width == 6 && fromDisk?.cacheType == .disk, "cache.honoursCacheType",
+                       "stored in all, asked for disk", "answered \(fromDisk.map { "from \($0.cacheType.rawValue)" } ?? "nothing")")
+            await cache.remove(key: both, cacheType: .all)
+        }
+
         let all = options.cacheTypes.contains(.all) ? ImageCacheType.all : options.cacheTypes.first ?? .memory
         // A second store under the same key replaces the first.
         let replaced = key("replace")

@@ -32,6 +32,17 @@ struct RedisImageCacheTests {
         #expect(await cache.query(key: "a", options: [], context: ImageContext(), cacheType: .memory) == nil)
     }
 
+    @Test("A store keeps the source's validators from the context with the bytes")
+    func storeKeepsValidators() async throws {
+        let server = try RedisTestServer()
+        let cache = RedisImageCache(configuration: server.configuration)
+        let context = ImageContext().with(.cacheValidators, CacheValidators(etag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT"))
+        await cache.store(nil, data: Data(repeating: 1, count: 16), key: "a", options: [], context: context, cacheType: .disk)
+        let stored = await cache.entry(forKey: "a")
+        #expect(stored?.etag == "\"v1\"")
+        #expect(stored?.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+
     @Test("Entries over maxEntryBytes stay local and are counted")
     func largeEntryStaysLocal() async throws {
         let server = try RedisTestServer()

@@ -170,15 +170,3 @@ struct HTTPLoaderCoalescingTests {
         #expect(manager.decodes.startedCount == 1)
     }
 }
-
-/// Decodes any bytes to one transparent pixel: the manager tests here are about requests, not pixels.
-private struct OnePixelCoder: ImageCoder {
-    func canDecode(_ data: Data) -> Bool { true }
-    func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-        Image(try PixelBuffer(width: 1, height: 1, format: .rgba8))
-    }
-    func canEncode(to format: ImageFormat) -> Bool { false }
-    func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
-        throw ImagePipeError.encodingFailed(reason: "OnePixelCoder does not encode")
-    }
-}

@@ -178,21 +178,42 @@ struct HTTPLoaderTests {
         #expect(result.httpResponse?.header("Content-Encoding") == "gzip")
     }
 
-    @Test("refreshCached revalidates with the stored ETag and reports cacheNotModified on 304")
+    @Test("refreshCached revalidates with the validators handed over and reports cacheNotModified on 304")
     func refreshCached() async throws {
         let server = try FaultRoutes.server()
         defer { server.stop() }
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
         let first = try await loader.loadTyped(server.url("/etag"))
         #expect(first.data == FaultRoutes.image)
-        #expect(await loadError(loader, server.url("/etag"), options: .refreshCached) == .cacheNotModified)
-        // Validators handed over in the context work for a loader that never saw the URL.
-        let fresh = HTTPLoader(configuration: FaultRoutes.testConfiguration())
-        let context = ImageContext().with(.cachedResponse, first.httpResponse)
-        #expect(await loadError(fresh, server.url("/etag"), options: .refreshCached, context: context) == .cacheNotModified)
+        #expect(first.httpResponse?.cacheValidators == CacheValidators(etag: "\"v1\""))
+        // The cache's validators (what the manager passes) and a response in hand both work.
+        let fromCache = ImageContext().with(.cacheValidators, CacheValidators(etag: "\"v1\""))
+        #expect(await loadError(loader, server.url("/etag"), options: .refreshCached, context: fromCache) == .cacheNotModified)
+        let fromResponse = ImageContext().with(.cachedResponse, first.httpResponse)
+        #expect(await loadError(loader, server.url("/etag"), options: .refreshCached, context: fromResponse) == .cacheNotModified)
+        // The loader keeps none of its own: the cache is the one place validators live.
+        #expect(try await loader.loadTyped(server.url("/etag"), options: .refreshCached).data == FaultRoutes.image)
         // Without refreshCached the 304 path is never asked for.
-        #expect(try await fresh.loadTyped(server.url("/etag")).data == FaultRoutes.image)
+        #expect(try await loader.loadTyped(server.url("/etag"), context: fromCache).data == FaultRoutes.image)
         #expect(!loader.shouldBlockURL(server.url("/etag"), error: .cacheNotModified, options: [], context: ImageContext()))
+    }
+
+    @Test("freshness: no-store and no-cache are 0, max-age wins over Expires, Expires counts from Date, a bad Expires is stale",
+          arguments: [
+              (["Cache-Control": "public, max-age=600"], 600.0),
+              (["Cache-Control": "max-age=600, no-cache"], 0.0),
+              (["Cache-Control": "no-store"], 0.0),
+              (["Cache-Control": "max-age=oops"], 0.0),
+              (["Cache-Control": "s-maxage=60, max-age=120", "Expires": "Sun, 06 Nov 1994 09:49:37 GMT"], 120.0),
+              (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "Sun, 06 Nov 1994 09:49:37 GMT"], 3600.0),
+              (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "0"], 0.0),
+              (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "Sun, 06 Nov 1994 07:49:37 GMT"], 0.0),
+          ] as [([String: String], Double)])
+    func freshnessLifetime(headers: [String: String], lifetime: Double) {
+        let response = HTTPLoadResponse(url: URL(string: "http://127.0.0.1/a.png")!, statusCode: 200, headers: headers)
+        #expect(response.cacheValidators?.freshnessLifetime == lifetime)
+        #expect(response.cacheValidators?.canRevalidate == false)
+        #expect(HTTPLoadResponse(url: URL(string: "http://127.0.0.1/a.png")!, statusCode: 200).cacheValidators == nil)
     }
 
     @Test("acceptable status codes and content types reject with the status or the type")

@@ -93,3 +93,22 @@ final class StaleCache: ImageCache {
     func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType { entries.withLock { $0[key] != nil } ? .memory : .none }
     func clear(_ cacheType: ImageCacheType) async { entries.withLock { $0.removeAll() } }
 }
+
+/// Keeps one store for every level and answers any query from it: a `.disk` query answers with
+/// what was stored in memory only.
+final class LevelBlindCache: ImageCache {
+    private let entries = Mutex<[String: Image]>([:])
+    func query(key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async -> ImageCacheResult? {
+        guard cacheType != .none else { return nil }
+        return entries.withLock { $0[key] }.map { ImageCacheResult(image: $0, data: nil, cacheType: cacheType == .all ? .memory : cacheType) }
+    }
+    func store(_ image: Image?, data: Data?, key: String, options: ImageOptions, context: ImageContext, cacheType: ImageCacheType) async {
+        guard let image, cacheType != .none else { return }
+        entries.withLock { $0[key] = image }
+    }
+    func remove(key: String, cacheType: ImageCacheType) async { _ = entries.withLock { $0.removeValue(forKey: key) } }
+    func contains(key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        entries.withLock { $0[key] != nil } && cacheType != .none ? (cacheType == .all ? .memory : cacheType) : .none
+    }
+    func clear(_ cacheType: ImageCacheType) async { entries.withLock { $0.removeAll() } }
+}

@@ -101,4 +101,11 @@ struct KitSelfTests {
         let stale = await CacheConformance.failures(for: StaleCache(), options: options)
         #expect(stale.map(\.contract).contains("cache.replace"))
     }
+
+    @Test("A cache that answers a disk-only query from memory fails cache.honoursCacheType (the built-in passes, in ConformanceTests)")
+    func cacheTypeIsHonoured() async throws {
+        let blind = await CacheConformance.failures(for: LevelBlindCache())
+        let messages = blind.filter { $0.contract == "cache.honoursCacheType" }
+        #expect(messages.count >= 2, "\(blind)")
+    }
 }

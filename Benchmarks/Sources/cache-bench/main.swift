@@ -1,4 +1,5 @@
-// MemoryCache vs NSCache get/set throughput and hit ratio; DiskCache hit reads vs plain file reads.
+// MemoryCache vs NSCache get/set throughput and hit ratio; DiskCache hit reads vs plain file reads;
+// DiskCache at 10k–1M entries (`--disk-scale`).
 // Figures print as a table; every run uses the same seeded workload.
 import Dispatch
 import Foundation
@@ -298,6 +299,16 @@ func replayHitRatio<Cache: BenchCache>(_ cache: Cache, _ workload: Workload) -> 
 
 func format(_ value: Double) -> String {
     value >= 1e6 ? String(format: "%.2fM", value / 1e6) : String(format: "%.0fk", value / 1e3)
+}
+
+if arguments.contains("--disk-scale") {
+    // DiskCache with many small entries: `--sizes 10000,100000,1000000`, under `--dir` (default /tmp).
+    let sizes = arguments.firstIndex(of: "--sizes").flatMap { i in i + 1 < arguments.count ? arguments[i + 1] : nil }
+        .map { $0.split(separator: ",").compactMap { Int($0) } } ?? [10_000, 100_000, 1_000_000]
+    let root = arguments.firstIndex(of: "--dir").flatMap { i in i + 1 < arguments.count ? arguments[i + 1] : nil } ?? "/tmp"
+    DiskScaleBench.run(sizes: sizes, root: URL(fileURLWithPath: root).appendingPathComponent("imagepipe-disk-scale-\(getpid())"),
+                       lookups: Int(option("--lookups", 20_000)))
+    exit(0)
 }
 
 if arguments.contains("--profile-memorycache") {

@@ -14,7 +14,6 @@ final class CurlTransfer: @unchecked Sendable {
     typealias Outcome = Result<ImageLoadResult, ImagePipeError>
 
     let settings: TransferSettings
-    private let validators: ValidatorStore
     private let report: @Sendable (ImageLoadProgress) -> Void
     /// Where `run` submits and `cancel` sends the cancel; weak because the multi handle's thread
     /// owns transfers.
@@ -52,10 +51,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// says. Set on the easy handle for each attempt; `curl_easy_reset` unsets it before release.
     let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(settings: TransferSettings, validators: ValidatorStore, multi: CurlMulti,
+    init(settings: TransferSettings, multi: CurlMulti,
          report: @escaping @Sendable (ImageLoadProgress) -> Void) {
         self.settings = settings
-        self.validators = validators
         self.multi = multi
         self.report = report
         let config = settings.configuration
@@ -104,9 +102,6 @@ final class CurlTransfer: @unchecked Sendable {
         let continuation = completion.withLock { state in
             defer { state.continuation = nil }
             return state.continuation
-        }
-        if case .success(let result) = outcome, let response = result.httpResponse {
-            validators.remember(response)
         }
         continuation?.resume(returning: outcome)
     }

@@ -26,7 +26,13 @@ public final class DefaultImageCache: ImageCache {
     /// One disk read per key at a time: concurrent queries of a key not in memory share the read
     /// in flight (Kingfisher's #966: a grid of one image read it once per cell); each caller still
     /// decodes with its own options.
-    private let diskReads = Coalescer<String, Data?, Never>()
+    private let diskReads = Coalescer<String, DiskEntry?, Never>()
+
+    /// An entry's bytes and what was kept beside them.
+    private struct DiskEntry: Sendable {
+        var data: Data
+        var info: EntryInfo?
+    }
     /// Called on the I/O queue before each disk read; tests hold reads back with it.
     private let willReadDisk: (@Sendable (String) -> Void)?
 
@@ -81,44 +87,66 @@ public final class DefaultImageCache: ImageCache {
         guard cacheType != .none else { return nil }
         var memoryImage = cacheType.includesMemory ? self.memoryImage(forKey: key, options: options, context: context) : nil
         if cacheType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
-            return memoryImage.map { ImageCacheResult(image: $0, data: nil, cacheType: .memory) }
+            guard let memoryImage else { return nil }
+            // A revalidation needs what the disk entry kept about the source.
+            let validators = options.contains(.refreshCached) && cacheType.includesDisk ? await storedValidators(forKey: key) : nil
+            return ImageCacheResult(image: memoryImage, data: nil, cacheType: .memory, validators: validators)
         }
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
-        let data: Data?
+        let entry: DiskEntry?
         do {
             // Throws only when this query is cancelled; the read goes on for the others.
-            data = try await diskReads.value(for: key) { [queue, diskCache, willReadDisk] _ in
+            entry = try await diskReads.value(for: key) { [queue, willReadDisk] _ in
                 await BlockingIO.run(on: queue) {
                     willReadDisk?(key)
-                    return diskCache.data(forKey: key)
+                    return self.readEntry(forKey: key)
                 }
             }
         } catch {
             return nil
         }
         guard !Task.isCancelled else { return nil }
-        guard let data else {
+        guard let entry else {
             return memoryImage.map { ImageCacheResult(image: $0, data: nil, cacheType: .disk) }
         }
+        let validators = entry.info?.validators
         // Another query may have decoded and promoted this key while we read (SDWebImage #3523).
         if memoryImage == nil, cacheType.includesMemory {
             memoryImage = self.memoryImage(forKey: key, options: options, context: context)
         }
-        if let memoryImage { return ImageCacheResult(image: memoryImage, data: data, cacheType: .disk) }
-        guard let image = await decode(data, key: key, options: decodeOptions, context: context) else { return nil }
+        if let memoryImage { return ImageCacheResult(image: memoryImage, data: entry.data, cacheType: .disk, validators: validators) }
+        guard let image = await decode(entry, key: key, options: decodeOptions, context: context) else { return nil }
         guard !Task.isCancelled else { return nil }
         promote(image, key: key, context: context)
-        return ImageCacheResult(image: image, data: data, cacheType: .disk)
+        return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, validators: validators)
+    }
+
+    /// The entry's bytes and facts; nil on a miss, and for an entry past its source's freshness
+    /// when the disk cache honours it (that entry is removed).
+    private func readEntry(forKey key: String) -> DiskEntry? {
+        guard let data = diskCache.data(forKey: key) else { return nil }
+        let info = Self.entryInfo(diskCache.extendedData(forKey: key))
+        if diskCache.configuration.honorsSourceExpiry, let expires = info?.expires,
+           expires <= diskCache.configuration.clock.now().timeIntervalSince1970 {
+            diskCache.removeData(forKey: key)
+            return nil
+        }
+        return DiskEntry(data: data, info: info)
+    }
+
+    /// The validators kept with `key`'s disk entry, without reading its bytes.
+    private func storedValidators(forKey key: String) async -> CacheValidators? {
+        await BlockingIO.run(on: queue) { [diskCache] in Self.entryInfo(diskCache.extendedData(forKey: key))?.validators }
     }
 
     /// Decodes disk bytes; bytes that are not an image are removed so the next query is a clean miss
     /// (bytes of a format no registered coder handles are kept: a coder may be added later).
-    private func decode(_ data: Data, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
+    private func decode(_ entry: DiskEntry, key: String, options: ImageDecodeOptions, context: ImageContext) async -> Image? {
         do {
-            return try await coders.decodeImage(data, options: options, context: context) { [queue, diskCache] work in
+            return try await coders.decodeImage(entry.data, options: options, context: context) { [queue, diskCache] work in
                 try await BlockingIO.run(on: queue) {
                     let image = try PipelineMetrics.time(diskCache.configuration.metrics.diskDecodeDuration, work)
-                    return Self.addingStoredWarnings(diskCache.extendedData(forKey: key), to: image)
+                    return Self.addingStoredWarnings(entry.info, to: image)
                 }
             }
         } catch let error as ImagePipeError {
@@ -179,7 +207,8 @@ public final class DefaultImageCache: ImageCache {
             }
             guard let bytes else { return }
             do {
-                try diskCache.setData(bytes, forKey: key, extendedData: Self.extendedData(forWarningsOf: image))
+                let facts = Self.extendedData(for: image, validators: context[.cacheValidators], now: diskCache.configuration.clock.now())
+                try diskCache.setData(bytes, forKey: key, extendedData: facts)
             } catch {
                 metrics.writeStoreFailures.increment()
                 logger.warning("cannot store the image in the disk cache: \(error)", metadata: metadata)

@@ -31,14 +31,17 @@ extension DiskCache {
         removeRegularFile(sidecarPath(forFileAt: file))
     }
 
-    /// The extended data stored with `key`'s entry, or nil.
+    /// The extended data stored with `key`'s entry (the one `data(forKey:)` reads), or nil.
     public func extendedData(forKey key: String) -> Data? {
-        for candidate in candidatePaths(forKey: key) where FileIO.status(candidate)?.isRegular == true {
+        for (candidate, _) in readablePaths(forKey: key) where FileIO.status(candidate)?.isRegular == true {
             if let data = FileIO.attribute(Self.extendedAttributeName, path: candidate, maxSize: Self.maxExtendedDataSize) {
                 return data
             }
-            guard sidecarDirectoryIsReal else { return nil }
-            return try? FileIO.read(sidecarPath(forFileAt: candidate), maxSize: Self.maxExtendedDataSize, accessDate: nil)
+            let name = PathText.lastPathComponent(candidate)
+            let folder = String(decoding: candidate.utf8.dropLast(name.utf8.count + 1), as: UTF8.self)
+            let sidecars = folder + "/" + Self.sidecarDirectoryName
+            guard FileIO.status(sidecars)?.isDirectory == true else { return nil }
+            return try? FileIO.read(sidecars + "/" + name, maxSize: Self.maxExtendedDataSize, accessDate: nil)
         }
         return nil
     }

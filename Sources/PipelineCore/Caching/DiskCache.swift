@@ -18,21 +18,44 @@ import Glibc
 /// - fsync: off by default. A cache entry can be fetched again, and the one failure a power loss
 ///   can cause without it (an entry that is empty or zero-filled) decodes as corrupt, which the image
 ///   cache treats as a miss and removes. `Configuration.syncWrites` turns it on.
-/// - Expiry by access date (SDWebImage's default), and a size limit trimmed oldest-access-first down
-///   to half the limit, both applied while the program runs: after a write that takes the cache past
-///   its limit, and on a periodic timer — not only when asked.
+/// - Expiry by one of each entry's dates (`Configuration.expiryDate`: access by default; SDWebImage's
+///   default is the modification date), and a size limit trimmed oldest-first down to half the
+///   limit, both applied while the program runs: after a write that takes the cache past its limit,
+///   and on a periodic timer — not only when asked. Trims work from an index of the entries, so a
+///   cache of a million files is not `stat`ed file by file on each one (see `DiskCacheIndex`).
 /// - The access date is the cache's own: reads open with `O_NOATIME` and stamp it explicitly (at
 ///   most once per `accessDateResolution`), so `noatime`/`relatime` mounts change nothing and an
 ///   injected clock is honoured.
+/// - Read-only folders (`Configuration.additionalDirectories`, SDWebImage's
+///   `additionalCachePathBlock`): lookups fall back to them; nothing there is written or removed.
 ///
 /// Every call does blocking file I/O; call it from a thread that may block, not the cooperative
 /// pool's (the default image cache uses its own dispatch queue).
 public final class DiskCache: Sendable {
+    /// Which of an entry's dates expiry and the size trim count from (SDWebImage's
+    /// `SDImageCacheConfigExpireType`).
+    public enum EntryDate: String, Sendable, CaseIterable {
+        /// Last read or written: a least-recently-used cache. Reads stamp it (see the type's notes).
+        case access
+        /// Last written (SDWebImage's default): an entry read every minute still expires a week
+        /// after it was fetched.
+        case modification
+        /// When the file was made: for this cache, which replaces a file on every write, the same
+        /// as `modification` unless the file system keeps no creation date (then `modification`).
+        case creation
+        /// Last change of the file or its metadata (a write, its extended data).
+        case change
+    }
+
     public struct Configuration: Sendable {
-        /// Entries not read or written for this long are removed; nil keeps them, 0 expires all.
+        /// Entries whose `expiryDate` is this old are removed; nil keeps them, 0 expires all.
         /// Default one week, as SDWebImage.
         public var maxAge: TimeInterval?
-        /// Bytes on disk past which the cache trims, oldest access first, to half of it; 0 for no
+        /// The date `maxAge` and the size trim count from. Default `.access`, not SDWebImage's
+        /// `.modification`: with a size limit, evicting what nobody reads keeps more hits, and the
+        /// cost (one metadata write per entry per `accessDateResolution`, only on a hit) is small.
+        public var expiryDate: EntryDate
+        /// Bytes on disk past which the cache trims, oldest first, to half of it; 0 for no
         /// limit. Default 1 GiB: SDWebImage's "unlimited" default is how caches fill disks.
         public var sizeLimit: Int
         /// Files larger than this are not read (they are not ours, or the disk is lying).
@@ -44,6 +67,15 @@ public final class DiskCache: Sendable {
         /// A hit restamps the access date only when it is at least this much older: a hot entry is
         /// not worth a metadata write per read, and a minute is nothing next to a week's expiry.
         public var accessDateResolution: TimeInterval
+        /// Folders of entries written by another cache (a read-only copy shipped with a server, a
+        /// shared warm cache): a lookup that misses here tries them in order, under the same file
+        /// names. Nothing in them is ever written, stamped, trimmed or removed.
+        public var additionalDirectories: [URL]
+        /// When the source said how long its bytes stay fresh (HTTP `Cache-Control: max-age`,
+        /// `Expires`), an entry past that date is a miss, and removed. Off by default, as
+        /// SDWebImage: the image cache then keeps bytes by `maxAge` alone. `DefaultImageCache`
+        /// stores the freshness with the entry (see `CacheValidators`).
+        public var honorsSourceExpiry: Bool
         /// Where access dates and expiry read the time (tests set their own).
         var clock: CacheClock = .system
         /// Where the cache, and the image cache around it, report what they cannot do but carry on
@@ -56,15 +88,21 @@ public final class DiskCache: Sendable {
 
         public init(
             maxAge: TimeInterval? = 7 * 24 * 3600,
+            expiryDate: EntryDate = .access,
             sizeLimit: Int = 1 << 30,
             maxEntrySize: Int = 256 << 20,
             trimInterval: TimeInterval? = 300,
             syncWrites: Bool = false,
             accessDateResolution: TimeInterval = 60,
+            additionalDirectories: [URL] = [],
+            honorsSourceExpiry: Bool = false,
             logger: Logger = Logger(label: "imagepipe.disk-cache", factory: { _ in SwiftLogNoOpLogHandler() }),
             metrics: PipelineMetrics = .system
         ) {
             self.maxAge = maxAge
+            self.expiryDate = expiryDate
+            self.additionalDirectories = additionalDirectories
+            self.honorsSourceExpiry = honorsSourceExpiry
             self.sizeLimit = sizeLimit
             self.maxEntrySize = maxEntrySize
             self.trimInterval = trimInterval
@@ -87,9 +125,9 @@ public final class DiskCache: Sendable {
     }
 
     struct State {
-        /// Bytes on disk as of the last scan plus what this process wrote since; nil until the first
-        /// write needs it. Other processes' writes are seen at the next scan.
-        var approximateSize: Int?
+        /// The entries as of the last trim plus what this process wrote and removed since; nil
+        /// until the first trim (or the first write that needs the size) builds it.
+        var index: DiskCacheIndex?
         var isTrimming = false
         var timer: Task<Void, Never>?
         /// The folder was found or made to be the cache's (see `claimFolder`).
@@ -99,9 +137,15 @@ public final class DiskCache: Sendable {
     public let directory: URL
     public let configuration: Configuration
     let path: String
+    /// `configuration.additionalDirectories` as paths.
+    let additionalPaths: [String]
     let state = Mutex(State())
     /// Files read, for tests of read coalescing.
     let readCount = Atomic<Int>(0)
+    /// Trims run, for tests of how often writes trigger one.
+    let trimCount = Atomic<Int>(0)
+    /// Held by the trim that is running.
+    let trimming = Mutex(())
     /// Names are a pure function of keys, but computing one (URL parsing, MD5) costs more than
     /// reading a small warm file; hot keys keep theirs here.
     private let names = MemoryCache<String, FileName>(costLimit: .max, countLimit: 4096)
@@ -117,9 +161,8 @@ public final class DiskCache: Sendable {
     public init(directory: URL, configuration: Configuration = Configuration()) {
         self.directory = directory.standardizedFileURL
         self.configuration = configuration
-        var path = self.directory.path
-        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        self.path = path
+        path = Self.folderPath(self.directory)
+        additionalPaths = configuration.additionalDirectories.map { Self.folderPath($0.standardizedFileURL) }
         if let interval = configuration.trimInterval, interval > 0 {
             startTimer(interval: interval)
         }
@@ -127,6 +170,13 @@ public final class DiskCache: Sendable {
 
     deinit {
         state.withLock { $0.timer?.cancel() }
+    }
+
+    /// A folder's path without trailing slashes (but `/` stays `/`).
+    private static func folderPath(_ url: URL) -> String {
+        var path = url.path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
     }
 
     func cachedFileName(forKey key: String) -> FileName {
@@ -141,20 +191,30 @@ public final class DiskCache: Sendable {
     public func filePath(forKey key: String) -> String { path + "/" + cachedFileName(forKey: key).name }
 
     /// SDWebImage also looks for the name without extension, which older versions wrote.
-    func candidatePaths(forKey key: String) -> [String] {
+    func candidatePaths(forKey key: String, in folder: String? = nil) -> [String] {
+        let folder = folder ?? path
         let file = cachedFileName(forKey: key)
-        return file.name == file.hash ? [path + "/" + file.name] : [path + "/" + file.name, path + "/" + file.hash]
+        return file.name == file.hash ? [folder + "/" + file.name] : [folder + "/" + file.name, folder + "/" + file.hash]
+    }
+
+    /// Where a lookup of `key` reads: the cache's own candidates, then the additional folders'.
+    func readablePaths(forKey key: String) -> [(path: String, isOwn: Bool)] {
+        let own = candidatePaths(forKey: key).map { ($0, true) }
+        guard !additionalPaths.isEmpty else { return own }
+        return own + additionalPaths.flatMap { folder in candidatePaths(forKey: key, in: folder).map { ($0, false) } }
     }
 
     // MARK: Entries
 
-    /// The bytes stored for `key`, or nil. A hit updates the entry's access date.
+    /// The bytes stored for `key` (here, else in an additional folder), or nil. A hit here updates
+    /// the entry's access date when expiry counts from it.
     public func data(forKey key: String) -> Data? {
         readCount.add(1, ordering: .relaxed)
-        let now = configuration.clock.now()
-        for candidate in candidatePaths(forKey: key) {
+        let stamp = configuration.expiryDate == .access ? configuration.clock.now() : nil
+        for (candidate, isOwn) in readablePaths(forKey: key) {
             if let data = try? FileIO.read(
-                candidate, maxSize: configuration.maxEntrySize, accessDate: now, resolution: configuration.accessDateResolution) {
+                candidate, maxSize: configuration.maxEntrySize, accessDate: isOwn ? stamp : nil,
+                resolution: configuration.accessDateResolution) {
                 return data
             }
         }
@@ -184,11 +244,12 @@ public final class DiskCache: Sendable {
             try write()
         }
         try storeSidecar(extendedData, forFileAt: target, attached: attached)
-        noteWritten(bytes: data.count)
+        noteWritten(file: target, bytes: data.count, at: now)
     }
 
+    /// Whether `key` has an entry here or in an additional folder.
     public func containsData(forKey key: String) -> Bool {
-        candidatePaths(forKey: key).contains { FileIO.status($0)?.isRegular == true }
+        readablePaths(forKey: key).contains { FileIO.status($0.path)?.isRegular == true }
     }
 
     public func removeData(forKey key: String) {
@@ -209,7 +270,7 @@ public final class DiskCache: Sendable {
         }
         for entry in entries() { removeEntry(at: entry.path) }
         for name in sidecarNames() { removeRegularFile(sidecarDirectory + "/" + name) }
-        state.withLock { $0.approximateSize = 0 }
+        state.withLock { $0.index?.removeAll() }
     }
 
     /// Removes an entry and its sidecar; a file under an entry's name that the cache cannot have
@@ -217,6 +278,9 @@ public final class DiskCache: Sendable {
     func removeEntry(at file: String) {
         removeRegularFile(file)
         removeSidecar(forFileAt: file)
+        if let name = DiskCacheIndex.Name(PathText.lastPathComponent(file)) {
+            state.withLock { $0.index?.remove(name) }
+        }
     }
 
     func removeRegularFile(_ file: String) {

@@ -25,11 +25,15 @@ public struct ImageCacheResult: Sendable {
     public var data: Data?
     /// The level that answered.
     public var cacheType: ImageCacheType
+    /// The source's validators stored with the entry, when the cache keeps them and the query
+    /// asked (`.refreshCached`).
+    public var validators: CacheValidators?
 
-    public init(image: Image?, data: Data?, cacheType: ImageCacheType) {
+    public init(image: Image?, data: Data?, cacheType: ImageCacheType, validators: CacheValidators? = nil) {
         self.image = image
         self.data = data
         self.cacheType = cacheType
+        self.validators = validators
     }
 }
 

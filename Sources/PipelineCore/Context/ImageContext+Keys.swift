@@ -109,3 +109,10 @@ extension ImageContext.Key where Value == Image {
     /// `loaderCachedImage`: set by the manager for `.refreshCached` so the loader can revalidate.
     public static var loaderCachedImage: Self { .init("loaderCachedImage", preventsCoalescing: true) }
 }
+
+extension ImageContext.Key where Value == CacheValidators {
+    /// The source's validators: set by the manager on a store (from the loader's response, so the
+    /// cache keeps them with the entry) and, for `.refreshCached`, on the load (from the cached
+    /// entry, so the loader asks conditionally).
+    public static var cacheValidators: Self { .init("cacheValidators") }
+}

@@ -108,6 +108,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
 
     /// `value(for:priority:onProgress:work:)`, saying whether this caller joined work another had
     /// started (`joined`) rather than starting it.
+    @inlinable
     func joinedValue(
         for key: Key, priority: TaskPriority? = nil,
         onProgress: (@Sendable (Progress) -> Void)? = nil,

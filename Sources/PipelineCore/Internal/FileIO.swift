@@ -29,6 +29,8 @@ enum FileIO {
         var allocatedSize: Int
         var accessDate: Date
         var modificationDate: Date
+        /// When the file's metadata last changed (a write, a rename, an attribute).
+        var changeDate: Date
     }
 
     static func status(_ path: String) -> Status? {
@@ -40,7 +42,8 @@ enum FileIO {
             size: Int(info.st_size),
             allocatedSize: Int(info.st_blocks) * 512,
             accessDate: date(info.st_atim),
-            modificationDate: date(info.st_mtim))
+            modificationDate: date(info.st_mtim),
+            changeDate: date(info.st_ctim))
     }
 
     private static func date(_ time: timespec) -> Date {
@@ -250,6 +253,21 @@ enum FileIO {
             if name != ".", name != "..", matches(name) { return name }
         }
         return nil
+    }
+
+    /// Calls `body` with each name in `directory` as bytes (no `.` and `..`), without making a
+    /// string of each: a cache folder may hold a million names.
+    static func forEachName(in directory: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                let length = strnlen(raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+                let name = UnsafeRawBufferPointer(rebasing: raw[0..<length])
+                if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { return }
+                body(name)
+            }
+        }
     }
 
     static func makeDirectory(_ path: String) throws {

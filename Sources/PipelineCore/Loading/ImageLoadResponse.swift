@@ -9,4 +9,11 @@ public protocol ImageLoadResponse: Sendable {
     /// The MIME type the source declared for the bytes, lowercased, without parameters; nil when
     /// it declared none. Never trusted to pick a coder: bytes are sniffed.
     var mimeType: String? { get }
+    /// What the source said about revalidating and keeping the bytes; nil when the transport has
+    /// no such notion (the default).
+    var cacheValidators: CacheValidators? { get }
+}
+
+extension ImageLoadResponse {
+    public var cacheValidators: CacheValidators? { nil }
 }

@@ -122,7 +122,7 @@ struct ImageLoadFlow: Sendable {
             if cached?.image == nil, keys.final != keys.original, let original = await queryOriginalKey(), let image = original.image {
                 taskMetrics.cacheQueryDuration = .now - queryStart
                 try checkCancelled(task)
-                let decoded = DecodedSource(image: image, data: original.data)
+                let decoded = DecodedSource(image: image, data: original.data, validators: original.validators)
                 let processed = try await transformCached(decoded)
                 try await finish(processed, from: original.cacheType, for: task)
                 return
@@ -145,6 +145,10 @@ struct ImageLoadFlow: Sendable {
             let first = ImageResult(image: cachedImage, data: cached?.data, cacheType: cached?.cacheType ?? .none, url: url)
             task.emit(.completed(withMetrics(first)), terminal: false)
             context[.loaderCachedImage] = cachedImage
+            // The loader asks "changed since?" with what the cache kept; a 304 ends the task here.
+            context[.cacheValidators] = cached?.validators
+        } else {
+            context[.cacheValidators] = nil
         }
         let processed: ProcessedSource
         do {
@@ -247,7 +251,7 @@ struct ImageLoadFlow: Sendable {
                 }
                 let stages = ImageTaskMetrics(loadDuration: decodeStart - loadStart, decodeDuration: .now - decodeStart,
                                               loadedBytes: loaded.data.count, isCoalesced: joinedDownload)
-                return DecodedSource(image: image, data: loaded.data, metrics: stages)
+                return DecodedSource(image: image, data: loaded.data, validators: loaded.response?.cacheValidators, metrics: stages)
             }
             var source = shared
             if joinedDecode {
@@ -325,9 +329,12 @@ struct ImageLoadFlow: Sendable {
         let finalData = processed.transformed != nil || source.image.isThumbnail ? nil : source.data
         try checkCancelled(task)
         let storeFinal = keys.final != keys.original && (processed.transformed != nil || keys.transformer == nil)
-        let stores = Task { [self] in
-            await storeOriginal(source, from: cacheType)
-            if storeFinal { await self.storeFinal(finalImage, data: finalData) }
+        // Both entries keep the source's validators (or none): either may be the one revalidated.
+        var storing = self
+        storing.context[.cacheValidators] = source.validators
+        let stores = Task { [storing] in
+            await storing.storeOriginal(source, from: cacheType)
+            if storeFinal { await storing.storeFinal(finalImage, data: finalData) }
         }
         var flow = self
         flow.taskMetrics.merge(processed.metrics)
