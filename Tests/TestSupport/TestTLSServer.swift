@@ -28,18 +28,9 @@ public final class TestTLSServer: @unchecked Sendable {
             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", keyPath, "-out", certificatePath,
         ])
         port = TestProcesses.freePort()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificatePath, "-key", keyPath, "-WWW", "-quiet"]
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        guard Self.waitForListener(port: port) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw TestServerError.process("openssl s_server did not start listening on \(port)")
-        }
+        process = try TestProcesses.startServer(
+            openssl, ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificatePath, "-key", keyPath, "-WWW", "-quiet"],
+            port: port, directory: directory)
     }
 
     deinit { stop() }
@@ -53,22 +44,5 @@ public final class TestTLSServer: @unchecked Sendable {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    private static func waitForListener(port: UInt16) -> Bool {
-        for _ in 0..<100 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(fd)
-            if connected == 0 { return true }
-            usleep(50_000)
-        }
-        return false
     }
 }
