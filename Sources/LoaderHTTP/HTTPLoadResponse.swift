@@ -24,6 +24,9 @@ public struct HTTPLoadResponse: ImageLoadResponse, Hashable {
         header("Content-Type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     }
 
+    public var entityTag: String? { header("ETag") }
+    public var lastModified: String? { header("Last-Modified") }
+
     /// The length the server announced, if any.
     public var expectedContentLength: Int64? {
         header("Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
