@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Issue 25's benchmark: `imagepipe serve` against thumbor doing the same operation, in one run:
 # fit into 512x512 and write JPEG at quality 80 (imgproxy's published method), sources from a local
-# origin (python3 http.server over the bench corpus's jpeg/1920 photos, 100 names rotating over
-# its 16 files, so nothing is answered from a result cache), wrk with Benchmarks/lua/rotate-urls.lua
+# origin (nginx when installed, else python3 http.server, over the bench corpus's jpeg/1920 photos,
+# 100 names rotating over its 16 files, so nothing is answered from a result cache), wrk with Benchmarks/lua/rotate-urls.lua
 # at concurrency 2 and 16 for DURATION seconds each; then imagepipe's warm memory-cache hits at 16.
 #
 #   Benchmarks/scripts/serve-vs-thumbor.sh   # DURATION=20 CORPUS_DIR=/tmp/imagepipe-bench-corpus
 #                                       # IMAGEPIPE=(release build) THUMBOR_VENV=.build/thumbor-venv
+#                                       # ORIGIN_SERVER=nginx|python (default: nginx if installed)
 #
 # imagepipe runs with --no-cache (every request fetches, decodes, resizes, encodes) and one worker
 # per core; thumbor with one process per core and its result storage off (its source storage, on
@@ -64,7 +65,34 @@ mkdir "$WORK/origin"
 files=("$CORPUS_DIR"/jpeg/1920/*.jpg)
 for i in $(seq 0 99); do ln -s "${files[i % ${#files[@]}]}" "$WORK/origin/img$i.jpg"; done
 ORIGIN=$(free_port)
-python3 -m http.server "$ORIGIN" --bind 127.0.0.1 --directory "$WORK/origin" >/dev/null 2>&1 &
+ORIGIN_SERVER="${ORIGIN_SERVER:-$(command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] && echo nginx || echo python)}"
+if [[ "$ORIGIN_SERVER" == nginx ]]; then
+  # One worker process, files from the page cache with sendfile: an origin that costs the two
+  # servers under test (and wrk) as little CPU as possible.
+  cat > "$WORK/nginx.conf" <<CONF
+user $(id -un);
+daemon off;
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  keepalive_requests 100000;
+  client_body_temp_path $WORK/nginx-body;
+  proxy_temp_path $WORK/nginx-proxy;
+  fastcgi_temp_path $WORK/nginx-fastcgi;
+  uwsgi_temp_path $WORK/nginx-uwsgi;
+  scgi_temp_path $WORK/nginx-scgi;
+  types { image/jpeg jpg; }
+  server { listen 127.0.0.1:$ORIGIN; root $WORK/origin; }
+}
+CONF
+  "$(command -v nginx || echo /usr/sbin/nginx)" -e "$WORK/nginx-error.log" -c "$WORK/nginx.conf" &
+else
+  python3 -m http.server "$ORIGIN" --bind 127.0.0.1 --directory "$WORK/origin" >/dev/null 2>&1 &
+fi
 PIDS+=($!)
 wait_port "$ORIGIN"
 
@@ -108,7 +136,7 @@ th_rss=$(peak_rss_kb "$TH_PID")
 
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 echo
-echo "fit 512x512, JPEG q80, 100 rotating sources; ${DURATION}s per run; $CORES cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "fit 512x512, JPEG q80, 100 rotating sources from $ORIGIN_SERVER; ${DURATION}s per run; $CORES cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-34s %12s %10s %10s %8s\n' "server" "requests/s" "p99" "non-2xx" "peak RSS"
 printf '%-34s %12s %10s %10s %7sM\n' "imagepipe serve, concurrency 2" "$ip2" "$ip2p99" "$ip2err" "$((ip_rss / 1024))"
 printf '%-34s %12s %10s %10s %7sM\n' "thumbor $THUMBOR_VERSION, concurrency 2" "$th2" "$th2p99" "$th2err" "$((th_rss / 1024))"

@@ -21,6 +21,10 @@ public struct ImageServerConfiguration: Sendable {
     public var allowsPrivateSources = false
     /// The folder `local:///path` sources are read from; nil refuses them.
     public var localRoot: String?
+    /// Wraps the loader of http(s) sources (which already applies the SSRF guard and the
+    /// allow-list to redirects), so a fleet can share fetched sources: CacheRedis's
+    /// `RedisSharedLoader`. Nil fetches from the origins directly.
+    public var sharedSources: (@Sendable (any ImageLoader) -> any ImageLoader)?
 
     /// Image requests processed at once. Default: one per core.
     public var workers = ProcessInfo.processInfo.activeProcessorCount

@@ -3,6 +3,7 @@ import Foundation
 import PipelineConformance
 import PipelineCore
 import Testing
+import TestSupport
 
 
 func entry(_ byte: UInt8, count: Int = 64) -> RedisCacheEntry {
@@ -99,6 +100,8 @@ struct RedisImageCacheTests {
         let server = try RedisTestServer(extra: ["--requirepass", "s3cret"])
         var configuration = try RedisCacheConfiguration(url: "redis://:s3cret@127.0.0.1:\(server.port)/5")
         configuration.keyPrefix = "auth:"
+        configuration.commandTimeout = server.configuration.commandTimeout
+        configuration.connectTimeout = server.configuration.connectTimeout
         let cache = RedisImageCache(configuration: configuration)
         await cache.setEntry(entry(4), forKey: "k")
         #expect(await cache.entry(forKey: "k") == entry(4))

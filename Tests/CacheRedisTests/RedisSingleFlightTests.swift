@@ -43,6 +43,7 @@ struct RedisSingleFlightTests {
         let server = try RedisTestServer()
         var configuration = server.configuration
         configuration.lockPollInterval = .milliseconds(10)
+        configuration.lockMaxWait = .seconds(60)
         let first = RedisImageCache(configuration: configuration)
         let second = RedisImageCache(configuration: configuration)
         guard case .fetch(let lease) = await first.claimFetch(forKey: "k") else { Issue.record("no lease"); return }

@@ -8,6 +8,15 @@ import TestSupport
 
 @Suite("HTTPLoader: queue order, priority and concurrency")
 struct HTTPLoaderQueueTests {
+    /// Downloads here wait at the server's gate while the test queues others, however slowly a
+    /// loaded machine runs it: no low-speed or total timeout may end them first.
+    private static func heldConfiguration() -> HTTPLoaderConfiguration {
+        var config = FaultRoutes.testConfiguration()
+        config.timeout = 600
+        config.lowSpeedTime = 600
+        return config
+    }
+
     /// With one download at a time: starts /q0 (held at the server), queues /q1…/q5 in order with
     /// the given options each, then releases and returns the order the server saw.
     private func serverOrder(order: HTTPExecutionOrder, options: [ImageOptions]) async throws -> [String] {
@@ -20,7 +29,7 @@ struct HTTPLoaderQueueTests {
                 c.respond(status: 200, headers: ["Content-Type": "image/png"], body: FaultRoutes.image)
             }
         }
-        var config = FaultRoutes.testConfiguration()
+        var config = Self.heldConfiguration()
         config.maxConcurrentDownloads = 1
         config.executionOrder = order
         let loader = HTTPLoader(configuration: config)
@@ -63,7 +72,7 @@ struct HTTPLoaderQueueTests {
                 c.respond(status: 200, headers: ["Content-Type": "image/png"], body: FaultRoutes.image)
             }
         }
-        var config = FaultRoutes.testConfiguration()
+        var config = Self.heldConfiguration()
         config.maxConcurrentDownloads = 2
         let loader = HTTPLoader(configuration: config)
         #expect(loader.maxConcurrentDownloads == 2)

@@ -2,9 +2,6 @@ import Foundation
 import PipelineConformance
 import Testing
 import TestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("imagepipe fetch --redis")
 struct CLIRedisTests {
@@ -22,23 +19,13 @@ struct CLIRedisTests {
     }
 
     @Test("A second machine (another cache folder) gets the image from Redis after the source is gone",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server"), "redis-server is not installed (make deps installs it)"))
+          .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
     func sharedThroughRedis() async throws {
-        let port = TestProcesses.freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        server.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", temp.url.path]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
+        let server = try RedisTestServer()
         let source = temp.path("shared.png")
         try FileManager.default.copyItem(atPath: Samples.png, toPath: source)
-        let url = "redis://127.0.0.1:\(port)/2"
-        // The server may still be starting: the first fetch is retried until it stored through Redis.
+        let url = server.url(database: 2)
+        // A store may be dropped on a loaded machine (a timeout): retried until one went through Redis.
         let stored = await eventually(timeout: .seconds(30)) {
             let first = try? await cli.run(["fetch", source, "--cache-dir", temp.path("a-\(UUID().uuidString)"), "--redis", url, "--json"])
             let second = try? await cli.run(["fetch", source, "--cache-dir", temp.path("b-\(UUID().uuidString)"), "--redis", url, "--json"])

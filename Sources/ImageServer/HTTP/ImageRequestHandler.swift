@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PipelineCore
 import Synchronization
 
 /// The image endpoint and the operational ones, over the parts that decide: the grammar, the
@@ -15,6 +16,7 @@ final class ImageRequestHandler: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
     private let draining = Atomic(false)
+    let renders = Coalescer<String, (RenderedImage, ImageRenderer.Tier), Never>()
 
     init(configuration: ImageServerConfiguration, renderer: ImageRenderer, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
@@ -106,21 +108,28 @@ final class ImageRequestHandler: Sendable {
 
         let disconnect = await ClientDisconnect.of(channel)
         let timedOut = OnceFlag()
-        let (renderer, limiter, metrics) = (self.renderer, self.limiter, self.metrics)
+        let (renderer, limiter, metrics, renders) = (self.renderer, self.limiter, self.metrics, self.renders)
+        // Identical requests in flight share one render, fetch to encode, and one worker; each
+        // request's deadline and disconnect only leave it, and the last to leave cancels it.
         let work = Task { () async throws -> (RenderedImage, ImageRenderer.Tier) in
-            metrics.queued.increment()
             do {
-                return try await limiter.run {
-                    metrics.queued.decrement()
-                    metrics.inFlight.increment()
-                    defer { metrics.inFlight.decrement() }
-                    return try await renderer.render(job)
+                return try await renders.value(for: key) { _ in
+                    metrics.queued.increment()
+                    do {
+                        return try await limiter.run {
+                            metrics.queued.decrement()
+                            metrics.inFlight.increment()
+                            defer { metrics.inFlight.decrement() }
+                            return try await renderer.render(job)
+                        }
+                    } catch let refusal as WorkLimiter.Refusal {
+                        metrics.queued.decrement()
+                        throw refusal == .queueFull ? ServiceError.tooManyRequests : ServiceError.cancelled
+                    }
                 }
-            } catch let refusal as WorkLimiter.Refusal {
-                metrics.queued.decrement()
-                throw refusal == .queueFull ? ServiceError.tooManyRequests : ServiceError.cancelled
             } catch {
-                throw error as? ServiceError ?? .internalError
+                // A request that left the shared render gets the coalescer's cancellation.
+                throw error as? ServiceError ?? (error is ImagePipeError ? .cancelled : .internalError)
             }
         }
         let token = disconnect?.watch { work.cancel() }

@@ -4,27 +4,28 @@ import LoaderFile
 import LoaderHTTP
 import PipelineCore
 
-/// The server's loader: http(s) through `HTTPLoader` (its SSRF guard on unless configured off),
-/// files through `FileLoader` held to the local root. It notes each source's validator (its
-/// `ETag`, else a digest of its bytes) so answers can carry an ETag and 304s can skip the work.
+/// The server's loader: http(s) through `HTTPLoader` (its SSRF guard on unless configured off,
+/// redirects held to the allow-list), optionally behind a fleet's shared tier, and files through
+/// `FileLoader` held to the local root. It notes each source's validator (its `ETag`, else a
+/// digest of its bytes) so answers can carry an ETag and 304s can skip the work.
 final class SourceLoader: ImageLoader {
-    let http: HTTPLoader
+    let remote: any ImageLoader
     let file: FileLoader?
     let validators: MemoryCache<String, String>
     let metrics: ServerMetrics
-    /// Whether a URL a source redirected to may be used; the allow-list applies to every hop's end.
-    let allowsRedirectTarget: @Sendable (URL) -> Bool
+    let maxSourceBytes: Int
 
     init(configuration: ImageServerConfiguration, metrics: ServerMetrics, allowsRedirectTarget: @escaping @Sendable (URL) -> Bool) {
         self.metrics = metrics
-        self.allowsRedirectTarget = allowsRedirectTarget
+        maxSourceBytes = configuration.maxSourceBytes
         var httpConfiguration = HTTPLoaderConfiguration()
         httpConfiguration.blocksPrivateAddresses = !configuration.allowsPrivateSources
         httpConfiguration.maxResponseBytes = Int64(configuration.maxSourceBytes)
         httpConfiguration.maxConcurrentDownloads = max(6, configuration.workers * 2)
         httpConfiguration.timeout = Double(configuration.requestTimeout.components.seconds) + 1
         httpConfiguration.connectTimeout = min(httpConfiguration.timeout, 5)
-        http = HTTPLoader(configuration: httpConfiguration)
+        let origin = RedirectCheckingLoader(http: HTTPLoader(configuration: httpConfiguration), allowsRedirectTarget: allowsRedirectTarget)
+        remote = configuration.sharedSources?(origin) ?? origin
         file = configuration.localRoot.map { root in
             FileLoader(configuration: FileLoaderConfiguration(allowedRoots: [root], maxBytes: Int64(configuration.maxSourceBytes)))
         }
@@ -32,7 +33,7 @@ final class SourceLoader: ImageLoader {
     }
 
     func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
-        url.isFileURL ? file?.canLoad(url, options: options, context: context) ?? false : http.canLoad(url, options: options, context: context)
+        url.isFileURL ? file?.canLoad(url, options: options, context: context) ?? false : remote.canLoad(url, options: options, context: context)
     }
 
     func load(
@@ -46,9 +47,10 @@ final class SourceLoader: ImageLoader {
             guard let file else { throw ImagePipeError.invalidURL(url.absoluteString) }
             result = try await file.load(url, options: options, context: context, progress: progress)
         } else {
-            result = try await http.load(url, options: options, context: context, progress: progress)
-            if let final = result.response?.url, final != url, !allowsRedirectTarget(final) {
-                throw ImagePipeError.transport(kind: .blockedAddress, message: "redirected outside the allowed sources")
+            result = try await remote.load(url, options: options, context: context, progress: progress)
+            // A shared tier may hold copies another server, with a larger limit, fetched.
+            guard result.data.count <= maxSourceBytes else {
+                throw ImagePipeError.limitExceeded(.responseBytes, value: result.data.count, maximum: maxSourceBytes)
             }
         }
         validators.set(Self.validator(of: result), forKey: url.absoluteString)
@@ -61,11 +63,37 @@ final class SourceLoader: ImageLoader {
         false
     }
 
-    /// The strong `ETag` the source sent, else a digest of its bytes.
+    /// The strong entity tag the source sent, else a digest of its bytes.
     static func validator(of result: ImageLoadResult) -> String {
-        if let etag = result.httpResponse?.header("ETag"), !etag.hasPrefix("W/"), !etag.isEmpty {
+        if let etag = result.response?.cacheValidators?.etag, !etag.hasPrefix("W/"), !etag.isEmpty {
             return "etag:" + etag
         }
         return "sha256:" + Data(SHA256.hash(data: result.data)).base64URLEncodedWithoutPadding
+    }
+}
+
+/// `HTTPLoader` with the allow-list applied to where redirects end, before anything (a shared
+/// tier) keeps the bytes.
+struct RedirectCheckingLoader: ImageLoader {
+    let http: HTTPLoader
+    let allowsRedirectTarget: @Sendable (URL) -> Bool
+
+    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
+        http.canLoad(url, options: options, context: context)
+    }
+
+    func load(
+        _ url: URL, options: ImageOptions, context: ImageContext,
+        progress: (@Sendable (ImageLoadProgress) -> Void)?
+    ) async throws -> ImageLoadResult {
+        let result = try await http.load(url, options: options, context: context, progress: progress)
+        if let final = result.response?.url, final != url, !allowsRedirectTarget(final) {
+            throw ImagePipeError.transport(kind: .blockedAddress, message: "redirected outside the allowed sources")
+        }
+        return result
+    }
+
+    func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+        false
     }
 }

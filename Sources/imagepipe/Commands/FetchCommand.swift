@@ -61,19 +61,8 @@ struct FetchCommand: AsyncParsableCommand {
         return writable
     }
 
-    /// The shared cache's settings; the error names what is wrong without echoing the URL, which
-    /// may hold a password.
     func redisConfiguration() throws -> RedisCacheConfiguration? {
-        guard let redisURL else { return nil }
-        do {
-            var configuration = try RedisCacheConfiguration(url: redisURL)
-            if configuration.password == nil, let password = ProcessInfo.processInfo.environment["IMAGEPIPE_REDIS_PASSWORD"], !password.isEmpty {
-                configuration.password = password
-            }
-            return configuration
-        } catch {
-            throw ValidationError("--redis: \(error)")
-        }
+        try RedisOption.configuration(redisURL, environment: ProcessInfo.processInfo.environment)
     }
 
     func imageOptions() throws -> ImageOptions {

@@ -103,6 +103,33 @@ struct LoadTests {
         }
     }
 
+    @Test("identical requests at once are processed once, fetch to encode, even with no result cache")
+    func identicalRequestsRenderOnce() async throws {
+        let fixture = try ServerFixture().with {
+            $0.memoryLimit = 0
+            $0.workers = 1
+        }
+        let gate = Gate()
+        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+        let server = fixture.makeServer()
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let url = fixture.url("w:10", "/held.png", ext: "png")
+            async let answers = withThrowingTaskGroup(of: Data?.self) { group in
+                for _ in 0..<8 { group.addTask { try await RawHTTPClient.get(port: port, url).map { $0.status == 200 ? $0.body : nil } ?? nil } }
+                return try await group.reduce(into: [Data?]()) { $0.append($1) }
+            }
+            // All eight wait on one render (one worker, no 429) before the origin answers.
+            #expect(await eventually(timeout: .seconds(30)) { server.handler.renders.joinerCount == 8 })
+            gate.open()
+            let bodies = try await answers
+            #expect(bodies.count == 8 && bodies.allSatisfy { $0 != nil && $0 == bodies[0] })
+            #expect(fixture.origin.requestCount("/held.png") == 1)
+            let samples = OperationsTests.parse(server.handler.metrics.exposition())
+            #expect(samples["imagepipe_processing_duration_seconds_count"] == 1)
+        }
+    }
+
     @Test("a request past its deadline is answered 504 and its fetch is cancelled")
     func deadline() async throws {
         let fixture = try ServerFixture().with {

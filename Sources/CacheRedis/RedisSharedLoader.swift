@@ -1,0 +1,88 @@
+import Foundation
+import PipelineCore
+
+/// A loader for a fleet of servers sharing one Redis: a source another server already fetched is
+/// read from Redis, and a source several servers miss at once is fetched from its origin by one of
+/// them (`RedisImageCache.claimFetch`) while the others wait for its copy. The copy keeps the
+/// origin's validators (`ImageLoadResponse.cacheValidators`), so every server answers
+/// with the same ones. Redis faults fall back to the origin; they never fail a load.
+///
+/// Entries are keyed by the URL's absolute string, the key `ImageManager` keeps original bytes
+/// under, so a manager with the same `RedisImageCache` in its caches finds them too.
+public struct RedisSharedLoader: ImageLoader {
+    public let origin: any ImageLoader
+    public let cache: RedisImageCache
+
+    public init(origin: any ImageLoader, cache: RedisImageCache) {
+        self.origin = origin
+        self.cache = cache
+    }
+
+    public func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
+        origin.canLoad(url, options: options, context: context)
+    }
+
+    public func load(
+        _ url: URL, options: ImageOptions, context: ImageContext,
+        progress: (@Sendable (ImageLoadProgress) -> Void)?
+    ) async throws -> ImageLoadResult {
+        let key = url.absoluteString
+        if let stored = await storedCopy(of: url, key: key, progress: progress) { return stored }
+        let fetch = { try await origin.load(url, options: options, context: context, progress: progress) }
+        switch await cache.claimFetch(forKey: key) {
+        case .stored:
+            // Evicted between the other server's store and this read: fetch alone.
+            if let stored = await storedCopy(of: url, key: key, progress: progress) { return stored }
+            return try await fetchAndStore(key: key, fetch)
+        case .fetch(let lease):
+            do {
+                let result = try await fetchAndStore(key: key, fetch)
+                await cache.release(lease)
+                return result
+            } catch {
+                await cache.release(lease)
+                throw error
+            }
+        case .fetchAlone:
+            return try await fetchAndStore(key: key, fetch)
+        }
+    }
+
+    public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
+        origin.shouldBlockURL(url, error: error, options: options, context: context)
+    }
+
+    private func storedCopy(of url: URL, key: String, progress: (@Sendable (ImageLoadProgress) -> Void)?) async -> ImageLoadResult? {
+        guard let entry = await cache.entry(forKey: key) else { return nil }
+        let size = Int64(entry.data.count)
+        progress?(ImageLoadProgress(receivedBytes: size, expectedBytes: size))
+        let validators = CacheValidators(etag: entry.etag, lastModified: entry.lastModified)
+        let response = RedisStoredResponse(url: url, formatIdentifier: entry.formatIdentifier,
+                                           cacheValidators: validators.canRevalidate ? validators : nil)
+        return ImageLoadResult(data: entry.data, response: response)
+    }
+
+    /// Fetches from the origin and keeps an image's bytes (anything else is not stored).
+    private func fetchAndStore(key: String, _ fetch: () async throws -> ImageLoadResult) async throws -> ImageLoadResult {
+        let result = try await fetch()
+        let format = ImageFormat.detect(in: result.data)
+        if format != .undefined {
+            let entry = RedisCacheEntry(data: result.data, formatIdentifier: format.identifier,
+                                        etag: result.response?.cacheValidators?.etag,
+                                        lastModified: result.response?.cacheValidators?.lastModified)
+            await cache.setEntry(entry, forKey: key)
+        }
+        return result
+    }
+}
+
+/// The answer `RedisSharedLoader` gives for bytes read from Redis: the origin's validators as
+/// another server stored them.
+public struct RedisStoredResponse: ImageLoadResponse, Hashable {
+    public let url: URL
+    /// The stored format's identifier (`ImageFormat.identifier`).
+    public let formatIdentifier: String
+    public let cacheValidators: CacheValidators?
+
+    public var mimeType: String? { ImageFormat.named(formatIdentifier)?.mimeType }
+}
