@@ -2,8 +2,9 @@ import Foundation
 
 /// The decode step shared by caches and loaders (SDWebImage's `SDImageCacheDecodeImageData` and
 /// `SDImageLoaderDecodeImageData`): pick the coder, decode, refuse empty results, manage colour as
-/// `options.colorHandling` says, strip or keep EXIF and XMP as `options.metadataHandling` says, and
-/// record the options used so `isThumbnail` can be told later.
+/// `options.colorHandling` says, strip or keep EXIF and XMP as `options.metadataHandling` says,
+/// record the options used so `isThumbnail` can be told later, and preload an animation's frames
+/// when `options.preloadAllFrames` asks.
 extension ImageCodersManager {
     /// Decodes `data` with the context's coder if it names one (used as is, without `canDecode`,
     /// as SDWebImage does), else with these coders; then converts it to sRGB through
@@ -20,6 +21,8 @@ extension ImageCodersManager {
         image = colorConverters.apply(options.colorHandling, to: image)
         image = options.metadataHandling.apply(to: image)
         image.metadata.decodeOptions = options
+        // A frame that fails here fails again, with its error, when it is asked for.
+        if options.preloadAllFrames, let animation = image.animation { try? animation.preloadAllFrames() }
         return image
     }
 

@@ -6,6 +6,9 @@ import Foundation
 public struct ImageDecodeOptions: Hashable, Sendable {
     /// Decode only frame 0 of an animation, giving a still image.
     public var firstFrameOnly: Bool
+    /// Decode every frame of an animation right after the decode and keep them (SDWebImage's
+    /// `preloadAllFrames`): playback decodes nothing, and the image costs every frame's pixels.
+    public var preloadAllFrames: Bool
     /// Point scale recorded on the image (pixels per point); values below 1 are treated as 1.
     public var scaleFactor: Double
     /// Decode no larger than this box (aspect kept unless `preserveAspectRatio` is false). Coders
@@ -100,8 +103,10 @@ public struct ImageDecodeOptions: Hashable, Sendable {
         colorHandling: ImageColorHandling = .default,
         maxColorProfileBytes: Int = ImageDecodeOptions.defaultMaxColorProfileBytes,
         metadataHandling: ImageMetadataHandling = .default,
-        maxMetadataBytes: Int = ImageDecodeOptions.defaultMaxMetadataBytes
+        maxMetadataBytes: Int = ImageDecodeOptions.defaultMaxMetadataBytes,
+        preloadAllFrames: Bool = false
     ) {
+        self.preloadAllFrames = preloadAllFrames
         self.firstFrameOnly = firstFrameOnly
         self.scaleFactor = scaleFactor
         self.thumbnailPixelSize = thumbnailPixelSize

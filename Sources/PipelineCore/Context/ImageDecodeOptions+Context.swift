@@ -2,7 +2,7 @@ import Foundation
 
 extension ImageDecodeOptions {
     /// The decode options a request asks for (SDWebImage's `SDGetDecodeOptionsFromContext`): the
-    /// context's `.decodeOptions` as the base, overridden by `.decodeFirstFrameOnly`, the scale
+    /// context's `.decodeOptions` as the base, overridden by `.decodeFirstFrameOnly`, `.preloadAllFrames`, the scale
     /// (context value if at least 1, else `@2x`/`@3x` in the key), preserve-aspect-ratio, thumbnail
     /// size, byte budget (context value, else the default budget with `.scaleDownLargeImages`), and the
     /// key's path extension as a hint — of the key's URL path, so a query string never leaks into it
@@ -10,6 +10,7 @@ extension ImageDecodeOptions {
     public init(options: ImageOptions, context: ImageContext, cacheKey: String? = nil) {
         self = context[.decodeOptions] ?? ImageDecodeOptions()
         if options.contains(.decodeFirstFrameOnly) { firstFrameOnly = true }
+        if options.contains(.preloadAllFrames) { preloadAllFrames = true }
         if let scale = context[.scaleFactor], scale >= 1 {
             scaleFactor = scale
         } else if let cacheKey {

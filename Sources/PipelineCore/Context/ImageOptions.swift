@@ -51,6 +51,10 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let avoidAutoCancelImage = ImageOptions(rawValue: 1 << 24)
     /// Targets: complete only after the transition has finished.
     public static let waitTransition = ImageOptions(rawValue: 1 << 25)
+    /// Targets: show the image the memory cache holds for the URL (its final key, else the original
+    /// image) as the placeholder, e.g. while `.refreshCached` revalidates it (SDWebImage's
+    /// `sd_setImageWithPreviousCachedImageWithURL`). ImagePipe's own flags count down from bit 31.
+    public static let previousCachedImage = ImageOptions(rawValue: 1 << 31)
 
     /// Every named option, with the name the command line's `--option` takes.
     public static let named: [(name: String, option: ImageOptions)] = [
@@ -64,7 +68,7 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
         ("fromLoaderOnly", .fromLoaderOnly), ("forceTransition", .forceTransition),
         ("decodeFirstFrameOnly", .decodeFirstFrameOnly), ("preloadAllFrames", .preloadAllFrames),
         ("waitStoreCache", .waitStoreCache), ("avoidAutoCancelImage", .avoidAutoCancelImage),
-        ("waitTransition", .waitTransition),
+        ("waitTransition", .waitTransition), ("previousCachedImage", .previousCachedImage),
     ]
 
     /// The option with this name (`"retryFailed"`), case-insensitively.

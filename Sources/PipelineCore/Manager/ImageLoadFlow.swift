@@ -132,14 +132,24 @@ struct ImageLoadFlow: Sendable {
 
         // 8. Download decision.
         let loader: any ImageLoader = context[.imageLoader] ?? manager.loader
-        guard shouldDownload(cached: cached, loader: loader) else {
+        switch downloadDecision(cached: cached, loader: loader) {
+        case .download:
+            break
+        case .answerCached:
             if let cached, let image = cached.image {
                 complete(ImageResult(image: image, data: cached.data, cacheType: cached.cacheType, url: url), task)
             } else {
-                // A cache-only miss, a veto, or no loader for the URL: no image and no error (SDWebImage).
+                // A cache-only miss or a veto: no image and no error (SDWebImage).
                 complete(ImageResult(image: nil, data: nil, cacheType: .none, url: url), task)
             }
             return
+        case .noLoader:
+            if let cached, let image = cached.image {
+                complete(ImageResult(image: image, data: cached.data, cacheType: cached.cacheType, url: url), task)
+                return
+            }
+            // A forgotten plugin, not a miss. Not blocked: registering the loader makes the URL load.
+            throw ImagePipeError.invalidURL(url.absoluteString)
         }
         if let cachedImage = cached?.image, options.contains(.refreshCached) {
             let first = ImageResult(image: cachedImage, data: cached?.data, cacheType: cached?.cacheType ?? .none, url: url)
@@ -189,13 +199,15 @@ struct ImageLoadFlow: Sendable {
         return result?.image == nil ? nil : result
     }
 
+    private enum DownloadDecision { case download, answerCached, noLoader }
+
     /// 8. Download unless cache-only, unless there is a cached image (without `.refreshCached`),
     /// unless vetoed, and only if the loader takes the URL.
-    private func shouldDownload(cached: ImageCacheResult?, loader: any ImageLoader) -> Bool {
-        guard !options.contains(.fromCacheOnly) else { return false }
-        guard cached?.image == nil || options.contains(.refreshCached) else { return false }
-        if let veto = manager.settings.shouldDownload, !veto(url) { return false }
-        return loader.canLoad(url, options: options, context: context)
+    private func downloadDecision(cached: ImageCacheResult?, loader: any ImageLoader) -> DownloadDecision {
+        guard !options.contains(.fromCacheOnly) else { return .answerCached }
+        guard cached?.image == nil || options.contains(.refreshCached) else { return .answerCached }
+        if let veto = manager.settings.shouldDownload, !veto(url) { return .answerCached }
+        return loader.canLoad(url, options: options, context: context) ? .download : .noLoader
     }
 
     /// 8d. A failed load completes with its error, except a `cacheNotModified` after the cached image

@@ -61,7 +61,8 @@ public final class ImageManager: Sendable {
     }
 
     /// Loads an image; cancelling the calling task cancels the load. Returns the final result (with
-    /// `.refreshCached`, the revalidated one); a `.fromCacheOnly` miss returns a result without image.
+    /// `.refreshCached`, the revalidated one); a `.fromCacheOnly` miss returns a result without image,
+    /// a URL no loader takes throws `invalidURL`. `image(with:options:context:)` returns the image alone.
     /// The flow's steps up to the memory cache run in the caller: a memory hit returns at once,
     /// without starting a task.
     ///

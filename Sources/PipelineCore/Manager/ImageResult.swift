@@ -2,8 +2,8 @@ import Foundation
 
 /// What a load delivers (SDWebImage's completion arguments).
 public struct ImageResult: Sendable {
-    /// Nil only when a `.fromCacheOnly` load missed (or the loader could not take the URL): that is
-    /// not an error, as in SDWebImage.
+    /// Nil only when a `.fromCacheOnly` load missed or the manager's `shouldDownload` vetoed the
+    /// load: that is not an error, as in SDWebImage. A URL no loader takes is one (`invalidURL`).
     public var image: Image?
     /// The encoded bytes; nil when the image was transformed or decoded as a thumbnail (they no longer
     /// describe it), and for memory hits unless `.queryMemoryData` was asked for.

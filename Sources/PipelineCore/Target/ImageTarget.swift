@@ -3,15 +3,28 @@ import Foundation
 /// Anything that shows loaded images: a GUI widget binding, a terminal view, a server-side render
 /// slot. The Linux stand-in for SDWebImage's view categories (`UIImageView+WebCache`,
 /// `UIButton+WebCache`, `UIImageView+HighlightedWebCache`): conform, then call
-/// `setImage(with:placeholder:slot:options:context:progress:completed:)`.
+/// `setImage(with:placeholder:slot:options:context:completed:progress:)`.
 ///
 /// A class, because loads are bound to the object's identity: a new request for the same
 /// operation key cancels the previous one, and the operations end when nobody holds them.
-/// `display(_:in:)` is called on the request's callback executor — by default one serial executor
-/// per target — so a target is never updated from two threads at once.
-public protocol ImageTarget: AnyObject, Sendable {
+///
+/// Two kinds of conformer, both checked by the compiler:
+/// - A class that lives on an actor conforms with an isolated conformance and is only ever touched
+///   there: `@MainActor final class Cell: @MainActor ImageTarget`. It calls `setImage` from that
+///   actor, and every `display`, indicator, transition and completion runs on it; the placeholder
+///   (or a memory-cache hit) is shown before `setImage` returns.
+/// - A `Sendable` class can be given images from anywhere. Called from an actor, its updates run on
+///   that actor (the placeholder at once, as above) unless the context names a `.callbackExecutor`;
+///   called from no actor, on one serial executor per target, so it is never updated from two
+///   threads at once.
+public protocol ImageTarget: AnyObject {
     /// Shows `image` in `slot`; nil clears it (a nil placeholder does that, as in SDWebImage).
     func display(_ image: Image?, in slot: ImageSlot)
+
+    /// Shows what a load produced with everything known about it — the image, its bytes, where it
+    /// came from and its URL — as SDWebImage's `setImageBlock` receives it. A placeholder comes with
+    /// no data and cache type `.none`. Default: `display(result.image, in: slot)`.
+    func display(_ result: ImageResult, in slot: ImageSlot)
 
     /// Shown while a load runs (SDWebImage's `sd_imageIndicator`). Default: none.
     var imageIndicator: (any ImageIndicator)? { get }
@@ -21,6 +34,7 @@ public protocol ImageTarget: AnyObject, Sendable {
 }
 
 extension ImageTarget {
+    public func display(_ result: ImageResult, in slot: ImageSlot) { display(result.image, in: slot) }
     public var imageIndicator: (any ImageIndicator)? { nil }
     public var imageTransition: (any ImageTransition)? { nil }
 }

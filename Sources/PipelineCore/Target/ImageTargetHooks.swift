@@ -23,9 +23,9 @@ public protocol ImageTransition: Sendable {
     /// Before the image is applied (SDWebImage's `prepares`).
     func prepare(_ target: any ImageTarget, image: Image?, slot: ImageSlot, cacheType: ImageCacheType, url: URL?)
 
-    /// Applies the image, over `duration`, and calls `done(finished)` once when it has ended
-    /// (SDWebImage's `animations`). The default shows it at once.
-    func apply(_ image: Image?, to target: any ImageTarget, slot: ImageSlot, done: @escaping @Sendable (Bool) -> Void)
+    /// Applies the result, over `duration`, and calls `done(finished)` once when it has ended
+    /// (SDWebImage's `animations`). The default shows it at once with `display(_:in:)`.
+    func apply(_ result: ImageResult, to target: any ImageTarget, slot: ImageSlot, done: @escaping @Sendable (Bool) -> Void)
 
     /// After `apply` reported it was done (SDWebImage's `completion`). With `.waitTransition` the
     /// request's completion runs only after this.
@@ -35,8 +35,8 @@ public protocol ImageTransition: Sendable {
 extension ImageTransition {
     public var duration: Double { 0 }
     public func prepare(_ target: any ImageTarget, image: Image?, slot: ImageSlot, cacheType: ImageCacheType, url: URL?) {}
-    public func apply(_ image: Image?, to target: any ImageTarget, slot: ImageSlot, done: @escaping @Sendable (Bool) -> Void) {
-        target.display(image, in: slot)
+    public func apply(_ result: ImageResult, to target: any ImageTarget, slot: ImageSlot, done: @escaping @Sendable (Bool) -> Void) {
+        target.display(result, in: slot)
         done(true)
     }
     public func completed(_ target: any ImageTarget, slot: ImageSlot, finished: Bool) {}

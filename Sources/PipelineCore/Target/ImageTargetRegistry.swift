@@ -11,8 +11,14 @@ import Synchronization
 final class ImageTargetRegistry: Sendable {
     static let shared = ImageTargetRegistry()
 
+    /// Holds a target only to tell whether it is alive and still the object at its identity, never
+    /// to call it: so a target that is not `Sendable` can be held here, whatever thread asks.
+    private struct ObjectReference: @unchecked Sendable {
+        weak var object: AnyObject?
+    }
+
     private struct Entry {
-        weak var target: (any ImageTarget)?
+        let reference: ObjectReference
         let state: ImageTargetState
     }
 
@@ -25,12 +31,14 @@ final class ImageTargetRegistry: Sendable {
 
     func state(for target: any ImageTarget) -> ImageTargetState {
         let id = ObjectIdentifier(target)
+        let reference = ObjectReference(object: target)
+        let label = String(describing: type(of: target))
         return table.withLock { table in
-            if let entry = table.entries[id], entry.target === target { return entry.state }
-            let state = ImageTargetState(label: String(describing: type(of: target)))
-            table.entries[id] = Entry(target: target, state: state)
+            if let entry = table.entries[id], entry.reference.object === reference.object { return entry.state }
+            let state = ImageTargetState(label: label)
+            table.entries[id] = Entry(reference: reference, state: state)
             if table.entries.count >= table.sweepAt {
-                table.entries = table.entries.filter { $0.value.target != nil }
+                table.entries = table.entries.filter { $0.value.reference.object != nil }
                 table.sweepAt = max(64, table.entries.count * 2)
             }
             return state
@@ -39,8 +47,9 @@ final class ImageTargetRegistry: Sendable {
 
     /// The state of `target` if it ever had one, without creating it.
     func existingState(for target: any ImageTarget) -> ImageTargetState? {
-        table.withLock { table in
-            guard let entry = table.entries[ObjectIdentifier(target)], entry.target === target else { return nil }
+        let reference = ObjectReference(object: target)
+        return table.withLock { table in
+            guard let entry = table.entries[ObjectIdentifier(target)], entry.reference.object === reference.object else { return nil }
             return entry.state
         }
     }

@@ -119,6 +119,20 @@ struct DefaultImageCacheTests {
         #expect(coder.decodes.count == 0)
     }
 
+    @Test("The request's encode options reach the coder when the cache encodes: firstFrameOnly writes one frame of a transformed animation")
+    func requestEncodeOptions() async throws {
+        let cache = makeCache()
+        var animation = TestImages.animated(frames: 3)
+        animation.metadata.isTransformed = true
+        var context = ImageContext()
+        context[.encodeOptions] = ImageEncodeOptions(firstFrameOnly: true)
+        await cache.store(animation, data: nil, key: "one", options: [], context: context, cacheType: .disk)
+        await cache.store(animation, data: nil, key: "all", options: [], context: ImageContext(), cacheType: .disk)
+        let frames = { (key: String) in try self.coder.decode(try #require(cache.diskCache.data(forKey: key)), options: ImageDecodeOptions()).frameCount }
+        #expect(try frames("one") == 1)
+        #expect(try frames("all") == 3)
+    }
+
     // MARK: Promotion
 
     @Test("A disk hit is promoted to memory when the store cache type includes memory, not otherwise")

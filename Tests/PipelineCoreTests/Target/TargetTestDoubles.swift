@@ -4,8 +4,8 @@ import Synchronization
 import TestSupport
 
 /// A target that records what it was shown, per slot, and notices if two updates ever overlap.
-final class RecordingTarget: ImageTarget {
-    struct Shown: Sendable { let slot: ImageSlot; let image: Image? }
+final class RecordingTarget: ImageTarget, Sendable {
+    struct Shown: Sendable { let slot: ImageSlot; let image: Image?; let result: ImageResult? }
     private let log = Mutex<[Shown]>([])
     private let inside = Mutex(0)
     let overlaps = Counter()
@@ -21,8 +21,17 @@ final class RecordingTarget: ImageTarget {
     var imageTransition: (any ImageTransition)? { transition }
 
     func display(_ image: Image?, in slot: ImageSlot) {
+        record(Shown(slot: slot, image: image, result: nil))
+    }
+
+    /// The full form, as the pipeline calls it: recorded with the result.
+    func display(_ result: ImageResult, in slot: ImageSlot) {
+        record(Shown(slot: slot, image: result.image, result: result))
+    }
+
+    private func record(_ shown: Shown) {
         if inside.withLock({ $0 += 1; return $0 }) > 1 { overlaps.increment() }
-        log.withLock { $0.append(Shown(slot: slot, image: image)) }
+        log.withLock { $0.append(shown) }
         inside.withLock { $0 -= 1 }
     }
 
@@ -56,9 +65,9 @@ final class RecordingTransition: ImageTransition {
         log.withLock { $0.append("prepare") }
     }
 
-    func apply(_ image: Image?, to target: any ImageTarget, slot: ImageSlot, done: @escaping @Sendable (Bool) -> Void) {
+    func apply(_ result: ImageResult, to target: any ImageTarget, slot: ImageSlot, done: @escaping @Sendable (Bool) -> Void) {
         log.withLock { $0.append("apply") }
-        target.display(image, in: slot)
+        target.display(result, in: slot)
         if holdsUntilReleased { pending.withLock { $0.append(done) } } else { done(true) }
     }
 

@@ -127,6 +127,22 @@ struct TransformerTests {
         #expect(try FlippingTransformer(horizontal: false, vertical: false).transform(source).firstFrame == source.firstFrame)
     }
 
+    @Test("Flips move every pixel of an image that differs in each corner")
+    func flipAsymmetric() throws {
+        // 2 x 2: red green / blue white; each flip has exactly one right answer.
+        let colors: [[UInt8]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]]
+        let source = Image(try PixelBuffer(width: 2, height: 2, format: .rgb8, bytes: colors.flatMap { $0 }))
+        func grid(_ horizontal: Bool, _ vertical: Bool) throws -> [ImageColor] {
+            let out = try FlippingTransformer(horizontal: horizontal, vertical: vertical).transform(source).firstFrame
+            return [out.color(x: 0, y: 0), out.color(x: 1, y: 0), out.color(x: 0, y: 1), out.color(x: 1, y: 1)]
+        }
+        let original = try grid(false, false)
+        #expect(try grid(true, false) == [original[1], original[0], original[3], original[2]])
+        #expect(try grid(false, true) == [original[2], original[3], original[0], original[1]])
+        #expect(try grid(true, true) == [original[3], original[2], original[1], original[0]])
+        #expect(Set(original.map { "\($0)" }).count == 4)
+    }
+
     @Test("Tint: source-in paints the shape in the tint colour; source-atop keeps the image under a translucent tint")
     func tint() throws {
         var bytes: [UInt8] = []
