@@ -1,4 +1,4 @@
-import CodersHEIF
+@testable import CodersHEIF
 import Foundation
 import PipelineCore
 import Testing
@@ -72,16 +72,31 @@ struct HEIFHostileInputTests {
     }
 }
 
-/// A grid's canvas size is written in the grid item's data, which libheif 1.15 trusts: a
-/// 587-byte file (a fuzz finding) claims 28015x28534 and libheif allocated 800 MB for it.
-struct HEIFGridCanvasTests {
-    static let finding = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/fuzz/heif/oom-2603d7ffc5f574c7ce1b0b95c23ce2a8350b7930")
+/// What libheif allocates is written in places it trusts: a grid's or overlay's canvas in the
+/// item's data, a picture's size in its HEVC parameter sets. Both are read before it decodes.
+struct HEIFDecodeFootprintTests {
+    static func finding(_ name: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz/heif/\(name)")
+    }
 
+    /// A 587-byte file (a fuzz finding) whose grid claims 28015x28534: libheif allocated 800 MB.
     @Test("a grid canvas over maxPixels is refused before libheif allocates it")
     func gridCanvasBomb() throws {
-        let data = try Data(contentsOf: Self.finding)
+        let data = try Data(contentsOf: Self.finding("oom-2603d7ffc5f574c7ce1b0b95c23ce2a8350b7930"))
         #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 28_015 * 28_534, maximum: ImageDecodeOptions.defaultMaxPixels)) {
+            try HEIFCoder().decode(data, options: ImageDecodeOptions())
+        }
+        #expect(HEIFCoder().decodeEstimate(for: data, options: ImageDecodeOptions()) == nil)
+    }
+
+    /// A 1,909-byte file (a fuzz finding): a 32x32 grid whose one tile is an overlay claiming
+    /// 9362x18463; libheif and libde265 reached 778 MB for it.
+    @Test("an overlay nested in a grid is measured too: its canvas over maxPixels is refused")
+    func nestedOverlayBomb() throws {
+        let data = try Data(contentsOf: Self.finding("oom-1aa1c418fe494762bc63b80945cb5022ea435078"))
+        #expect(HEIFDecodeFootprint.measure(data) == .footprint(.init(largest: ImageSize(width: 9362, height: 18_463), decodedPixels: 0)))
+        #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 9362 * 18_463, maximum: ImageDecodeOptions.defaultMaxPixels)) {
             try HEIFCoder().decode(data, options: ImageDecodeOptions())
         }
         #expect(HEIFCoder().decodeEstimate(for: data, options: ImageDecodeOptions()) == nil)
@@ -89,6 +104,22 @@ struct HEIFGridCanvasTests {
 
     @Test("an image that is not a grid decodes as before", .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
     func plainImage() throws {
-        #expect(HEIFCoder().decodeEstimate(for: try HEIFFixtures.rgb.data(), options: ImageDecodeOptions()) != nil)
+        let data = try HEIFFixtures.rgb.data()
+        #expect(HEIFCoder().decodeEstimate(for: data, options: ImageDecodeOptions()) != nil)
+        // heif-enc 1.15 writes a 37x23 grid of one 64x64 tile.
+        #expect(HEIFDecodeFootprint.measure(data) == .footprint(.init(largest: ImageSize(width: 64, height: 64), decodedPixels: 64 * 64)))
+    }
+
+    @Test("a picture whose HEVC parameter sets declare more than its ispe is refused at that size",
+          .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
+    func codedSizeOverDeclaredSize() throws {
+        let source = try ToolFixtures.sourcePNG(width: 1024, height: 1024, alpha: false)
+        let data = try ToolFixtures.make("coded-1024.heic", tool: "heif-enc", ["-q", "10", source.path, "-o"])
+        let small = HEIFHostileInputTests.claiming(16, 16, in: data)
+        let options = ImageDecodeOptions(maxPixels: 500_000)
+        #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 1024 * 1024, maximum: 500_000)) {
+            try HEIFCoder().decode(small, options: options)
+        }
+        #expect(HEIFCoder().decodeEstimate(for: small, options: options) == nil)
     }
 }
