@@ -123,3 +123,70 @@ struct HEIFDecodeFootprintTests {
         #expect(HEIFCoder().decodeEstimate(for: small, options: options) == nil)
     }
 }
+
+/// Item tables written here, without pixels: what the measure makes of references.
+struct HEIFItemReferenceTests {
+    enum Item {
+        /// A grid whose data (in `idat`) declares `canvas`, derived from `tiles`.
+        case grid(id: Int, canvas: Int, tiles: [Int])
+        /// A coded image declaring `side` x `side` in `ispe`.
+        case coded(id: Int, side: Int)
+    }
+
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        HostileImages.be32(8 + payload.count) + Array(type.utf8) + payload
+    }
+
+    static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+
+    /// A file whose primary item is `primary`, listing `items`.
+    static func file(primary: Int, _ items: [Item]) -> Data {
+        var infe: [UInt8] = [], idat: [UInt8] = [], locations: [UInt8] = [], properties: [UInt8] = [], associations: [UInt8] = []
+        var references: [UInt8] = []
+        var count = 0
+        for item in items {
+            switch item {
+            case .grid(let id, let canvas, let tiles):
+                infe += box("infe", [2, 0, 0, 0] + be16(id) + [0, 0] + Array("grid".utf8) + [0])
+                // iloc version 1: id, construction method 1 (idat), data reference, one extent of
+                // 32-bit offset and length.
+                locations += be16(id) + be16(1) + be16(0) + be16(1) + HostileImages.be32(idat.count) + HostileImages.be32(8)
+                idat += [0, 0, 0, 0] + be16(canvas) + be16(canvas)
+                references += box("dimg", be16(id) + be16(tiles.count) + tiles.flatMap(be16))
+            case .coded(let id, let side):
+                infe += box("infe", [2, 0, 0, 0] + be16(id) + [0, 0] + Array("hvc1".utf8) + [0])
+                locations += be16(id) + be16(1) + be16(0) + be16(0)
+                properties += box("ispe", [0, 0, 0, 0] + HostileImages.be32(side) + HostileImages.be32(side))
+                count += 1
+                associations += be16(id) + [1, UInt8(count)]
+            }
+        }
+        let meta = box("meta", [0, 0, 0, 0]
+            + box("pitm", [0, 0, 0, 0] + be16(primary))
+            + box("iinf", [0, 0, 0, 0] + be16(items.count) + infe)
+            + box("iloc", [1, 0, 0, 0, 0x44, 0x00] + be16(items.count) + locations)
+            + box("idat", idat)
+            + box("iprp", box("ipco", properties) + box("ipma", [0, 0, 0, 0] + HostileImages.be32(count) + associations))
+            + box("iref", [0, 0, 0, 0] + references))
+        return Data(box("ftyp", Array("heicmif1".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + meta)
+    }
+
+    @Test("a tile listed many times counts each time: the pixels decoded must fit maxPixels")
+    func repeatedTile() throws {
+        let data = Self.file(primary: 1, [.grid(id: 1, canvas: 100, tiles: Array(repeating: 2, count: 16)), .coded(id: 2, side: 100)])
+        #expect(HEIFDecodeFootprint.measure(data) == .footprint(.init(largest: ImageSize(width: 100, height: 100), decodedPixels: 160_000)))
+        #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 160_000, maximum: 100_000)) {
+            try HEIFCoder.footprint(data, options: ImageDecodeOptions(maxPixels: 100_000))
+        }
+    }
+
+    @Test("an image derived from itself, or nested too deep, is bad data")
+    func cyclesAndDepth() {
+        let cycle = Self.file(primary: 1, [.grid(id: 1, canvas: 64, tiles: [2]), .grid(id: 2, canvas: 64, tiles: [1])])
+        #expect(HEIFDecodeFootprint.measure(cycle) == .unreadable("HEIF item 1 is derived from itself"))
+        let depth = HEIFDecodeFootprint.maxDepth + 2
+        let chain = Self.file(primary: 1, (1...depth).map { .grid(id: $0, canvas: 64, tiles: $0 < depth ? [$0 + 1] : []) })
+        #expect(HEIFDecodeFootprint.measure(chain) == .unreadable("HEIF derived images are nested more than \(HEIFDecodeFootprint.maxDepth) deep"))
+        #expect(throws: ImagePipeError.self) { try HEIFCoder().decode(cycle, options: ImageDecodeOptions()) }
+    }
+}
