@@ -130,22 +130,26 @@ struct HEIFItemTable {
         }
     }
 
-    /// `dimg` and `auxl` references (version 0: 16-bit item IDs, 1: 32-bit).
+    /// `dimg` and `auxl` references (version 0: 16-bit item IDs, 1: 32-bit), read as libheif 1.15
+    /// reads them: one entry after another, each a box header whose size is not used to find the
+    /// next, so a file whose entry sizes disagree with their contents references here what it
+    /// references for libheif (a fuzz finding made a grid derived from itself that way).
     private mutating func readReferences(_ iref: HEIFBox) {
         var reader = HEIFBytes(bytes, iref.payload)
         guard let version = reader.u8(), reader.skip(3) else { return }
-        for reference in HEIFBox.children(of: bytes, in: reader.position..<iref.payload.upperBound) {
-            guard reference.type == "dimg" || reference.type == "auxl" else { continue }
-            var entry = HEIFBytes(bytes, reference.payload)
-            guard let from = version == 0 ? entry.u16() : entry.u32(), let count = entry.u16() else { continue }
+        func id() -> Int? { version == 0 ? reader.u16() : reader.u32() }
+        while reader.position < reader.end {
+            guard let size = reader.u32(), let type = reader.fourCC(), size != 1 || reader.skip(8), type != "uuid" || reader.skip(16),
+                  let from = id(), let count = reader.u16()
+            else { return }
             var targets: [Int] = []
             for _ in 0..<count {
-                guard let to = version == 0 ? entry.u16() : entry.u32() else { break }
+                guard let to = id() else { break }
                 targets.append(to)
             }
-            if reference.type == "dimg" {
+            if type == "dimg" {
                 if items[from] != nil { items[from]!.derivedFrom += targets }
-            } else {
+            } else if type == "auxl" {
                 // "from" is the auxiliary image of each "to" item.
                 for to in targets where items[to] != nil { items[to]!.auxiliaries.append(from) }
             }

@@ -102,6 +102,18 @@ struct HEIFDecodeFootprintTests {
         #expect(HEIFCoder().decodeEstimate(for: data, options: ImageDecodeOptions()) == nil)
     }
 
+    /// A 1,792-byte file (a fuzz finding) whose `iref` entry declares a wrong size: libheif reads
+    /// the IDs after it anyway, making grid 2 derived from itself, and recursed until its stack
+    /// overflowed.
+    @Test("a grid derived from itself through a mis-sized iref entry is bad data, not a stack overflow")
+    func selfDerivedGrid() throws {
+        let data = try Data(contentsOf: Self.finding("crash-d0efaa9d9181ffbe9c50e6bf4aa7d4ed2ec4e259"))
+        #expect(HEIFDecodeFootprint.measure(data) == .unreadable("HEIF item 2 is derived from itself"))
+        #expect(throws: ImagePipeError.badImageData(reason: "HEIF item 2 is derived from itself")) {
+            try HEIFCoder().decode(data, options: ImageDecodeOptions())
+        }
+    }
+
     @Test("an image that is not a grid decodes as before", .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
     func plainImage() throws {
         let data = try HEIFFixtures.rgb.data()
