@@ -100,6 +100,12 @@ struct HEIFDecodeFootprintTests {
             try HEIFCoder().decode(data, options: ImageDecodeOptions())
         }
         #expect(HEIFCoder().decodeEstimate(for: data, options: ImageDecodeOptions()) == nil)
+        // The same overlay behind an `iref` entry whose declared size runs past the box (a later
+        // finding, 597 bytes, 554 MB): libheif reads the entry anyway, and so does the measure.
+        let missized = try Data(contentsOf: Self.finding("oom-f5da1e947b6d0c892a3771ec128e511603c81bcf"))
+        #expect(throws: ImagePipeError.limitExceeded(.pixels, value: 9362 * 18_463, maximum: ImageDecodeOptions.defaultMaxPixels)) {
+            try HEIFCoder().decode(missized, options: ImageDecodeOptions())
+        }
     }
 
     /// A 1,792-byte file (a fuzz finding) whose `iref` entry declares a wrong size: libheif reads
