@@ -54,8 +54,8 @@ public struct HEIFCoder: ImageCoder {
         try options.checkPixelLimit(size)
         let target = options.targetSize(for: size)
         let thumbnail = options.requestsThumbnail ? HEIFThumbnailChoice.pick(file.thumbnails, primary: size, target: target) : nil
-        let canvas = Self.larger(try Self.derivedCanvas(data, item: thumbnail.map(Int.init), options: options), size)
-        if thumbnail == nil { try options.checkDecoderMemory(Self.workingBytes(canvas, alpha: file.hasAlpha)) }
+        let largest = Self.larger(try Self.footprint(data, item: thumbnail.map(Int.init), options: options), size)
+        if thumbnail == nil { try options.checkDecoderMemory(Self.workingBytes(largest, alpha: file.hasAlpha)) }
         let metadata = HEIFMetadata(file.primary, options: options)
         try checkpoint.check()
         var pixels: PixelBuffer
@@ -85,26 +85,31 @@ public struct HEIFCoder: ImageCoder {
     /// embedded thumbnail's decode is small beside that; the estimate does not count on one.
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
         guard canDecode(data), let file = try? HEIFFile(data, options: options), (try? options.checkPixelLimit(file.size)) != nil else { return nil }
-        let derived: ImageSize?
-        do { derived = try Self.derivedCanvas(data, options: options) } catch { return nil }
-        let working = Self.workingBytes(Self.larger(derived, file.size), alpha: file.hasAlpha)
+        let largest: ImageSize?
+        do { largest = try Self.footprint(data, options: options) } catch { return nil }
+        let working = Self.workingBytes(Self.larger(largest, file.size), alpha: file.hasAlpha)
         guard (try? options.checkDecoderMemory(working)) != nil else { return nil }
         return ImageDecodeEstimate(headerSize: file.size, options: options, bytesPerPixel: file.hasAlpha ? 4 : 3, workingBytes: working)
     }
 
-    /// The canvas libheif allocates for a grid or overlay image (`item`, else the primary one),
-    /// checked against `maxPixels`; nil when the image is not derived.
-    static func derivedCanvas(_ data: Data, item: Int? = nil, options: ImageDecodeOptions) throws -> ImageSize? {
-        switch HEIFDerivedCanvas.outcome(data, item: item) {
-        case .notDerived: return nil
-        case .unreadable: throw ImagePipeError.badImageData(reason: "HEIF grid or overlay description is missing or truncated")
-        case .canvas(let canvas):
-            try options.checkPixelLimit(canvas)
-            return canvas
+    /// The largest image libheif allocates to decode `item` (else the primary image): every
+    /// canvas and coded picture the decode reaches must be within `maxPixels`, and so must the
+    /// pixels decoded in all (grid tiles, overlay inputs, alpha), which bounds the decode's CPU.
+    /// Nil when the file has no item table to read, which libheif refuses too.
+    static func footprint(_ data: Data, item: Int? = nil, options: ImageDecodeOptions) throws -> ImageSize? {
+        switch HEIFDecodeFootprint.measure(data, item: item) {
+        case .unknown: return nil
+        case .unreadable(let reason): throw ImagePipeError.badImageData(reason: reason)
+        case .footprint(let footprint):
+            try options.checkPixelLimit(footprint.largest)
+            if footprint.decodedPixels > options.maxPixels {
+                throw ImagePipeError.limitExceeded(.pixels, value: footprint.decodedPixels, maximum: options.maxPixels)
+            }
+            return footprint.largest
         }
     }
 
-    /// The larger (in pixels) of a derived image's canvas and the image's size.
+    /// The larger (in pixels) of the largest image a decode allocates and the image's size.
     static func larger(_ canvas: ImageSize?, _ size: ImageSize) -> ImageSize {
         guard let canvas, (canvas.pixelCount ?? .max) > (size.pixelCount ?? .max) else { return size }
         return canvas

@@ -17,6 +17,19 @@ struct HEIFDecoderTests {
         #expect(maxDifference(image.firstFrame.converted(to: .rgba8).bytes, reference.rgba) <= 1)
     }
 
+    @Test("a 10-bit HEIC decodes to 8 bits within 1 of heif-convert's 16-bit output")
+    func tenBitMatchesHeifConvert() throws {
+        let sample = HEIFFixtures.tenBit
+        let data = try sample.data()
+        // hvcC's bitDepthLumaMinus8 (byte 17 of the box's payload): the file really is 10-bit.
+        let hvcC = try #require(data.firstRange(of: Data("hvcC".utf8)))
+        #expect(data[hvcC.upperBound + 17] & 7 == 2)
+        let image = try HEIFCoder().decode(data, options: ImageDecodeOptions())
+        #expect(image.pixelSize == ImageSize(width: 32, height: 32) && !image.hasAlpha)
+        let reference = try HEIFFixtures.reference(sample)
+        #expect(maxDifference(image.firstFrame.converted(to: .rgba8).bytes, reference.rgba) <= 1)
+    }
+
     @Test("a thumbnail request uses the embedded thumbnail when it is large enough")
     func embeddedThumbnail() throws {
         let data = try HEIFFixtures.withThumbnail.data()

@@ -13,12 +13,14 @@ public enum HEIFFixtures {
         public let height: Int
         public let alpha: Bool
         let arguments: [String]
+        /// The PNG encoded, when not a `TestPNGWriter` pattern.
+        var source: URL? = nil
 
         public var testDescription: String { name }
         public var url: URL { ToolFixtures.url(name) }
 
         public func data() throws -> Data {
-            let source = try ToolFixtures.sourcePNG(width: width, height: height, alpha: alpha)
+            let source = try self.source ?? ToolFixtures.sourcePNG(width: width, height: height, alpha: alpha)
             return try ToolFixtures.make(name, tool: "heif-enc", arguments + [source.path, "-o"])
         }
     }
@@ -27,6 +29,11 @@ public enum HEIFFixtures {
     public static let alpha = Sample(name: "alpha.heic", width: 31, height: 17, alpha: true, arguments: ["-q", "60"])
     /// 640x480 with a 320x240 thumbnail item.
     public static let withThumbnail = Sample(name: "thumbnailed.heic", width: 640, height: 480, alpha: false, arguments: ["-q", "50", "-t", "320"])
+
+    /// 10 bits a sample: heif-enc keeps 16-bit PNG input deeper than 8 bits (PngSuite's basn2c16,
+    /// whose licence allows any use).
+    public static let tenBit = Sample(name: "ten-bit.heic", width: 32, height: 32, alpha: false, arguments: ["-q", "60", "-b", "10"],
+                                      source: Corpus.root.appendingPathComponent("pngsuite/basn2c16.png"))
 
     public static let stills = [rgb, alpha]
 

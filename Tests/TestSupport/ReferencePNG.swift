@@ -3,7 +3,8 @@ import Foundation
 
 /// Reads the reference PNGs that the corpora ship beside their test files, as straight RGBA8.
 /// Test-only and deliberately small: non-interlaced PNGs, palette at 1/2/4/8 bits, gray, gray+alpha,
-/// RGB and RGBA at 8 bits (what the references use). Anything else gives nil, so a test can say
+/// RGB and RGBA at 8 bits (what the references use), and those at 16 bits rounded to 8 (what
+/// reference decoders write for 10- and 12-bit images). Anything else gives nil, so a test can say
 /// it could not check rather than fail.
 public enum ReferencePNG {
     public struct Pixels: Sendable {
@@ -51,9 +52,9 @@ public enum ReferencePNG {
         case 6: channels = 4
         default: return nil
         }
-        guard width > 0, height > 0, depth == 8 || (colorType == 3 && [1, 2, 4].contains(depth)) else { return nil }
+        guard width > 0, height > 0, depth == 8 || (depth == 16 && colorType != 3) || (colorType == 3 && [1, 2, 4].contains(depth)) else { return nil }
         let bitsPerPixel = channels * depth
-        let rowBytes = (width * bitsPerPixel + 7) / 8
+        var rowBytes = (width * bitsPerPixel + 7) / 8
         let filterStep = max(1, bitsPerPixel / 8)
         var raw = [UInt8](repeating: 0, count: height * (rowBytes + 1))
         var rawLength = uLongf(raw.count)
@@ -87,6 +88,19 @@ public enum ReferencePNG {
                 }
                 rows[dst + x] = UInt8((value + predicted) & 0xff)
             }
+        }
+        if depth == 16 {
+            let samples = width * channels
+            var narrowed = [UInt8](repeating: 0, count: height * samples)
+            for y in 0..<height {
+                for index in 0..<samples {
+                    let at = y * rowBytes + 2 * index
+                    narrowed[y * samples + index] = UInt8((Int(rows[at]) << 8 | Int(rows[at + 1])) * 255 / 65535)
+                }
+            }
+            rows = narrowed
+            rowBytes = samples
+            key = nil
         }
 
         var rgba = [UInt8](repeating: 0, count: width * height * 4)

@@ -68,4 +68,21 @@ struct CLIHostileInputTests {
         #expect(result.standardError.contains("ImageDecodeOptions.maxDecoderMemory"))
         #expect(result.maxResidentBytes < Self.peakLimit, "\(result.maxResidentBytes) bytes")
     }
+
+    /// A fuzz finding: a 32x32 grid whose tile is an overlay claiming 9362x18463, for which libheif
+    /// and libde265 reached 778 MB.
+    @Test("info and a thumbnail of a 1.9 KB HEIC with a nested 173-megapixel overlay fail on maxPixels")
+    func nestedHEIFOverlay() throws {
+        let file = try Data(contentsOf: Samples.root.appendingPathComponent("Tests/Fixtures/fuzz/heif/oom-1aa1c418fe494762bc63b80945cb5022ea435078"))
+        let output = temp.path("out.png")
+        let runs = [try info(file, name: "nested.heic"),
+                    try run({ ["convert", "--thumbnail", "64x64", $0, output] }, file: file, name: "nested.heic")]
+        for result in runs {
+            #expect(result.exitStatus == 1, "\(result.standardError)")
+            #expect(result.standardError.contains("pixels limit exceeded"), "\(result.standardError)")
+            #expect(result.standardError.contains("ImageDecodeOptions.maxPixels"), "\(result.standardError)")
+            #expect(result.maxResidentBytes < Self.peakLimit, "\(result.maxResidentBytes) bytes")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
 }

@@ -6,15 +6,27 @@ import PipelineCore
 /// Each must end in an image within its limits or an `ImagePipeError`; anything else is a
 /// violation (and a trap, a leak, a hang or runaway memory is a finding of the fuzzer itself).
 enum CoderFuzzing {
-    /// Lower than the server defaults on purpose: one execution stays cheap, and an input that
-    /// still costs more than the fuzzer's 2 s / 512 MiB bounds shows work the limits do not bound.
-    /// 1 MP per frame, as libjpeg-turbo's and libwebp's own fuzzers allow: past a few hundred
-    /// pixels a side, more pixels repeat the same code at ASan's cost (the harness's own checks
-    /// and orientation are per pixel), and the limits' errors are reached all the same.
-    static let maxPixels = 1 << 20
+    /// The limits a target decodes under. Lower than the server defaults on purpose: one
+    /// execution stays cheap, and an input that still costs more than the fuzzer's 2 s / 512 MiB
+    /// bounds shows work the limits do not bound. Past a few hundred pixels a side, more pixels
+    /// repeat the same code at ASan's cost (the harness's own checks, orientation and resampling
+    /// are per pixel), and the limits' errors are reached all the same.
+    struct Limits: Sendable {
+        /// Pixels of one frame's canvas.
+        var maxPixels: Int
+        /// Pixels one animation operation may touch over all its frames.
+        var maxAnimationPixels: Int
+
+        /// 1 MP per frame, as libjpeg-turbo's and libwebp's own fuzzers allow, 4 MP per animation.
+        static let standard = Limits(maxPixels: 1 << 20, maxAnimationPixels: 1 << 22)
+        /// A GIF's work is its canvas times the frames drawn on it, whatever its length: a 200-byte
+        /// file declares a 1 MP canvas, and a thumbnail decode composites and resamples every frame
+        /// at canvas size (70 % of the target's time at the standard limits). 512x512 per frame and
+        /// 1 MP per animation keep the compositor's clipping, disposal and the limits' errors in reach.
+        static let gif = Limits(maxPixels: 1 << 18, maxAnimationPixels: 1 << 20)
+    }
+
     static let maxFrames = 256
-    /// Pixels one animation operation may touch over all its frames.
-    static let maxAnimationPixels = 1 << 22
     /// Bytes fed to an incremental decoder are split into at most this many updates.
     static let maxUpdates = 32
     /// Random frame indices asked for per animation (some outside the animation on purpose).
@@ -26,11 +38,11 @@ enum CoderFuzzing {
         case full, thumbnail, incremental, animation
     }
 
-    static func run(_ bytes: Data, coder: any ImageCoder) throws(FuzzViolation) {
+    static func run(_ bytes: Data, coder: any ImageCoder, limits: Limits = .standard) throws(FuzzViolation) {
         var random = FuzzRandom(bytes)
         // Sometimes a slice that does not start at index 0, as `Data` from a larger buffer is.
         let data = random.oneIn(4) ? (Data([0]) + bytes).dropFirst() : bytes
-        let base = ImageDecodeOptions(maxPixels: maxPixels, maxFrames: maxFrames, maxAnimationPixels: maxAnimationPixels)
+        let base = ImageDecodeOptions(maxPixels: limits.maxPixels, maxFrames: maxFrames, maxAnimationPixels: limits.maxAnimationPixels)
         _ = coder.canDecode(data)
         switch Mode.allCases[bytes.count % Mode.allCases.count] {
         case .full:

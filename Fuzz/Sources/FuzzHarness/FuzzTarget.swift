@@ -19,7 +19,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .png: try CoderFuzzing.run(data, coder: PNGCoder())
         case .jpeg: try CoderFuzzing.run(data, coder: JPEGCoder())
         case .webp: try CoderFuzzing.run(data, coder: WebPCoder())
-        case .gif: try CoderFuzzing.run(data, coder: GIFCoder())
+        case .gif: try CoderFuzzing.run(data, coder: GIFCoder(), limits: .gif)
         case .avif: try CoderFuzzing.run(data, coder: AVIFCoder())
         case .heif: try CoderFuzzing.run(data, coder: HEIFCoder())
         case .transformSpec: try TransformSpecFuzzing.run(data)
