@@ -12,7 +12,7 @@ struct DefaultImageCacheValidatorTests {
         var configuration = DiskCache.Configuration(trimInterval: nil, clock: clock.cacheClock)
         configuration.honorsSourceExpiry = honorsSourceExpiry
         return DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(directory: directory.url, configuration: configuration),
-                                 coders: ImageCodersManager(coders: [CacheTestCoder()]))
+                                 coders: ImageCodersManager(coders: [TestCoder(encodesEveryFormat: true)]))
     }
 
     func store(_ cache: DefaultImageCache, _ validators: CacheValidators?) async {

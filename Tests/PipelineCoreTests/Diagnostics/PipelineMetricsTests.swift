@@ -78,7 +78,7 @@ struct PipelineMetricsTests {
         let gate = Gate()
         let gated = URL(string: "gated://img/photo.timg")!
         let fixture = GatedFixture()
-        fixture.loader.serve(gated, width: 9, gate: gate)
+        fixture.serve(gated, width: 9, gate: gate)
         fixture.manager.settings.metrics = PipelineMetrics(factory: metrics)
         let tasks = (0..<5).map { _ in fixture.manager.imageTask(with: gated) }
         // Open only once all five wait on the one decode (which waits on the one download).

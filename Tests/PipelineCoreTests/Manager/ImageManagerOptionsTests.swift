@@ -10,16 +10,16 @@ struct ImageManagerOptionsTests {
 
     /// A manager whose loader serves a three-frame animation at `url`.
     struct AnimationFixture {
-        let loader = ScriptedLoader(delay: .zero)
+        let loader = TestLoader.scripted(delay: .zero)
         let cache: InMemoryImageCache
         let manager: ImageManager
 
         init(url: URL) {
-            let coders = ImageCodersManager(coders: [CacheTestCoder()])
+            let coders = ImageCodersManager(coders: [TestCoder(encodesEveryFormat: true)])
             cache = InMemoryImageCache(coders: coders)
             manager = ImageManager(cache: cache, loader: loader, coders: coders)
             let frames = (0..<3).map { TestImages.buffer(value: UInt8(10 * $0)) }
-            loader.answer(url.absoluteString, with: .data(CacheTestCoder.file(frames, format: .gif)))
+            loader.answer(url.absoluteString, with: .data(TestCoder.file(frames, format: .gif)))
         }
     }
 

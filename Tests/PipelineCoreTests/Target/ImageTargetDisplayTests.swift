@@ -18,7 +18,7 @@ struct ImageTargetDisplayTests {
     func placeholderAtOnceFromActor() async throws {
         let f = GatedFixture()
         let url = URL(string: "gated://display/actor")!
-        f.loader.serve(url, width: 8)
+        f.serve(url, width: 8)
         let target = RecordingTarget()
         #expect(await Binder().bind(url, to: target, placeholder: placeholderImage, context: f.context) == [1])
         try #require(await eventually { target.widths() == [1, 8] })
@@ -28,7 +28,7 @@ struct ImageTargetDisplayTests {
     func nilURLStopsIndicator() async throws {
         let f = GatedFixture()
         let url = URL(string: "gated://display/slow")!
-        f.loader.serve(url, width: 10, gate: Gate())
+        f.serve(url, width: 10, gate: Gate())
         let indicator = RecordingIndicator()
         let target = RecordingTarget(indicator: indicator)
         let log = CompletionLog()
@@ -96,7 +96,7 @@ struct ImageTargetDisplayTests {
         let f = MemoryBackedFixture()
         defer { f.remove() }
         let url = URL(string: "gated://display/previous")!
-        f.loader.serve(url, width: 50, gate: Gate())
+        f.serve(url, width: 50, gate: Gate())
         try f.remember(url, width: 40)
         let with = RecordingTarget(), without = RecordingTarget()
         with.setImage(with: url, placeholder: placeholderImage, options: [.refreshCached, .previousCachedImage], context: f.context)
@@ -107,7 +107,7 @@ struct ImageTargetDisplayTests {
 
         // A transformed request shows the cached original while its own image is made.
         let other = URL(string: "gated://display/original")!
-        f.loader.serve(other, width: 50, gate: Gate())
+        f.serve(other, width: 50, gate: Gate())
         try f.remember(other, width: 44)
         let resized = RecordingTarget()
         let context = f.context.with(.imageTransformer, ResizingTransformer(size: ImageSize(width: 5, height: 5)))

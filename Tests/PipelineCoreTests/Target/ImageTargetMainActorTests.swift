@@ -47,7 +47,7 @@ final class RenderSurface: @RenderActor ImageTarget {
 /// A manager over a real `DefaultImageCache` (whose memory answers synchronously) and a gated loader.
 struct MemoryBackedFixture {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("target-memory-\(UUID().uuidString)")
-    let loader = GatedLoader()
+    let loader = TestLoader(scheme: "gated", missing: .error(.badStatusCode(404)))
     let cache: DefaultImageCache
     let manager: ImageManager
     var context: ImageContext { ImageContext().with(.imageManager, manager) }
@@ -56,6 +56,10 @@ struct MemoryBackedFixture {
         let coders = ImageCodersManager(coders: [TestCoder()])
         cache = DefaultImageCache(namespace: "targets", directory: directory, coders: coders)
         manager = ImageManager(cache: cache, loader: loader, coders: coders)
+    }
+
+    func serve(_ url: URL, width: Int, gate: Gate? = nil) {
+        loader.answer(url, with: .data(TestCoder.sample(width: width, height: width)), gate: gate)
     }
 
     /// Puts a `width`-wide image in memory under the key a request for `url` with `context` uses.
@@ -75,7 +79,7 @@ struct ImageTargetMainActorTests {
         let f = GatedFixture()
         let url = URL(string: "gated://main/a")!
         let gate = Gate()
-        f.loader.serve(url, width: 30, gate: gate)
+        f.serve(url, width: 30, gate: gate)
         let view = MainActorView()
         let log = CompletionLog()
         let task = view.setImage(with: url, placeholder: placeholderImage, context: f.context, completed: log.handler)
@@ -110,7 +114,7 @@ struct ImageTargetMainActorTests {
     func otherGlobalActor() async throws {
         let f = GatedFixture()
         let url = URL(string: "gated://render/a")!
-        f.loader.serve(url, width: 12)
+        f.serve(url, width: 12)
         let log = CompletionLog()
         let placeholderShownAtOnce = await Self.render(url, context: f.context, log: log)
         #expect(placeholderShownAtOnce)
