@@ -19,7 +19,7 @@ struct HTTPLoaderQueueTests {
 
     /// With one download at a time: starts /q0 (held at the server), queues /q1…/q5 in order with
     /// the given options each, then releases and returns the order the server saw.
-    private func serverOrder(order: HTTPExecutionOrder, options: [ImageOptions]) async throws -> [String] {
+    private func serverOrder(order: HTTPExecutionOrder, options: [ImageOptions], context: ImageContext = ImageContext()) async throws -> [String] {
         let gate = Gate()
         let server = try TestHTTPServer()
         defer { server.stop() }
@@ -37,7 +37,7 @@ struct HTTPLoaderQueueTests {
         #expect(await eventually { server.requestCount("/q0") == 1 })
         for index in 1...5 {
             let option = options[index - 1]
-            tasks.append(Task { try await loader.loadTyped(server.url("/q\(index)"), options: option) })
+            tasks.append(Task { try await loader.loadTyped(server.url("/q\(index)"), options: option, context: context) })
             #expect(await eventually { loader.currentDownloadCount == index + 1 })
         }
         gate.open()
@@ -53,6 +53,13 @@ struct HTTPLoaderQueueTests {
     @Test("LIFO starts queued downloads newest first")
     func lifo() async throws {
         #expect(try await serverOrder(order: .lifo, options: Array(repeating: [], count: 5)) == ["q0", "q5", "q4", "q3", "q2", "q1"])
+    }
+
+    @Test("the request's executionOrder context value overrides the configuration's order")
+    func executionOrderFromContext() async throws {
+        var context = ImageContext()
+        context[.executionOrder] = .lifo
+        #expect(try await serverOrder(order: .fifo, options: Array(repeating: [], count: 5), context: context) == ["q0", "q5", "q4", "q3", "q2", "q1"])
     }
 
     @Test("high priority jumps the queue, low priority goes last")
