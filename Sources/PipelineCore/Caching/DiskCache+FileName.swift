@@ -21,13 +21,15 @@ extension DiskCache {
     /// longer than `maxFileExtensionLength` bytes, or not a plain name.
     static func fileExtension(forKey key: String) -> String? {
         var ext = URL(string: key)?.pathExtension ?? PathText.pathExtension(key)
-        ext.removeAll { $0 == ":" || $0 == "\0" }
+        ext.unicodeScalars.removeAll { $0 == ":" || $0 == "\0" }
         return isPlainExtension(ext) ? ext : nil
     }
 
+    /// Checked on bytes: a `/` followed by a combining mark is one Character that is not "/".
     private static func isPlainExtension(_ ext: String) -> Bool {
-        !ext.isEmpty && ext.utf8.count <= maxFileExtensionLength && !ext.contains("/") && !ext.contains(":")
-            && !ext.contains("\0") && ext != "." && ext != ".."
+        let bytes = ext.utf8
+        return !bytes.isEmpty && bytes.count <= maxFileExtensionLength && ext != "." && ext != ".."
+            && !bytes.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ":") || $0 == 0 })
     }
 
     /// Whether `fileName(forKey:)` can give `name`: 32 lowercase hex digits, alone or with a dot and
