@@ -137,6 +137,8 @@ struct GIFIndex: Sendable {
                     }
                 }
             case TERMINATE_RECORD_TYPE:
+                // Bytes after the trailer (an appended file, a payload) are metadata not read.
+                if file.reader.position < data.count { foundUnreadMetadata = true }
                 break scan
             default:
                 throw ImagePipeError.badImageData(reason: "GIF has an unknown record")

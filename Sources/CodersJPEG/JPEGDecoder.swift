@@ -27,7 +27,7 @@ enum JPEGDecoder {
         try preflight(scan, options: options)
         var (profile, profileWarning) = scan.iccSegments.profile(options: options)
         var conversionWarning: ImageDecodeWarning?
-        let (pixels, warnings, hasTrailer) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning], Bool) in
+        let (pixels, warnings, hasUnreadTail) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning], Bool) in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()
             decompressor.limit(options, checkpoint: DecodeCheckpoint(options: options), frame: scan.frame)
@@ -50,9 +50,11 @@ enum JPEGDecoder {
             if cmykRows != nil { profile = .sRGB }
             // The image is complete; what follows it (junk before EOI, a missing EOI) only adds
             // warnings, and a failure there must not throw the decoded pixels away. Bytes after
-            // EOI (a phone's trailer, an appended video or file) are metadata not read.
+            // EOI (a phone's trailer, an appended video or file) and segments after the first scan
+            // are metadata not read.
             let finished = (try? decompressor.finishDecompress()) == true
-            return (pixels, decompressor.warnings, !finished || decompressor.bytesLeft > 0)
+            let lateSegments = scan.imageDataOffset.map { JPEGHeaderScan.holdsSegmentsAfterImageData(bytes, from: $0 + 2) } ?? false
+            return (pixels, decompressor.warnings, !finished || decompressor.bytesLeft > 0 || lateSegments)
         }
         let orientation = ImageOrientation(exifValue: scan.exifOrientation ?? 1)
         let (exif, exifWarning) = options.acceptingMetadata(scan.exif.map { Data($0) }, kind: "EXIF", format: "JPEG")
@@ -61,7 +63,7 @@ enum JPEGDecoder {
         return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
                      metadata: ImageMetadata(decodeOptions: options, warnings: warnings + extra,
                                              colorProfile: profile, exif: exif, xmp: xmp,
-                                             hasUnreadMetadata: scan.hasUnreadMetadata || hasTrailer || exifWarning != nil || xmpWarning != nil))
+                                             hasUnreadMetadata: scan.hasUnreadMetadata || hasUnreadTail || exifWarning != nil || xmpWarning != nil))
     }
 
     /// The rows as the plan's pixels; CMYK through `cmykRows` when given, else naively.

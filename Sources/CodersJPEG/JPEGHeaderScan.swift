@@ -40,7 +40,9 @@ struct JPEGHeaderScan {
     /// the scan stopped before the image data and cannot tell.
     var hasUnreadMetadata: Bool { foundUnreadMetadata || !reachedImageData }
     private var foundUnreadMetadata = false
-    private var reachedImageData = false
+    private var reachedImageData: Bool { imageDataOffset != nil }
+    /// Where the first SOS marker starts, counted from the data's start.
+    private(set) var imageDataOffset: Int?
 
     /// Markers that carry a frame header (every SOFn but DHT 0xC4, JPG 0xC8 and DAC 0xCC).
     private static let frameMarkers: Set<UInt8> = [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF]
@@ -58,7 +60,7 @@ struct JPEGHeaderScan {
             let marker = bytes[codeOffset]
             offset = codeOffset + 1
             if marker == 0x01 || (0xD0...0xD8).contains(marker) { continue }
-            if marker == 0xDA { reachedImageData = true }
+            if marker == 0xDA { imageDataOffset = offset - 2 }
             if marker == 0xD9 || marker == 0xDA { return }
             guard offset + 2 <= bytes.count else { return }
             let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
@@ -111,6 +113,21 @@ struct JPEGHeaderScan {
         default:
             return false
         }
+    }
+
+    /// Whether an APPn or comment segment follows the first scan (progressive files may put them
+    /// between scans). Entropy-coded data escapes every 0xFF as FF 00 or a restart marker, so an
+    /// FF followed by E0–EF or FE can only be such a segment.
+    static func holdsSegmentsAfterImageData(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Bool {
+        guard let base = bytes.baseAddress, start >= 0, start < bytes.count else { return false }
+        var offset = start
+        while offset < bytes.count - 1, let found = memchr(base + offset, 0xFF, bytes.count - 1 - offset) {
+            let index = base.distance(to: UnsafeRawPointer(found))
+            let next = bytes[index + 1]
+            if next == 0xFE || (0xE0...0xEF).contains(next) { return true }
+            offset = index + 1
+        }
+        return false
     }
 
     /// Headers live at the start; a few hundred KB covers any real APP segments without copying a

@@ -43,10 +43,24 @@ enum WebPChunks {
             let known = imageDataChunks.contains(found) || ["VP8X", "ICCP"].contains(found)
                 || (["EXIF", "XMP "].contains(found) && !seen.contains(found))
             guard known else { return true }
+            if found == "ANMF", framesHoldUnknownChunks(data[offset + 8..<offset + 8 + size]) { return true }
             seen.insert(found)
             offset += 8 + size + (size & 1)
         }
         return offset < data.endIndex - 1
+    }
+
+    /// Whether an ANMF payload holds a chunk other than a frame's image data after its 16-byte
+    /// header (position, size, duration, flags), or ends inside a chunk.
+    private static func framesHoldUnknownChunks(_ frame: Data) -> Bool {
+        var offset = frame.startIndex + 16
+        while offset + 8 <= frame.endIndex {
+            let found = String(decoding: frame[offset..<offset + 4], as: UTF8.self)
+            let size = frame[offset + 4..<offset + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+            guard size <= frame.endIndex - offset - 8, ["ALPH", "VP8 ", "VP8L"].contains(found) else { return true }
+            offset += 8 + size + (size & 1)
+        }
+        return offset < frame.endIndex - 1
     }
 
     /// `webP` with each (fourCC, payload) chunk set through libwebpmux; nil when the mux refuses.

@@ -48,6 +48,32 @@ struct ImageOutputTests {
         return Data(Array("RIFF".utf8) + ColorFixtures.littleEndian(UInt32(4 + body.count)) + Array("WEBP".utf8) + body)
     }
 
+    /// A two-frame animated WebP, its frames different so the encoder keeps both.
+    static func animatedWebP() throws -> Data {
+        let first = try pixels(.rgba8)
+        let second = try PixelBuffer(width: 8, height: 4, format: .rgba8, bytes: first.bytes.map { ~$0 | 0x0F })
+        let frames = [ImageFrame(first, duration: 0.1), ImageFrame(second, duration: 0.1)]
+        return try WebPCoder().encode(frames: frames, loopCount: 0, as: .webp, options: ImageEncodeOptions(lossless: true))
+    }
+
+    /// A two-frame animated WebP whose first ANMF frame carries an extra `fourCC` chunk after its
+    /// image data.
+    static func animatedWebP(withFrameChunk fourCC: String, payload: [UInt8]) throws -> Data {
+        let animated = Array(try animatedWebP())
+        let size: (Int) -> Int = { Int(animated[$0]) | Int(animated[$0 + 1]) << 8 | Int(animated[$0 + 2]) << 16 | Int(animated[$0 + 3]) << 24 }
+        var offset = 12
+        while String(decoding: animated[offset..<offset + 4], as: UTF8.self) != "ANMF" {
+            offset += 8 + size(offset + 4) + (size(offset + 4) & 1)
+            try #require(offset + 8 <= animated.count, "the encoder wrote no ANMF chunk")
+        }
+        let frameSize = size(offset + 4)
+        let extra = Array(fourCC.utf8) + ColorFixtures.littleEndian(UInt32(payload.count)) + payload + (payload.count % 2 == 1 ? [0] : [])
+        let frame = Array(animated[offset + 8..<offset + 8 + frameSize]) + (frameSize % 2 == 1 ? [0] : []) + extra
+        let body = Array(animated[12..<offset]) + Array("ANMF".utf8) + ColorFixtures.littleEndian(UInt32(frame.count)) + frame
+            + Array(animated[(offset + 8 + frameSize + (frameSize & 1))...])
+        return Data(Array("RIFF".utf8) + ColorFixtures.littleEndian(UInt32(4 + body.count)) + Array("WEBP".utf8) + body)
+    }
+
     struct UnreadCase: Sendable, CustomTestStringConvertible {
         let testDescription: String
         let format: ImageFormat
@@ -77,6 +103,10 @@ struct ImageOutputTests {
         UnreadCase(testDescription: "JPEG with bytes after EOI", format: .jpeg, handling: .strip) {
             try plain(.jpeg) + marker
         },
+        UnreadCase(testDescription: "JPEG comment after the scan", format: .jpeg, handling: .strip) {
+            let jpeg = try plain(.jpeg)
+            return jpeg.dropLast(2) + [0xFF, 0xFE, 0, UInt8(2 + marker.count)] + marker + [0xFF, 0xD9]
+        },
         UnreadCase(testDescription: "PNG tEXt raw profile", format: .png, handling: .strip) {
             ColorFixtures.insertPNGChunk("tEXt", payload: Array("Raw profile type iptc".utf8) + [0] + marker, into: try plain(.png))
         },
@@ -93,6 +123,12 @@ struct ImageOutputTests {
         },
         UnreadCase(testDescription: "WebP unknown chunk", format: .webp, handling: .strip) {
             webP(try plain(.webp), appending: "IPTC", payload: marker)
+        },
+        UnreadCase(testDescription: "WebP unknown chunk inside an animation frame", format: .webp, handling: .strip) {
+            try animatedWebP(withFrameChunk: "IPTC", payload: marker)
+        },
+        UnreadCase(testDescription: "GIF with bytes after the trailer", format: .gif, handling: .strip) {
+            try plain(.gif) + marker
         },
         UnreadCase(testDescription: "GIF comment", format: .gif, handling: .strip) {
             let gif = try plain(.gif)
@@ -119,6 +155,14 @@ struct ImageOutputTests {
         // keepAll passes everything on, unread metadata included.
         let iptc = MetadataFixtures.jpeg(try Self.plain(.jpeg), segments: [(0xED, MetadataFixtures.iptcPayload())])
         #expect(try written(iptc, as: .jpeg, handling: .keepAll) == iptc)
+    }
+
+    @Test("Scans of a progressive JPEG and frames of an animated WebP are not taken for metadata")
+    func cleanMultiPartFilesAreNotFlagged() throws {
+        let progressive = try Corpus.data("jpeg", "jpeg-decoder/reftest/mozilla/jpg-progressive.jpg")
+        #expect(!(try Self.coders.decodeImage(progressive, options: ImageDecodeOptions())).metadata.hasUnreadMetadata)
+        let animated = try Self.animatedWebP()
+        #expect(!(try Self.coders.decodeImage(animated, options: ImageDecodeOptions())).metadata.hasUnreadMetadata)
     }
 
     @Test("A file whose EXIF was too big to read is re-encoded, not copied through with its GPS", arguments: [ImageMetadataHandling.strip, .keep])
