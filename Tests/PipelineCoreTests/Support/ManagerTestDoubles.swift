@@ -46,7 +46,7 @@ struct CountingInvertTransformer: ImageTransformer {
 }
 
 /// A manager over test doubles, plus the doubles.
-struct ManagerFixture {
+struct ManagerFixture: SampleServing {
     let coder = TestCoder()
     let coders: ImageCodersManager
     let cache: InMemoryImageCache
@@ -60,11 +60,4 @@ struct ManagerFixture {
         manager = ImageManager(cache: cache, loader: loader, coders: coders)
     }
 
-    /// Serves a width x height white TIMG image at `url`.
-    @discardableResult
-    func serve(_ url: String, width: Int = 40, height: Int = 20, color: ImageColor = .white) -> Data {
-        let data = TestCoder.sample(width: width, height: height, color: color)
-        loader.answer(url, with: .data(data))
-        return data
-    }
 }

@@ -45,7 +45,7 @@ final class RenderSurface: @RenderActor ImageTarget {
 }
 
 /// A manager over a real `DefaultImageCache` (whose memory answers synchronously) and a gated loader.
-struct MemoryBackedFixture {
+struct MemoryBackedFixture: SampleServing {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("target-memory-\(UUID().uuidString)")
     let loader = TestLoader(scheme: "gated", missing: .error(.badStatusCode(404)))
     let cache: DefaultImageCache
@@ -56,10 +56,6 @@ struct MemoryBackedFixture {
         let coders = ImageCodersManager(coders: [TestCoder()])
         cache = DefaultImageCache(namespace: "targets", directory: directory, coders: coders)
         manager = ImageManager(cache: cache, loader: loader, coders: coders)
-    }
-
-    func serve(_ url: URL, width: Int, gate: Gate? = nil) {
-        loader.answer(url, with: .data(TestCoder.sample(width: width, height: width)), gate: gate)
     }
 
     /// Puts a `width`-wide image in memory under the key a request for `url` with `context` uses.

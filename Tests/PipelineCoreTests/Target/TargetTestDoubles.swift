@@ -122,7 +122,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
 /// A manager over a loader of `gated://` URLs, and a context that sends a target's loads through it.
 /// `serve(_:width:gate:)` answers a URL with a TIMG image that a given gate holds back, so a test
 /// decides the order of events instead of racing delays.
-struct GatedFixture {
+struct GatedFixture: SampleServing {
     let loader = TestLoader(scheme: "gated", missing: .error(.badStatusCode(404)))
     let manager: ImageManager
     var context: ImageContext { ImageContext().with(.imageManager, manager) }
@@ -130,9 +130,5 @@ struct GatedFixture {
     init() {
         let coders = ImageCodersManager(coders: [TestCoder()])
         manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders)
-    }
-
-    func serve(_ url: URL, width: Int, gate: Gate? = nil) {
-        loader.answer(url, with: .data(TestCoder.sample(width: width, height: width)), gate: gate)
     }
 }
