@@ -25,7 +25,9 @@
 # image, which a busy neighbour on this shared machine does not inflate the way it does wall time.
 #
 # IMAGEPIPE=/path/to/binary skips the build and runs that binary (a stand-in honouring the fetch
-# contract works too). The ratios are the last lines.
+# contract works too). BEFORE=/path/to/an/older/imagepipe adds that binary as the tool "before", in
+# the same run, for a before/after figure (issue 18: the checks cost at most 3 %; "after / before"
+# images/s is reported per set). The ratios are the last lines.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RUNS="${RUNS:-3}"
@@ -78,6 +80,7 @@ command_for() { # tool job format files...   (job: thumb|png|jpeg; output dir is
   local tool=$1 job=$2 fmt=$3; shift 3
   local files=("$@")
   case $tool:$job in
+    before:*) IMAGEPIPE="$BEFORE" command_for imagepipe "$job" "$fmt" "${files[@]}" ;;
     imagepipe:thumb) echo "$IMAGEPIPE fetch ${files[*]} -o \$OUT --thumbnail 256x256 --format $fmt --quality 80 --no-cache --concurrency 2 --json" ;;
     imagepipe:jpeg) echo "$IMAGEPIPE fetch ${files[*]} -o \$OUT --thumbnail 256x256 --format jpeg --quality 80 --no-cache --concurrency 2 --json" ;;
     imagepipe:png) echo "$IMAGEPIPE fetch ${files[*]} -o \$OUT --format png --no-cache --concurrency 2 --json" ;;
@@ -113,7 +116,7 @@ run_set() { # config name job format corpus-subdir
     for ((m = 0; m < MEASURE_RUNS; m++)); do
       rm -rf "$OUT" && mkdir -p "$OUT"
       measured+="$(bash -c "${MEASURE[*]} $(command_for "$tool" "$job" "$fmt" "${files[@]}")")"$'\n'
-      [[ $tool == imagepipe ]] && check_outputs "$count"
+      [[ $tool == imagepipe || $tool == before ]] && check_outputs "$count"
     done
     echo "$name $tool $count $seconds $(median_cpu_max_peak <<< "$measured")" >> "$WORK/results-$config"
   done
@@ -142,13 +145,13 @@ check_outputs() { # expected
 for config in $CONFIGS; do
   case $config in
     formats)
-      TOOLS=(imagepipe vipsthumbnail imagemagick pillow) STAT=mean
+      TOOLS=(imagepipe ${BEFORE:+before} vipsthumbnail imagemagick pillow) STAT=mean
       run_set formats jpeg-thumb thumb jpeg jpeg/1920
       run_set formats png-thumb thumb png png/rgba-1920
       run_set formats webp-thumb thumb webp webp/lossy-1920
       run_set formats png-full png png jpeg/640 ;;
     jpeg-out)
-      TOOLS=(imagepipe vipsthumbnail pillow) STAT=median
+      TOOLS=(imagepipe ${BEFORE:+before} vipsthumbnail pillow) STAT=median
       for set in jpeg/orig jpeg/1920 jpeg/640 png/rgba-1920 png/rgb-640 webp/lossy-1920 webp/lossless-640 gif/anim-480; do
         run_set jpeg-out "$set" jpeg jpeg "$set"
       done ;;
@@ -190,6 +193,12 @@ print(f"  {'C (1 thread)':<14} {'':>9}            {'':>7}      {total['C'][3] / 
 rate = {t: total[t][0] / total[t][1] for t in tools}
 ip = total["imagepipe"]
 print()
+if "before" in tools:
+    for s in sets:
+        speed = {t: int(by[(s, t)][2]) / float(by[(s, t)][3]) for t in ("imagepipe", "before")}
+        print(f"{s:<{width}} after / before images/s: {speed['imagepipe'] / speed['before']:.3f}x")
+    print(f"{'all sets':<{width}} after / before images/s: {rate['imagepipe'] / rate['before']:.3f}x")
+    print()
 if config == "jpeg-out":
     # Issue 24's targets: every set >= 2x both, all >= 2.5x both, CPU <= 1.3x C per set, RSS <= vips.
     print(f"{'set':<{width}} {'vs vips':>8} {'vs Pillow':>10} {'CPU vs C':>9} {'RSS vs vips':>12}")
