@@ -49,9 +49,7 @@ final class AVIFAnimationProvider: AnimatedImageProvider {
     }
 
     func frame(at index: Int) throws -> PixelBuffer {
-        guard index >= 0, index < frameCount else { throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount) }
-        // Each frame is a decode of its own: its time budget starts here.
-        let checkpoint = DecodeCheckpoint(options: options)
+        let checkpoint = try startFrameDecode(index, options: options)
         return try decoder.withLock { handle in
             try checkpoint.check()
             try handle.decodeFrame(index)
