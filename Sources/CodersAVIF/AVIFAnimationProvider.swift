@@ -15,9 +15,8 @@ final class AVIFAnimationProvider: AnimatedImageProvider {
     let canvasSize: ImageSize
     let pixelFormat: PixelFormat
     let frameCount: Int
-    /// libavif 0.11 does not read the edit list that carries a repetition count, and browsers
-    /// loop sequences without one forever, so every sequence plays forever.
-    var loopCount: Int { 0 }
+    /// From the colour track's edit list (`AVIFRepetition`); forever when the file has none.
+    let loopCount: Int
     private let durations: [Double]
     private let options: ImageDecodeOptions
     private let decoder: Mutex<AVIFDecoderHandle>
@@ -28,6 +27,7 @@ final class AVIFAnimationProvider: AnimatedImageProvider {
         guard handle.isSequence else { return nil }
         try Self.checkLimits(handle, options: options)
         self.data = data
+        loopCount = AVIFRepetition(data).loopCount
         frameCount = handle.frameCount
         durations = (0..<handle.frameCount).map { AVIFFrameTiming.displayDuration(handle.duration(at: $0)) }
         pixelFormat = AVIFPixelConverter.pixelFormat(hasAlpha: handle.hasAlpha, yuvFormat: handle.image.yuvFormat)
@@ -49,9 +49,7 @@ final class AVIFAnimationProvider: AnimatedImageProvider {
     }
 
     func frame(at index: Int) throws -> PixelBuffer {
-        guard index >= 0, index < frameCount else { throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount) }
-        // Each frame is a decode of its own: its time budget starts here.
-        let checkpoint = DecodeCheckpoint(options: options)
+        let checkpoint = try startFrameDecode(index, options: options)
         return try decoder.withLock { handle in
             try checkpoint.check()
             try handle.decodeFrame(index)

@@ -49,11 +49,7 @@ final class GIFAnimationProvider: AnimatedImageProvider {
     }
 
     func frame(at index: Int) throws -> PixelBuffer {
-        guard index >= 0, index < frameCount else {
-            throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
-        }
-        // Each frame is a decode of its own: its time budget starts here.
-        let checkpoint = DecodeCheckpoint(options: options)
+        let checkpoint = try startFrameDecode(index, options: options)
         let pixels = try compositor.withLock { try $0.render(frame: index, checkpoint: checkpoint) }
         var buffer = try PixelBuffer(width: screen.width, height: screen.height, format: pixelFormat, bytes: pixels)
         if canvasSize != screen { buffer = buffer.resampled(to: canvasSize) }

@@ -95,7 +95,7 @@ enum HEIFDecodeFootprint {
         /// The size written in a grid's or overlay's data (ISO/IEC 23008-12 6.6.2.3 and 6.6.2.2).
         func canvas(of item: HEIFItemTable.Item) -> ImageSize? {
             guard !item.unlocated, let first = item.extents.first else { return nil }
-            var reader = HEIFBytes(table.bytes, first)
+            var reader = ISOBMFFBytes(table.bytes, first)
             guard let version = reader.u8(), version == 0, let flags = reader.u8() else { return nil }
             let wide = flags & 1 == 1
             // A grid's row and column counts, or an overlay's four 16-bit fill values.

@@ -27,12 +27,12 @@ struct HEIFItemTable {
     /// Nil when the file has no `meta` box with an item list.
     init?(_ bytes: [UInt8]) {
         self.bytes = bytes
-        guard let meta = HEIFBox.children(of: bytes, in: 0..<bytes.count).first(where: { $0.type == "meta" }),
+        guard let meta = ISOBMFFBox.children(of: bytes, in: 0..<bytes.count).first(where: { $0.type == "meta" }),
               meta.payload.count >= 4
         else { return nil }
         // meta is a full box: 4 bytes of version and flags before its children.
-        let children = HEIFBox.children(of: bytes, in: meta.payload.lowerBound + 4..<meta.payload.upperBound)
-        func child(_ type: String) -> HEIFBox? { children.first { $0.type == type } }
+        let children = ISOBMFFBox.children(of: bytes, in: meta.payload.lowerBound + 4..<meta.payload.upperBound)
+        func child(_ type: String) -> ISOBMFFBox? { children.first { $0.type == type } }
         guard let iinf = child("iinf") else { return nil }
         primary = child("pitm").flatMap { Self.primaryID($0, bytes) }
         readTypes(iinf)
@@ -43,18 +43,18 @@ struct HEIFItemTable {
 
     subscript(id: Int) -> Item? { items[id] }
 
-    private static func primaryID(_ pitm: HEIFBox, _ bytes: [UInt8]) -> Int? {
-        var reader = HEIFBytes(bytes, pitm.payload)
+    private static func primaryID(_ pitm: ISOBMFFBox, _ bytes: [UInt8]) -> Int? {
+        var reader = ISOBMFFBytes(bytes, pitm.payload)
         guard let version = reader.u8(), reader.skip(3) else { return nil }
         return version == 0 ? reader.u16() : reader.u32()
     }
 
     /// Item info entries of version 2 or 3 (the ones that carry a type).
-    private mutating func readTypes(_ iinf: HEIFBox) {
-        var reader = HEIFBytes(bytes, iinf.payload)
+    private mutating func readTypes(_ iinf: ISOBMFFBox) {
+        var reader = ISOBMFFBytes(bytes, iinf.payload)
         guard let version = reader.u8(), reader.skip(3), let _ = version == 0 ? reader.u16() : reader.u32() else { return }
-        for entry in HEIFBox.children(of: bytes, in: reader.position..<iinf.payload.upperBound) where entry.type == "infe" {
-            var infe = HEIFBytes(bytes, entry.payload)
+        for entry in ISOBMFFBox.children(of: bytes, in: reader.position..<iinf.payload.upperBound) where entry.type == "infe" {
+            var infe = ISOBMFFBytes(bytes, entry.payload)
             guard let entryVersion = infe.u8(), entryVersion >= 2, infe.skip(3),
                   let id = entryVersion == 2 ? infe.u16() : infe.u32(), infe.skip(2),
                   let type = infe.fourCC(), items[id] == nil
@@ -64,8 +64,8 @@ struct HEIFItemTable {
     }
 
     /// `iloc` of version 0-2; construction method 0 (the file) or 1 (`idat`).
-    private mutating func readLocations(_ iloc: HEIFBox, idat: HEIFBox?) {
-        var reader = HEIFBytes(bytes, iloc.payload)
+    private mutating func readLocations(_ iloc: ISOBMFFBox, idat: ISOBMFFBox?) {
+        var reader = ISOBMFFBytes(bytes, iloc.payload)
         guard let version = reader.u8(), version <= 2, reader.skip(3), let sizes = reader.u8(), let sizes2 = reader.u8(),
               let count = version < 2 ? reader.u16() : reader.u32()
         else { return }
@@ -101,12 +101,12 @@ struct HEIFItemTable {
     }
 
     /// `ispe` and `hvcC` of each item, through `ipma`'s associations into `ipco`.
-    private mutating func readProperties(_ iprp: HEIFBox) {
-        let children = HEIFBox.children(of: bytes, in: iprp.payload)
+    private mutating func readProperties(_ iprp: ISOBMFFBox) {
+        let children = ISOBMFFBox.children(of: bytes, in: iprp.payload)
         guard let ipco = children.first(where: { $0.type == "ipco" }) else { return }
-        let properties = HEIFBox.children(of: bytes, in: ipco.payload)
+        let properties = ISOBMFFBox.children(of: bytes, in: ipco.payload)
         for ipma in children where ipma.type == "ipma" {
-            var reader = HEIFBytes(bytes, ipma.payload)
+            var reader = ISOBMFFBytes(bytes, ipma.payload)
             guard let version = reader.u8(), reader.skip(2), let flags = reader.u8(), let count = reader.u32() else { continue }
             for _ in 0..<min(count, 65_536) {
                 guard let id = version < 1 ? reader.u16() : reader.u32(), let associations = reader.u8() else { break }
@@ -117,7 +117,7 @@ struct HEIFItemTable {
                     let property = properties[index - 1]
                     switch property.type {
                     case "ispe":
-                        var ispe = HEIFBytes(bytes, property.payload)
+                        var ispe = ISOBMFFBytes(bytes, property.payload)
                         guard ispe.skip(4), let width = ispe.u32(), let height = ispe.u32(), items[id]!.declaredSize == nil else { continue }
                         items[id]!.declaredSize = ImageSize(width: width, height: height)
                     case "hvcC":
@@ -134,8 +134,8 @@ struct HEIFItemTable {
     /// reads them: one entry after another, each a box header whose size is not used to find the
     /// next, so a file whose entry sizes disagree with their contents references here what it
     /// references for libheif (a fuzz finding made a grid derived from itself that way).
-    private mutating func readReferences(_ iref: HEIFBox) {
-        var reader = HEIFBytes(bytes, iref.payload)
+    private mutating func readReferences(_ iref: ISOBMFFBox) {
+        var reader = ISOBMFFBytes(bytes, iref.payload)
         guard let version = reader.u8(), reader.skip(3) else { return }
         func id() -> Int? { version == 0 ? reader.u16() : reader.u32() }
         while reader.position < reader.end {

@@ -9,7 +9,7 @@ enum HEVCPictureSize {
     /// The largest size declared by the SPS NAL units of an `hvcC` box's payload; nil when it
     /// holds none that can be read.
     static func largest(inConfiguration payload: Range<Int>, of bytes: [UInt8]) -> ImageSize? {
-        var reader = HEIFBytes(bytes, payload)
+        var reader = ISOBMFFBytes(bytes, payload)
         // 21 bytes of profile, level and format fields, then lengthSizeMinusOne and the array count.
         guard reader.skip(22), let arrays = reader.u8() else { return nil }
         var sizes: [ImageSize] = []
@@ -28,7 +28,7 @@ enum HEVCPictureSize {
 
     /// The bytes of a NAL unit's length field, from an `hvcC` payload (1, 2 or 4).
     static func lengthFieldSize(inConfiguration payload: Range<Int>, of bytes: [UInt8]) -> Int? {
-        var reader = HEIFBytes(bytes, payload)
+        var reader = ISOBMFFBytes(bytes, payload)
         guard reader.skip(21), let value = reader.u8() else { return nil }
         return value & 3 + 1
     }
@@ -38,7 +38,7 @@ enum HEVCPictureSize {
     static func largest(inItemData extents: [Range<Int>], of bytes: [UInt8], lengthFieldSize: Int) -> ImageSize? {
         var sizes: [ImageSize] = []
         for extent in extents {
-            var reader = HEIFBytes(bytes, extent)
+            var reader = ISOBMFFBytes(bytes, extent)
             while let length = reader.uint(lengthFieldSize), length > 0, reader.end - reader.position >= 2 {
                 let end = min(reader.position + length, reader.end)
                 if (Int(bytes[reader.position]) >> 1) & 0x3F == spsType, let size = size(ofNAL: bytes[reader.position..<end]) {

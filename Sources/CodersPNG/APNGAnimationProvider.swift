@@ -61,11 +61,7 @@ final class APNGAnimationProvider: AnimatedImageProvider {
     }
 
     func frame(at index: Int) throws -> PixelBuffer {
-        guard index >= 0, index < frameCount else {
-            throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
-        }
-        // Each frame is a decode of its own: its time budget starts here.
-        let checkpoint = DecodeCheckpoint(options: options)
+        let checkpoint = try startFrameDecode(index, options: options)
         var buffer: PixelBuffer
         if APNGFrames.isIndependent(index, in: decoder.index) {
             buffer = try decoder.pixels(of: index, checkpoint: checkpoint).converted(to: pixelFormat)

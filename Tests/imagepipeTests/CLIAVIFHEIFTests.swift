@@ -20,6 +20,22 @@ struct CLIAVIFHEIFTests {
         #expect(lines[0]["hasAlpha"] as? Bool == true && lines[1]["frames"] as? Int == 12 && lines[1]["loopCount"] as? Int == 0)
     }
 
+    @Test("info reports an AVIF sequence's loop count from its edit list, as it does a GIF's",
+          .enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools))
+    func avifLoopCount() async throws {
+        let sample = AVIFFixtures.animated
+        let data = try sample.data()
+        let segment = try AVIFEditListWriter.trackDuration(track: 0, of: data)
+        let edts = AVIFEditListWriter.box("edts", AVIFEditListWriter.editList(repeats: true, segmentDuration: segment))
+        let thrice = temp.path("thrice.avif")
+        try AVIFEditListWriter.inserting(edts, intoTrack: 0, of: data, trackDuration: 3 * segment).write(to: URL(fileURLWithPath: thrice))
+        let info = try await cli.run(["info", "--json", thrice, sample.url.path])
+        #expect(info.status == 0, "\(info.stderr)")
+        let lines = info.jsonLines
+        #expect(lines.count == 2 && lines.first?["frames"] as? Int == 3)
+        #expect(lines.first?["loopCount"] as? Int == 3 && lines.last?["loopCount"] as? Int == 0)
+    }
+
     @Test("fetch --format avif writes name.avif with a thumbnail's size")
     func fetchAsAVIF() async throws {
         let run = try await cli.run(["fetch", Samples.jpeg, "-o", temp.path("out"), "--format", "avif", "--thumbnail", "64x64", "--no-cache", "--json"])
