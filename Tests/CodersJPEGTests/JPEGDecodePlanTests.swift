@@ -20,7 +20,9 @@ struct JPEGDecodePlanTests {
         #expect(thumbnail.pixelSize == expected)
         #expect(thumbnail.isThumbnail)
         let difference = JPEGTestImages.difference(thumbnail.firstFrame, full.firstFrame.resampled(to: expected))
-        #expect(difference.mean < 5, "\(difference)")
+        // Up to 6: the DCT scale may leave as little as 1x to the resample, so the IDCT's own
+        // reduction shows (progressive3.jpg, 650x470 into 128: mean 5.6, at 1/4 against 1/2 before).
+        #expect(difference.mean < 6, "\(difference)")
     }
 
     @Test("Stretched boxes and byte budgets give the size asked for; larger boxes never scale up")
