@@ -30,18 +30,23 @@ struct JPEGDecodePlan {
         }
     }
 
-    /// The largest DCT reduction (1/2, 1/4, 1/8) that still leaves at least 2x for the final
-    /// resample, as libvips picks it: decoding at 1/8 costs a fraction of a full decode, and the
-    /// 2x margin keeps the resampler, not the DCT, in charge of the thumbnail's quality.
+    /// The largest DCT reduction (1/2, 1/4, 1/8) whose output still covers the target on both
+    /// sides, as imgproxy and Pillow's `draft` pick it: decoding at 1/8 costs a fraction of a full
+    /// decode, and the IDCT's reduction is an area average, so the resample that follows only has
+    /// to take the last (under 2x) step. (libvips keeps 2x for its final resample; with a 3.75x
+    /// reduction that means a full-size decode and four times the pixels to filter.)
     static func scaleDenominator(from source: ImageSize, to target: ImageSize) -> Int {
         guard !target.isEmpty, target != source else { return 1 }
-        let shrink = min(Double(source.width) / Double(target.width), Double(source.height) / Double(target.height))
-        for denominator in [8, 4, 2] where shrink >= Double(2 * denominator) { return denominator }
+        for denominator in [8, 4, 2]
+        where (source.width + denominator - 1) / denominator >= target.width
+            && (source.height + denominator - 1) / denominator >= target.height {
+            return denominator
+        }
         return 1
     }
 
-    /// Catmull-Rom: sharp like Lanczos-3 on photos at these (at most 2-4x) reductions, with two
-    /// thirds of its taps; the resample is a third of a thumbnail's time, the DCT decode the rest.
+    /// Catmull-Rom: sharp like Lanczos-3 on photos at these (under 2x after the DCT scale, or a
+    /// full-size decode under 2x) reductions, with two thirds of its taps.
     static let thumbnailFilter = ResamplingFilter.catmullRom
 
     /// What libjpeg writes per pixel.
@@ -64,9 +69,10 @@ struct JPEGDecodePlan {
         }
         info.pointee.scale_num = 1
         info.pointee.scale_denom = UInt32(scaleDenominator)
-        // A thumbnail is resampled by at least 2x afterwards, which smooths chroma far more than
-        // libjpeg's "fancy" (triangle) chroma upsampling would; the merged upsampler is faster.
-        if targetSize != sourceSize { info.pointee.do_fancy_upsampling = 0 }
+        // When the resample that follows reduces by 2x or more, it smooths chroma far more than
+        // libjpeg's "fancy" (triangle) chroma upsampling would, and the merged upsampler is faster;
+        // a smaller last step keeps fancy upsampling, or chroma edges would show 2x2 steps.
+        if leavesTwiceForResample { info.pointee.do_fancy_upsampling = 0 }
     }
 
     /// libjpeg's output rows (`outputComponents` bytes a pixel) as the caller's pixels: CMYK
@@ -84,6 +90,12 @@ struct JPEGDecodePlan {
     func resampled(_ buffer: PixelBuffer) -> PixelBuffer {
         let target = partialTarget(forHeight: buffer.height, outputHeight: scaledHeight)
         return buffer.size == target ? buffer : buffer.resampled(to: target, filter: Self.thumbnailFilter)
+    }
+
+    /// True when libjpeg's output is at least twice the target on both sides.
+    var leavesTwiceForResample: Bool {
+        let scaled = ImageSize(width: (sourceSize.width + scaleDenominator - 1) / scaleDenominator, height: scaledHeight)
+        return scaled.width >= 2 * targetSize.width && scaled.height >= 2 * targetSize.height
     }
 
     /// Height libjpeg gives the whole image at the plan's DCT scale.

@@ -105,9 +105,9 @@ enum Resampler {
         let c = coefficients(inSize: source.width, outSize: width, filter: filter)
         let channels = source.format.bytesPerPixel
         let height = source.height
-        var out = [UInt8](repeating: 0, count: width * height * channels)
-        source.bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
+        // Uninitialised: every output pixel of every row is written below.
+        let out = [UInt8](unsafeUninitializedCapacity: width * height * channels) { output, initialized in
+            source.bytes.withUnsafeBufferPointer { input in
                 c.weights.withUnsafeBufferPointer { weights in
                     c.starts.withUnsafeBufferPointer { starts in
                         c.counts.withUnsafeBufferPointer { counts in
@@ -132,6 +132,7 @@ enum Resampler {
                     }
                 }
             }
+            initialized = output.count
         }
         return PixelBuffer(unchecked: width, height: height, format: source.format, bytes: out)
     }
@@ -201,9 +202,9 @@ enum Resampler {
     static func resampleColumns(_ source: PixelBuffer, toHeight height: Int, filter: ResamplingFilter) -> PixelBuffer {
         let c = coefficients(inSize: source.height, outSize: height, filter: filter)
         let rowBytes = source.width * source.format.bytesPerPixel
-        var out = [UInt8](repeating: 0, count: rowBytes * height)
-        source.bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
+        // Uninitialised: every byte of every output row is written below.
+        let out = [UInt8](unsafeUninitializedCapacity: rowBytes * height) { output, initialized in
+            source.bytes.withUnsafeBufferPointer { input in
                 c.weights.withUnsafeBufferPointer { weights in
                     guard let base = input.baseAddress, let result = output.baseAddress, let w = weights.baseAddress else { return }
                     // One output row accumulates whole input rows, 16 bytes at a time in registers:
@@ -234,6 +235,7 @@ enum Resampler {
                     }
                 }
             }
+            initialized = output.count
         }
         return PixelBuffer(unchecked: source.width, height: height, format: source.format, bytes: out)
     }

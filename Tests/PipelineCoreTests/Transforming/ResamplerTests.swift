@@ -116,4 +116,139 @@ struct ResamplerTests {
         #expect(out.color(x: 32, y: 16).red > 235)
         #expect(source.resampled(to: source.size) == source)
     }
+
+    @Test("Every output byte equals a plain reference of the same filter: 1xN, Nx1, odd sizes, extreme ratios, up and down",
+          arguments: PixelFormat.allCases)
+    func matchesPlainReference(format: PixelFormat) throws {
+        // The passes read and write through unchecked pointers, vector loads past a pixel's end and
+        // uninitialised outputs: any byte missed, misplaced or read from the wrong row differs here.
+        var state: UInt32 = 2024
+        func noise(_ width: Int, _ height: Int) throws -> PixelBuffer {
+            let bytes = (0..<width * height * format.bytesPerPixel).map { _ -> UInt8 in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            }
+            return try PixelBuffer(width: width, height: height, format: format, bytes: bytes)
+        }
+        let cases: [(ImageSize, ImageSize)] = [
+            (ImageSize(width: 1, height: 37), ImageSize(width: 1, height: 5)),
+            (ImageSize(width: 1, height: 5), ImageSize(width: 1, height: 40)),
+            (ImageSize(width: 53, height: 1), ImageSize(width: 7, height: 1)),
+            (ImageSize(width: 53, height: 1), ImageSize(width: 200, height: 1)),
+            (ImageSize(width: 53, height: 37), ImageSize(width: 17, height: 11)),
+            (ImageSize(width: 53, height: 37), ImageSize(width: 26, height: 37)),
+            (ImageSize(width: 61, height: 29), ImageSize(width: 31, height: 13)),
+            (ImageSize(width: 1000, height: 3), ImageSize(width: 3, height: 1)),
+            (ImageSize(width: 3, height: 1000), ImageSize(width: 1, height: 7)),
+            (ImageSize(width: 5, height: 3), ImageSize(width: 97, height: 61)),
+            (ImageSize(width: 2, height: 2), ImageSize(width: 1, height: 1)),
+        ]
+        for filter in ResamplingFilter.allCases {
+            for (from, to) in cases {
+                let source = try noise(from.width, from.height)
+                let out = source.resampled(to: to, filter: filter)
+                #expect(out.size == to && out.format == format)
+                #expect(out.bytes == PlainResampler.resample(source, to: to, filter: filter), "\(filter) \(from) -> \(to)")
+            }
+        }
+    }
+}
+
+/// The resampler's arithmetic without pointers or vectors: the same coefficients, steps and
+/// rounding, one byte at a time through checked array indexing.
+private enum PlainResampler {
+    static func resample(_ source: PixelBuffer, to size: ImageSize, filter: ResamplingFilter) -> [UInt8] {
+        let channels = source.format.bytesPerPixel, alpha = source.format.hasAlpha
+        var (width, height, bytes) = (source.width, source.height, source.bytes)
+        if alpha { bytes = premultiply(bytes, channels: channels) }
+        let factorX = max(width / (size.width * 2), 1), factorY = max(height / (size.height * 2), 1)
+        if factorX > 1 || factorY > 1 {
+            (width, height, bytes) = box(bytes, width: width, height: height, channels: channels, factorX: factorX, factorY: factorY)
+        }
+        if size.height < height {
+            bytes = columns(bytes, width: width, height: height, channels: channels, to: size.height, filter: filter)
+            height = size.height
+        }
+        if width != size.width {
+            bytes = rows(bytes, width: width, height: height, channels: channels, to: size.width, filter: filter)
+            width = size.width
+        }
+        if height != size.height {
+            bytes = columns(bytes, width: width, height: height, channels: channels, to: size.height, filter: filter)
+        }
+        return alpha ? unpremultiply(bytes, channels: channels) : bytes
+    }
+
+    static func clamp(_ sum: Int32) -> UInt8 {
+        UInt8(min(max((sum + (1 << (Resampler.precisionBits - 1))) >> Resampler.precisionBits, 0), 255))
+    }
+
+    static func rows(_ bytes: [UInt8], width: Int, height: Int, channels: Int, to outWidth: Int, filter: ResamplingFilter) -> [UInt8] {
+        let c = Resampler.coefficients(inSize: width, outSize: outWidth, filter: filter)
+        var out: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<outWidth {
+                for ch in 0..<channels {
+                    var sum: Int32 = 0
+                    for t in 0..<c.counts[x] {
+                        sum += Int32(c.weights[x * c.stride + t]) * Int32(bytes[(y * width + c.starts[x] + t) * channels + ch])
+                    }
+                    out.append(clamp(sum))
+                }
+            }
+        }
+        return out
+    }
+
+    static func columns(_ bytes: [UInt8], width: Int, height: Int, channels: Int, to outHeight: Int, filter: ResamplingFilter) -> [UInt8] {
+        let c = Resampler.coefficients(inSize: height, outSize: outHeight, filter: filter)
+        let rowBytes = width * channels
+        var out: [UInt8] = []
+        for y in 0..<outHeight {
+            for i in 0..<rowBytes {
+                var sum: Int32 = 0
+                for t in 0..<c.counts[y] { sum += Int32(c.weights[y * c.stride + t]) * Int32(bytes[(c.starts[y] + t) * rowBytes + i]) }
+                out.append(clamp(sum))
+            }
+        }
+        return out
+    }
+
+    static func box(_ bytes: [UInt8], width: Int, height: Int, channels: Int, factorX: Int, factorY: Int) -> (Int, Int, [UInt8]) {
+        let outWidth = (width + factorX - 1) / factorX, outHeight = (height + factorY - 1) / factorY
+        var out: [UInt8] = []
+        for y in 0..<outHeight {
+            for x in 0..<outWidth {
+                for ch in 0..<channels {
+                    var sum = 0, n = 0
+                    for sy in (y * factorY)..<min((y + 1) * factorY, height) {
+                        for sx in (x * factorX)..<min((x + 1) * factorX, width) {
+                            sum += Int(bytes[(sy * width + sx) * channels + ch])
+                            n += 1
+                        }
+                    }
+                    out.append(UInt8((sum + n / 2) / n))
+                }
+            }
+        }
+        return (outWidth, outHeight, out)
+    }
+
+    static func premultiply(_ bytes: [UInt8], channels: Int) -> [UInt8] {
+        var out = bytes
+        for i in stride(from: 0, to: out.count, by: channels) {
+            let a = Int(out[i + channels - 1])
+            for ch in 0..<(channels - 1) { out[i + ch] = UInt8((Int(out[i + ch]) * a + 127) / 255) }
+        }
+        return out
+    }
+
+    static func unpremultiply(_ bytes: [UInt8], channels: Int) -> [UInt8] {
+        var out = bytes
+        for i in stride(from: 0, to: out.count, by: channels) {
+            let a = Int(out[i + channels - 1])
+            for ch in 0..<(channels - 1) { out[i + ch] = a == 0 ? 0 : UInt8(min((Int(out[i + ch]) * 255 + a / 2) / a, 255)) }
+        }
+        return out
+    }
 }
