@@ -89,7 +89,7 @@ let package = Package(
         // hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag SwiftPM refuses (a warning); the header is
         // included by its hiredis/ path instead.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
-        .target(name: "CacheRedis", dependencies: ["PipelineCore", "CHiredis"]),
+        .target(name: "CacheRedis", dependencies: ["PipelineCore", "CHiredis", .product(name: "CoreMetrics", package: "swift-metrics")]),
 
         // The conformance kit plugin authors run on their coders, loaders, caches and transformers.
         .target(name: "PipelineConformance", dependencies: ["PipelineCore", .product(name: "Logging", package: "swift-log")]),

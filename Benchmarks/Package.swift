@@ -51,6 +51,14 @@ let package = Package(
             .product(name: "PipelineCore", package: "ImagePipe"),
             .product(name: "CodersPNG", package: "ImagePipe"),
         ]),
+        // RedisImageCache lookups against redis-benchmark GETs, and ImageServer with its sources in
+        // Redis against local ones (Benchmarks/scripts/redis-lookups.sh).
+        .executableTarget(name: "redis-bench", dependencies: [
+            .product(name: "CacheRedis", package: "ImagePipe"),
+            .product(name: "ImageServer", package: "ImagePipe"),
+            .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,8 +36,13 @@ final class RedisCircuitBreaker: Sendable {
         state.withLock { state in state.openUntil.map { ContinuousClock.now < $0 } ?? false }
     }
 
-    func recordSuccess() {
-        state.withLock { $0 = State() }
+    /// Records a success; true when it closed an open breaker.
+    @discardableResult
+    func recordSuccess() -> Bool {
+        state.withLock { state in
+            defer { state = State() }
+            return state.openUntil != nil
+        }
     }
 
     /// Records a fault; true when it opened (or re-opened) the breaker.

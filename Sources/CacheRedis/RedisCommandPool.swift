@@ -47,7 +47,7 @@ final class RedisCommandPool: Sendable {
     /// task is cancelled (answered at once; the command may still run).
     func run(_ arguments: [Data]) async -> RedisReply? {
         guard breaker.allows() else {
-            counters.bump(\.skipped)
+            counters.record(.skippedBreakerOpen)
             return nil
         }
         let answer = RedisAnswer()
@@ -58,7 +58,7 @@ final class RedisCommandPool: Sendable {
                     answer.finish(self.execute(arguments, on: connection))
                 }
                 if !queued {
-                    counters.bump(\.skipped)
+                    counters.record(.skippedQueueFull)
                     answer.finish(nil)
                 }
             }
@@ -97,7 +97,7 @@ final class RedisCommandPool: Sendable {
             }
             // A queued command the breaker has since stopped is answered without the network.
             guard !breaker.isCoolingDown else {
-                counters.bump(\.skipped)
+                counters.record(.skippedBreakerOpen)
                 job(nil)
                 continue
             }
@@ -105,7 +105,7 @@ final class RedisCommandPool: Sendable {
                 do {
                     connection = try RedisConnection(configuration: configuration)
                 } catch {
-                    recordFault()
+                    recordFault(error.kind)
                     job(nil)
                     continue
                 }
@@ -122,22 +122,25 @@ final class RedisCommandPool: Sendable {
             let reply = try connection.command(arguments)
             // Every error reply is the server refusing now (`-OOM`, `-LOADING`, `-BUSY`, a proxy's
             // `-ERR Connection refused`): the caller sees a miss or a dropped store.
-            if reply.isError {
-                recordFault()
+            if case .error(let text) = reply {
+                recordFault(text.hasPrefix("OOM") ? .outOfMemory : .errorReply)
                 return nil
             }
-            breaker.recordSuccess()
+            if breaker.recordSuccess() { counters.metrics.recordBreaker(open: false) }
             return reply
         } catch {
             connection.isBroken = true
-            recordFault()
+            recordFault(error.kind)
             return nil
         }
     }
 
-    private func recordFault() {
-        counters.bump(\.faults)
-        if breaker.recordFault() { counters.bump(\.breakerOpenings) }
+    private func recordFault(_ kind: RedisFaultKind) {
+        counters.record(.fault(kind))
+        if breaker.recordFault() {
+            counters.record(.breakerOpened)
+            counters.metrics.recordBreaker(open: true)
+        }
     }
 }
 

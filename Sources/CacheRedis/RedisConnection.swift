@@ -7,6 +7,8 @@ final class RedisConnection {
     /// The connection cannot be used any more (refused, timed out, closed by the server).
     struct Broken: Error, CustomStringConvertible {
         let reason: String
+        /// A timeout or another connection failure (an error reply is not a `Broken`).
+        var kind: RedisFaultKind = .connection
         var description: String { reason }
     }
 
@@ -19,9 +21,9 @@ final class RedisConnection {
             throw Broken(reason: "cannot allocate a hiredis context")
         }
         guard context.pointee.err == 0 else {
-            let reason = Self.errorText(context)
+            let failure = Self.failure(context)
             redisFree(context)
-            throw Broken(reason: "connect to \(configuration.host):\(configuration.port): \(reason)")
+            throw Broken(reason: "connect to \(configuration.host):\(configuration.port): \(failure.reason)", kind: failure.kind)
         }
         // From here on, deinit frees the context, also when the init throws.
         self.context = context
@@ -62,7 +64,7 @@ final class RedisConnection {
                 redisCommandArgv(context, Int32(arguments.count), argv.baseAddress, argvlen.baseAddress)
             }
         }
-        guard let raw else { throw Broken(reason: Self.errorText(context)) }
+        guard let raw else { throw Self.failure(context) }
         defer { freeReplyObject(raw) }
         return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
     }
@@ -85,6 +87,16 @@ final class RedisConnection {
             return .array((0..<value.elements).compactMap { index in elements[index].map(copy) })
         default: return .null
         }
+    }
+
+    /// What went wrong on `context`: hiredis reports a timeout as an I/O error whose text is that
+    /// of `EAGAIN` (a read or write past `SO_RCVTIMEO` / `SO_SNDTIMEO`) or `ETIMEDOUT` (a connect);
+    /// errno itself may have changed since, when hiredis closed the socket.
+    private static func failure(_ context: UnsafeMutablePointer<redisContext>) -> Broken {
+        let reason = errorText(context)
+        let timedOut = context.pointee.err == REDIS_ERR_IO
+            && [EAGAIN, EWOULDBLOCK, ETIMEDOUT].contains { reason.hasSuffix(String(cString: strerror($0))) }
+        return Broken(reason: reason, kind: timedOut ? .timeout : .connection)
     }
 
     private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {

@@ -23,7 +23,18 @@ extension RedisImageCache {
     /// first caller takes a short lock (`SET lock token NX PX lockTimeToLive`) and fetches; the others
     /// look for the stored entry every `lockPollInterval` for at most `lockMaxWait`, then fetch
     /// themselves. A lock whose holder gave up without storing is taken over by the next waiter.
+    /// Each outcome is counted (`RedisCacheStats.fetchesClaimed`, `fetchesWaited`, `fetchesAlone`).
     public func claimFetch(forKey key: String) async -> RedisFetchClaim {
+        let claim = await decideFetch(forKey: key)
+        switch claim {
+        case .fetch: counters.record(.fetchClaimed)
+        case .stored: counters.record(.fetchWaited)
+        case .fetchAlone: counters.record(.fetchAlone)
+        }
+        return claim
+    }
+
+    private func decideFetch(forKey key: String) async -> RedisFetchClaim {
         let token = UUID().uuidString
         let ttl = String(max(1, Self.milliseconds(configuration.lockTimeToLive)))
         let deadline = ContinuousClock.now + configuration.lockMaxWait

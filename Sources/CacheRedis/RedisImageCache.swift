@@ -17,12 +17,16 @@ public final class RedisImageCache: ImageCache {
     /// Decodes hits and encodes stores given without bytes, unless the context names an `.imageCoder`.
     public let coders: ImageCodersManager
     let pool: RedisCommandPool
-    private let counters = RedisCacheCounters()
+    let counters: RedisCacheCounters
     private let codingQueue = DispatchQueue(label: "imagepipe.redis-cache.coding", qos: .utility, attributes: .concurrent)
 
-    public init(configuration: RedisCacheConfiguration = RedisCacheConfiguration(), coders: ImageCodersManager = .shared) {
+    /// - Parameter metrics: where hits, misses, faults by kind, the breaker and single-flight are
+    ///   counted (`RedisCacheMetrics`); default: `MetricsSystem.factory`'s.
+    public init(configuration: RedisCacheConfiguration = RedisCacheConfiguration(), coders: ImageCodersManager = .shared,
+                metrics: RedisCacheMetrics = RedisCacheMetrics()) {
         self.configuration = configuration
         self.coders = coders
+        self.counters = RedisCacheCounters(metrics: metrics)
         self.pool = RedisCommandPool(configuration: configuration, counters: counters)
     }
 
@@ -38,29 +42,29 @@ public final class RedisImageCache: ImageCache {
     /// The stored entry for `key`; nil on a miss, a fault, or a value that is not a valid entry.
     public func entry(forKey key: String) async -> RedisCacheEntry? {
         guard case .string(let value)? = await pool.run(["GET", valueKey(key)]) else {
-            counters.bump(\.misses)
+            counters.record(.miss)
             return nil
         }
         guard value.count <= configuration.maxEntryBytes + 4096, let entry = RedisCacheEntry(decoding: value) else {
-            counters.bump(\.corruptValues)
-            counters.bump(\.misses)
+            counters.record(.corruptValue)
+            counters.record(.miss)
             return nil
         }
-        counters.bump(\.hits)
+        counters.record(.hit)
         return entry
     }
 
     /// Stores `entry` with the configured time to live; one larger than `maxEntryBytes` is left out.
     public func setEntry(_ entry: RedisCacheEntry, forKey key: String) async {
         guard entry.data.count <= configuration.maxEntryBytes, let value = entry.encoded() else {
-            counters.bump(\.storesTooLarge)
+            counters.record(.storeTooLarge)
             return
         }
         var arguments = [Data("SET".utf8), Data(valueKey(key).utf8), value]
         if let ttl = configuration.timeToLive {
             arguments += [Data("PX".utf8), Data(String(max(1, Self.milliseconds(ttl))).utf8)]
         }
-        if await pool.run(arguments)?.isOK == true { counters.bump(\.stores) }
+        if await pool.run(arguments)?.isOK == true { counters.record(.store) }
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
@@ -79,11 +83,10 @@ public final class RedisImageCache: ImageCache {
                 try await BlockingIO.run(on: codingQueue, work)
             }
             guard !Task.isCancelled else { return nil }
-            let validators = CacheValidators(etag: entry.etag, lastModified: entry.lastModified)
-            return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, validators: validators.canRevalidate ? validators : nil)
+            return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, validators: entry.validators)
         } catch ImagePipeError.badImageData {
             // Bytes that are not an image are dropped so the next query is a clean miss.
-            counters.bump(\.corruptValues)
+            counters.record(.corruptValue)
             _ = await pool.run(["DEL", valueKey(key)])
             return nil
         } catch {
@@ -108,9 +111,7 @@ public final class RedisImageCache: ImageCache {
         guard let bytes, !bytes.isEmpty else { return }
         let format = image?.format ?? ImageFormat.detect(in: bytes)
         // The source's validators travel with the bytes, so any server revalidates with them.
-        let validators = context[.cacheValidators]
-        await setEntry(RedisCacheEntry(data: bytes, formatIdentifier: format.identifier,
-                                       etag: validators?.etag, lastModified: validators?.lastModified), forKey: key)
+        await setEntry(RedisCacheEntry(data: bytes, formatIdentifier: format.identifier, validators: context[.cacheValidators]), forKey: key)
     }
 
     public func remove(key: String, cacheType: ImageCacheType) async {

@@ -26,6 +26,8 @@ public struct RedisSharedLoader: ImageLoader {
         _ url: URL, options: ImageOptions, context: ImageContext,
         progress: (@Sendable (ImageLoadProgress) -> Void)?
     ) async throws -> ImageLoadResult {
+        // A local file is each machine's own: read it, never share it.
+        guard !url.isFileURL else { return try await origin.load(url, options: options, context: context, progress: progress) }
         let key = url.absoluteString
         if let stored = await storedCopy(of: url, key: key, progress: progress) { return stored }
         let fetch = { try await origin.load(url, options: options, context: context, progress: progress) }
@@ -56,21 +58,17 @@ public struct RedisSharedLoader: ImageLoader {
         guard let entry = await cache.entry(forKey: key) else { return nil }
         let size = Int64(entry.data.count)
         progress?(ImageLoadProgress(receivedBytes: size, expectedBytes: size))
-        let validators = CacheValidators(etag: entry.etag, lastModified: entry.lastModified)
-        let response = RedisStoredResponse(url: url, formatIdentifier: entry.formatIdentifier,
-                                           cacheValidators: validators.canRevalidate ? validators : nil)
+        let response = RedisStoredResponse(url: url, formatIdentifier: entry.formatIdentifier, cacheValidators: entry.validators)
         return ImageLoadResult(data: entry.data, response: response)
     }
 
-    /// Fetches from the origin and keeps an image's bytes (anything else is not stored).
+    /// Fetches from the origin and keeps an image's bytes with its validators, through the cache's
+    /// one store path (anything that is not an image is not stored).
     private func fetchAndStore(key: String, _ fetch: () async throws -> ImageLoadResult) async throws -> ImageLoadResult {
         let result = try await fetch()
-        let format = ImageFormat.detect(in: result.data)
-        if format != .undefined {
-            let entry = RedisCacheEntry(data: result.data, formatIdentifier: format.identifier,
-                                        etag: result.response?.cacheValidators?.etag,
-                                        lastModified: result.response?.cacheValidators?.lastModified)
-            await cache.setEntry(entry, forKey: key)
+        if ImageFormat.detect(in: result.data) != .undefined {
+            let context = ImageContext().with(.cacheValidators, result.response?.cacheValidators)
+            await cache.store(nil, data: result.data, key: key, options: [], context: context, cacheType: .disk)
         }
         return result
     }

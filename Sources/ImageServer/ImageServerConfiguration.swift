@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import PipelineCore
 
@@ -23,8 +24,9 @@ public struct ImageServerConfiguration: Sendable {
     public var localRoot: String?
     /// Wraps the loader of http(s) sources (which already applies the SSRF guard and the
     /// allow-list to redirects), so a fleet can share fetched sources: CacheRedis's
-    /// `RedisSharedLoader`. Nil fetches from the origins directly.
-    public var sharedSources: (@Sendable (any ImageLoader) -> any ImageLoader)?
+    /// `RedisSharedLoader`. It gets the factory of the server's `/metrics`, for the tier's own
+    /// metrics. Nil fetches from the origins directly.
+    public var sharedSources: (@Sendable (any ImageLoader, any MetricsFactory) -> any ImageLoader)?
 
     /// Image requests processed at once. Default: one per core.
     public var workers = ProcessInfo.processInfo.activeProcessorCount

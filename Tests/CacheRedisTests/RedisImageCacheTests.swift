@@ -7,7 +7,7 @@ import TestSupport
 
 
 func entry(_ byte: UInt8, count: Int = 64) -> RedisCacheEntry {
-    RedisCacheEntry(data: Data(repeating: byte, count: count), formatIdentifier: "public.png", etag: "\"v\(byte)\"", lastModified: nil)
+    RedisCacheEntry(data: Data(repeating: byte, count: count), formatIdentifier: "public.png", validators: CacheValidators(etag: "\"v\(byte)\""))
 }
 
 @Suite("RedisImageCache against a real redis-server", .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
@@ -37,11 +37,10 @@ struct RedisImageCacheTests {
     func storeKeepsValidators() async throws {
         let server = try RedisTestServer()
         let cache = RedisImageCache(configuration: server.configuration)
-        let context = ImageContext().with(.cacheValidators, CacheValidators(etag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT"))
+        let validators = CacheValidators(etag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", freshnessLifetime: 600)
+        let context = ImageContext().with(.cacheValidators, validators)
         await cache.store(nil, data: Data(repeating: 1, count: 16), key: "a", options: [], context: context, cacheType: .disk)
-        let stored = await cache.entry(forKey: "a")
-        #expect(stored?.etag == "\"v1\"")
-        #expect(stored?.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(await cache.entry(forKey: "a")?.validators == validators)
     }
 
     @Test("Entries over maxEntryBytes stay local and are counted")
@@ -125,7 +124,28 @@ struct RedisCacheEntryTests {
             #expect(RedisCacheEntry(decoding: encoded.prefix(length)) == nil)
         }
         var otherVersion = encoded
-        otherVersion[4] = 2
+        otherVersion[4] = 3
         #expect(RedisCacheEntry(decoding: otherVersion) == nil)
+    }
+
+    @Test("A value an older server wrote (version 1: no freshness) is still read with its validators")
+    func versionOneIsRead() throws {
+        var value = Data("IPRC".utf8) + [1, 10] + Data("public.png".utf8)
+        value += [0, 4] + Data("\"v1\"".utf8) + [0, 0]
+        value += [0, 0, 0, 0, 0, 0, 0, 3] + [7, 8, 9]
+        let read = try #require(RedisCacheEntry(decoding: value))
+        #expect(read == RedisCacheEntry(data: Data([7, 8, 9]), formatIdentifier: "public.png", validators: CacheValidators(etag: "\"v1\"")))
+    }
+
+    @Test("Validators read back are sanitized: a header with a line break or an impossible lifetime is dropped")
+    func validatorsAreSanitized() throws {
+        let hostile = RedisCacheEntry(data: Data([1]), formatIdentifier: "public.png",
+                                      validators: CacheValidators(etag: "\"a\"\r\nX-Injected: 1", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", freshnessLifetime: -.infinity))
+        let hostileValue = try #require(hostile.encoded())
+        let read = try #require(RedisCacheEntry(decoding: hostileValue))
+        #expect(read.validators == CacheValidators(lastModified: "Sun, 06 Nov 1994 08:49:37 GMT"))
+        let none = RedisCacheEntry(data: Data([1]), formatIdentifier: "public.png", validators: CacheValidators(etag: "\u{7F}"))
+        let noneValue = try #require(none.encoded())
+        #expect(RedisCacheEntry(decoding: noneValue)?.validators == nil)
     }
 }

@@ -36,6 +36,9 @@ struct RedisSingleFlightTests {
         }
         #expect(fetches.value == 1)
         #expect(results.allSatisfy { $0 == entry(8) })
+        #expect(caches.map(\.stats.fetchesClaimed).reduce(0, +) == 1)
+        #expect(caches.map(\.stats.fetchesWaited).reduce(0, +) == 9)
+        #expect(caches.map(\.stats.fetchesAlone).reduce(0, +) == 0)
     }
 
     @Test("A holder that gives up without storing hands the lock to a waiter")

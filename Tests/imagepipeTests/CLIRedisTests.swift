@@ -1,5 +1,8 @@
+import CodersPNG
 import Foundation
+@testable import imagepipe
 import PipelineConformance
+import PipelineCore
 import Testing
 import TestSupport
 
@@ -38,5 +41,70 @@ struct CLIRedisTests {
         #expect(remote.jsonLines.first?["cacheType"] as? String == "disk")
         let local = try await cli.run(["fetch", source, "--cache-dir", temp.path("d")])
         #expect(local.status != 0)
+    }
+
+    @Test("Two fetch --redis processes missing the same URL at once make 1 origin request and write the same image",
+          .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
+    func concurrentFetchesShareOneOriginRequest() async throws {
+        let redis = try RedisTestServer()
+        let origin = try TestHTTPServer()
+        let image = try PNGCoder().encode(
+            Image(try PixelBuffer(width: 8, height: 8, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
+        // The origin answers once both processes have asked: either both asked it (no single-flight),
+        // or Redis saw both try the fetch lock (`SET … NX`, the only SET before an answer).
+        let asked = Counter()
+        origin.route("/hot.png") { _, connection in
+            asked.increment()
+            let deadline = ContinuousClock.now + .seconds(300)
+            while asked.count < 2, Self.setCalls(redis) < 2, ContinuousClock.now < deadline { usleep(5_000) }
+            connection.respond(status: 200, headers: ["Content-Type": "image/png", "ETag": "\"hot\""], body: image)
+        }
+        let arguments = ["a", "b"].map { name in
+            ["fetch", origin.baseURL + "/hot.png", "--cache-dir", temp.path("cache-\(name)"), "-o", temp.path("out-\(name)"),
+             "--redis", redis.url(), "--redis-lock-wait", "600"]
+        }
+        let runner = cli
+        async let first = runner.run(arguments[0])
+        async let second = runner.run(arguments[1])
+        let runs = try await [first, second]
+        for run in runs { #expect(run.status == 0, "\(run.stderr)") }
+        #expect(origin.requestCount("/hot.png") == 1)
+        let written = try ["a", "b"].map { try Data(contentsOf: URL(fileURLWithPath: temp.path("out-\($0)/hot.png"))) }
+        #expect(!written[0].isEmpty && written[0] == written[1])
+    }
+
+    @Test("--redis-lock-wait outside 0–3600, or without --redis, exits 1 naming the flag", arguments: [
+        ["--redis", "redis://127.0.0.1:6379", "--redis-lock-wait", "3601"],
+        ["--redis", "redis://127.0.0.1:6379", "--redis-lock-wait", "-1"],
+        ["--redis-lock-wait", "5"],
+    ])
+    func lockWaitRange(arguments: [String]) async throws {
+        let run = try await cli.run(["fetch", Samples.png] + arguments)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--redis-lock-wait"), "\(run.stderr)")
+    }
+
+    @Test("The lock wait comes from the flag, else IMAGEPIPE_REDIS_LOCK_WAIT, and the lock lives at least as long")
+    func lockWaitSetting() throws {
+        let url = "redis://127.0.0.1:6379"
+        let plain = try #require(try RedisOption.configuration(url, lockWait: nil, environment: [:]))
+        #expect(plain.lockMaxWait == .seconds(5) && plain.lockTimeToLive == .seconds(10))
+        let fromVariable = try #require(try RedisOption.configuration(url, lockWait: nil, environment: ["IMAGEPIPE_REDIS_LOCK_WAIT": "30"]))
+        #expect(fromVariable.lockMaxWait == .seconds(30) && fromVariable.lockTimeToLive == .seconds(30))
+        let flagWins = try #require(try RedisOption.configuration(url, lockWait: 0, environment: ["IMAGEPIPE_REDIS_LOCK_WAIT": "30"]))
+        #expect(flagWins.lockMaxWait == .zero && flagWins.lockTimeToLive == .seconds(10))
+        #expect(throws: (any Error).self) {
+            try RedisOption.configuration(url, lockWait: nil, environment: ["IMAGEPIPE_REDIS_LOCK_WAIT": "soon"])
+        }
+        #expect(throws: (any Error).self) {
+            try RedisOption.configuration(url, lockWait: nil, environment: ["IMAGEPIPE_REDIS_LOCK_WAIT": "7200"])
+        }
+    }
+
+    /// Calls of `SET` the server has answered (`INFO commandstats`).
+    static func setCalls(_ redis: RedisTestServer) -> Int {
+        guard let output = try? TestProcesses.run("/usr/bin/redis-cli", ["-p", "\(redis.port)", "INFO", "commandstats"]) else { return 0 }
+        let line = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_set:") }
+        return line.flatMap { $0.split(separator: ",").first?.split(separator: "=").last }.flatMap { Int($0) } ?? 0
     }
 }

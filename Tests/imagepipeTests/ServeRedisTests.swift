@@ -16,8 +16,11 @@ struct ServeRedisTests {
     static let image = try! PNGCoder().encode(
         Image(try! PixelBuffer(width: 8, height: 8, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
 
+    /// A server whose waits for another's fetch are open-ended (`--redis-lock-wait`), so a loaded
+    /// machine never turns a wait into a second origin request.
     static func startServer(redis: String) async throws -> (ServeProcess, Int) {
-        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--allow-private-sources", "--quiet", "--redis", redis])
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--allow-private-sources", "--quiet", "--redis", redis,
+                                       "--redis-lock-wait", "3600"])
         let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         return (server, port)
     }
@@ -101,6 +104,57 @@ struct ServeRedisTests {
         #expect(answers.first?.hasPrefix("200 ") == true, "\(answers)")
         #expect(origin.requestCount("/alone.png") == 1)
         try await Self.stop(server)
+    }
+
+    @Test("/metrics counts Redis misses, the fetch claim, the store, hits, and connection errors once Redis is gone")
+    func redisCountersInMetrics() async throws {
+        let redis = try RedisTestServer()
+        let origin = try TestHTTPServer()
+        origin.route("/m.png") { _, connection in
+            connection.respond(status: 200, headers: ["Content-Type": "image/png"], body: Self.image)
+        }
+        let (server, port) = try await Self.startServer(redis: redis.url())
+        let before = try await Self.metrics(port: port)
+        #expect(before["imagepipe_redis_lookups_total{result=\"hit\"}"] == 0)
+        #expect(before["imagepipe_redis_breaker_open"] == 0)
+
+        // A miss: looked up (twice: before and after the lock), claimed, fetched, stored.
+        let url = { (width: Int) in "http://127.0.0.1:\(port)/insecure/w:\(width)/plain/\(origin.baseURL)/m.png@png" }
+        #expect(try await Self.get([url(4)]).first?.hasPrefix("200") == true)
+        let missed = try await Self.metrics(port: port)
+        #expect(missed["imagepipe_redis_lookups_total{result=\"miss\"}", default: 0] >= 1)
+        #expect(missed["imagepipe_redis_single_flight_total{outcome=\"claimed\"}"] == 1)
+        #expect(missed["imagepipe_redis_stores_total{result=\"stored\"}"] == 1)
+        #expect(missed["imagepipe_redis_lookups_total{result=\"hit\"}"] == 0)
+
+        // Another size of the same source: the result is new, the source comes from Redis.
+        #expect(try await Self.get([url(5)]).first?.hasPrefix("200") == true)
+        let hit = try await Self.metrics(port: port)
+        #expect(hit["imagepipe_redis_lookups_total{result=\"hit\"}"] == 1)
+        #expect(origin.requestCount("/m.png") == 1)
+
+        // Redis gone: answered from the origin, the error counted by kind.
+        redis.stop()
+        #expect(try await Self.get([url(6)]).first?.hasPrefix("200") == true)
+        let down = try await Self.metrics(port: port)
+        #expect(down["imagepipe_redis_errors_total{kind=\"connection\"}", default: 0] >= 1)
+        #expect(down["imagepipe_redis_errors_total{kind=\"timeout\"}", default: 0] == 0)
+        try await Self.stop(server)
+    }
+
+    /// The server's `/metrics` parsed as Prometheus text: each sample's series
+    /// (`name{label="value",…}`, as written) and value; comments and blank lines skipped.
+    static func metrics(port: Int) async throws -> [String: Double] {
+        let output = try await runBlocking { try TestProcesses.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/metrics"]) }
+        var samples: [String: Double] = [:]
+        for line in String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                Issue.record("not a Prometheus sample: \(line)")
+                continue
+            }
+            samples[String(line[..<space])] = value
+        }
+        return samples
     }
 
     /// `imagepipe_requests_in_flight` from the server's `/metrics`.

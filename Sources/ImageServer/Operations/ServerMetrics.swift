@@ -4,10 +4,12 @@ import Synchronization
 
 /// The server's metrics through swift-metrics, collected in its own Prometheus registry (no global
 /// bootstrap, so several servers can run in one process): requests by status and their duration,
-/// source fetches, processing, cache hits by tier, requests in flight and queued.
+/// source fetches, processing, cache hits by tier, requests in flight and queued. The libraries'
+/// metrics (the pipeline's `PipelineMetrics`, a shared tier's) are made with `factory`, so
+/// `/metrics` shows them too.
 final class ServerMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
+    let factory: PrometheusMetricsFactory
     private let requestCounters = Mutex<[Int: Metrics.Counter]>([:])
     private let cacheCounters = Mutex<[String: Metrics.Counter]>([:])
     let requestDuration: Metrics.Timer

@@ -45,9 +45,11 @@ final class ImageRenderer: Sendable {
         let prefixes = configuration.allowedSources
         loader = SourceLoader(configuration: configuration, metrics: metrics) { SourcePolicy.isAllowed($0, by: prefixes) }
         memoryOutputs = configuration.memoryLimit > 0 ? MemoryCache(costLimit: configuration.memoryLimit) : nil
+        // The pipeline's metrics go to the server's registry, so `/metrics` shows them.
+        let pipelineMetrics = PipelineMetrics(factory: metrics.factory)
         let cache: any ImageCache
         if let directory = configuration.cacheDirectory {
-            let disk = DiskCache(directory: directory, configuration: DiskCache.Configuration(logger: logger))
+            let disk = DiskCache(directory: directory, configuration: DiskCache.Configuration(logger: logger, metrics: pipelineMetrics))
             diskCache = disk
             // Sources go to disk as fetched; decoded images are not kept (the encoded results are).
             cache = DefaultImageCache(memoryCache: MemoryCache(costLimit: 0), diskCache: disk, coders: coders)
@@ -56,6 +58,7 @@ final class ImageRenderer: Sendable {
             cache = ImageCachesManager()
         }
         manager = ImageManager(cache: cache, loader: loader, coders: coders, cpuConcurrency: configuration.workers)
+        manager.settings.metrics = pipelineMetrics
     }
 
     /// The ETag the answer to `job` carries, when it is known without doing the work: the result

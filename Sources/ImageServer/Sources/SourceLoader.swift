@@ -25,7 +25,7 @@ final class SourceLoader: ImageLoader {
         httpConfiguration.timeout = Double(configuration.requestTimeout.components.seconds) + 1
         httpConfiguration.connectTimeout = min(httpConfiguration.timeout, 5)
         let origin = RedirectCheckingLoader(http: HTTPLoader(configuration: httpConfiguration), allowsRedirectTarget: allowsRedirectTarget)
-        remote = configuration.sharedSources?(origin) ?? origin
+        remote = configuration.sharedSources?(origin, metrics.factory) ?? origin
         file = configuration.localRoot.map { root in
             FileLoader(configuration: FileLoaderConfiguration(allowedRoots: [root], maxBytes: Int64(configuration.maxSourceBytes)))
         }

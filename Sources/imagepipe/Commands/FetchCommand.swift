@@ -32,6 +32,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("redis"), help: ArgumentHelp("Also share encoded images through this Redis (password also from $IMAGEPIPE_REDIS_PASSWORD).", valueName: "redis://[:password@]host:port[/db]"))
     var redisURL: String?
 
+    @Option(name: .customLong("redis-lock-wait"), help: ArgumentHelp("Seconds a source another process is fetching is waited for before fetching it here, 0–3600 (default 5; also $IMAGEPIPE_REDIS_LOCK_WAIT).", valueName: "seconds"))
+    var redisLockWait: Int?
+
     @Option(name: .customLong("option"), help: ArgumentHelp("An ImageOptions name (retryFailed, refreshCached, fromCacheOnly, fromLoaderOnly, decodeFirstFrameOnly, …); repeatable.", valueName: "name"))
     var optionNames: [String] = []
 
@@ -62,7 +65,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func redisConfiguration() throws -> RedisCacheConfiguration? {
-        try RedisOption.configuration(redisURL, environment: ProcessInfo.processInfo.environment)
+        try RedisOption.configuration(redisURL, lockWait: redisLockWait, environment: ProcessInfo.processInfo.environment)
     }
 
     func imageOptions() throws -> ImageOptions {

@@ -37,6 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-cache"), help: "Keep nothing, neither in memory nor on disk.") var noCache = false
     @Option(name: .customLong("redis"), help: ArgumentHelp("Share fetched sources with every server using this Redis; a source they all miss is fetched once (password also from $IMAGEPIPE_REDIS_PASSWORD).", valueName: "redis://[:password@]host:port[/db]"))
     var redisURL: String?
+    @Option(name: .customLong("redis-lock-wait"), help: ArgumentHelp("Seconds a source every server misses waits for the one fetching it before fetching itself, 0–3600 (default 5).", valueName: "seconds"))
+    var redisLockWait: Int?
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes")) var memoryLimit: Int?
     @Option(name: .customLong("metrics-port"), help: "Serve /metrics on this port instead of the main one.") var metricsPort: Int?
     @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight (default 30).", valueName: "seconds")) var shutdownTimeout: Int?
@@ -120,8 +122,10 @@ struct ServeCommand: AsyncParsableCommand {
         let cacheDirectory = self.cacheDirectory ?? env.string("CACHE_DIR")
         if noCache && cacheDirectory != nil { throw ValidationError("--cache-dir and --no-cache cannot be used together") }
         settings.cacheDirectory = cacheDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL }
-        if let redis = try RedisOption.configuration(redisURL ?? env.string("REDIS"), environment: environment) {
-            settings.sharedSources = { RedisSharedLoader(origin: $0, cache: RedisImageCache(configuration: redis)) }
+        if let redis = try RedisOption.configuration(redisURL ?? env.string("REDIS"), lockWait: redisLockWait, environment: environment) {
+            settings.sharedSources = { origin, factory in
+                RedisSharedLoader(origin: origin, cache: RedisImageCache(configuration: redis, metrics: RedisCacheMetrics(factory: factory)))
+            }
         }
         settings.memoryLimit = try Self.range(memoryLimit ?? env.int("MEMORY_LIMIT"), "--memory-limit", 0...Int.max) ?? settings.memoryLimit
         if noCache { settings.memoryLimit = 0 }

@@ -58,7 +58,9 @@ enum PipelineSetup {
     }
 
     /// A manager over the shared coders and loaders and the given cache (none with `noCache`).
-    /// With `redis`, the local cache is asked first, then Redis; stores go to both.
+    /// With `redis`, the local cache is asked first, then Redis; stores go to both, and a source
+    /// several processes miss at once is fetched by one of them while the others wait for its copy
+    /// (`RedisSharedLoader`).
     static func manager(cacheDirectory: URL?, redis: RedisCacheConfiguration? = nil) -> ImageManager {
         registerPlugins()
         var cache: any ImageCache
@@ -67,11 +69,14 @@ enum PipelineSetup {
         } else {
             cache = ImageCachesManager()
         }
+        var loader: any ImageLoader = ImageLoadersManager.shared
         if let redis {
+            let shared = RedisImageCache(configuration: redis)
             var policies = ImageCachesManager.Policies()
             policies.store = .serial
-            cache = ImageCachesManager(caches: [RedisImageCache(configuration: redis), cache], policies: policies)
+            cache = ImageCachesManager(caches: [shared, cache], policies: policies)
+            loader = RedisSharedLoader(origin: loader, cache: shared)
         }
-        return ImageManager(cache: cache, loader: ImageLoadersManager.shared, coders: .shared)
+        return ImageManager(cache: cache, loader: loader, coders: .shared)
     }
 }

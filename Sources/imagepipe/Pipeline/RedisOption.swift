@@ -2,20 +2,39 @@ import ArgumentParser
 import CacheRedis
 import Foundation
 
-/// `--redis redis://[:password@]host[:port][/db]`, as `fetch` and `serve` read it: the password
-/// may instead come from `IMAGEPIPE_REDIS_PASSWORD`, and an error names what is wrong without
-/// echoing the URL, which may hold a password.
+/// `--redis redis://[:password@]host[:port][/db]` and `--redis-lock-wait SECONDS`, as `fetch` and
+/// `serve` read them: the password may instead come from `IMAGEPIPE_REDIS_PASSWORD`, the wait from
+/// `IMAGEPIPE_REDIS_LOCK_WAIT`, and an error names what is wrong without echoing the URL, which
+/// may hold a password.
 enum RedisOption {
-    static func configuration(_ url: String?, environment: [String: String]) throws -> RedisCacheConfiguration? {
-        guard let url else { return nil }
+    /// Seconds a miss may wait for another process's fetch of the same source.
+    static let lockWaitRange = 0...3600
+
+    static func configuration(_ url: String?, lockWait: Int?, environment: [String: String]) throws -> RedisCacheConfiguration? {
+        let env = EnvironmentOptions(environment)
+        guard let url else {
+            if lockWait != nil { throw ValidationError("--redis-lock-wait needs --redis") }
+            return nil
+        }
+        var configuration: RedisCacheConfiguration
         do {
-            var configuration = try RedisCacheConfiguration(url: url)
-            if configuration.password == nil, let password = environment["IMAGEPIPE_REDIS_PASSWORD"], !password.isEmpty {
-                configuration.password = password
-            }
-            return configuration
+            configuration = try RedisCacheConfiguration(url: url)
         } catch {
             throw ValidationError("--redis: \(error)")
         }
+        if configuration.password == nil, let password = env.string("REDIS_PASSWORD") {
+            configuration.password = password
+        }
+        let fromEnvironment = try env.int("REDIS_LOCK_WAIT")
+        if let seconds = lockWait ?? fromEnvironment {
+            guard lockWaitRange.contains(seconds) else {
+                throw ValidationError("--redis-lock-wait must be a whole number from \(lockWaitRange.lowerBound) to \(lockWaitRange.upperBound)")
+            }
+            configuration.lockMaxWait = .seconds(seconds)
+            // A lock that expired while its holder still fetches lets a waiter fetch too: the
+            // lock lives at least as long as anyone waits for it.
+            configuration.lockTimeToLive = max(configuration.lockTimeToLive, configuration.lockMaxWait)
+        }
+        return configuration
     }
 }

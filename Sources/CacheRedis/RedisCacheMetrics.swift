@@ -1,0 +1,56 @@
+import CoreMetrics
+
+/// A `RedisImageCache`'s counters through swift-metrics, for dashboards and alerts beside
+/// PipelineCore's `PipelineMetrics` (same conventions). The metrics go to the factory given, by
+/// default the one `MetricsSystem.bootstrap` installed; `imagepipe serve` passes its `/metrics`
+/// registry's.
+///
+/// | Label | Kind | Dimensions |
+/// |---|---|---|
+/// | `imagepipe_redis_lookups_total` | counter | `result` (hit, miss) |
+/// | `imagepipe_redis_stores_total` | counter | `result` (stored, too_large) |
+/// | `imagepipe_redis_errors_total` | counter | `kind` (timeout, connection, oom, reply) |
+/// | `imagepipe_redis_skipped_total` | counter | `reason` (breaker_open, queue_full) |
+/// | `imagepipe_redis_corrupt_values_total` | counter | — |
+/// | `imagepipe_redis_breaker_openings_total` | counter | — |
+/// | `imagepipe_redis_breaker_open` | gauge | — (1 while open, 0 once a command succeeds) |
+/// | `imagepipe_redis_single_flight_total` | counter | `outcome` (claimed, waited, alone) |
+public final class RedisCacheMetrics: Sendable {
+    private let counters: [RedisCacheEvent: Counter]
+    private let breakerOpen: Gauge
+
+    public init(factory: any MetricsFactory = MetricsSystem.factory) {
+        func counter(_ event: RedisCacheEvent) -> Counter {
+            let (label, dimensions): (String, [(String, String)]) = switch event {
+            case .hit: ("imagepipe_redis_lookups_total", [("result", "hit")])
+            case .miss: ("imagepipe_redis_lookups_total", [("result", "miss")])
+            case .store: ("imagepipe_redis_stores_total", [("result", "stored")])
+            case .storeTooLarge: ("imagepipe_redis_stores_total", [("result", "too_large")])
+            case .timeout: ("imagepipe_redis_errors_total", [("kind", "timeout")])
+            case .connectionFault: ("imagepipe_redis_errors_total", [("kind", "connection")])
+            case .outOfMemoryReply: ("imagepipe_redis_errors_total", [("kind", "oom")])
+            case .errorReply: ("imagepipe_redis_errors_total", [("kind", "reply")])
+            case .skippedBreakerOpen: ("imagepipe_redis_skipped_total", [("reason", "breaker_open")])
+            case .skippedQueueFull: ("imagepipe_redis_skipped_total", [("reason", "queue_full")])
+            case .corruptValue: ("imagepipe_redis_corrupt_values_total", [])
+            case .breakerOpened: ("imagepipe_redis_breaker_openings_total", [])
+            case .fetchClaimed: ("imagepipe_redis_single_flight_total", [("outcome", "claimed")])
+            case .fetchWaited: ("imagepipe_redis_single_flight_total", [("outcome", "waited")])
+            case .fetchAlone: ("imagepipe_redis_single_flight_total", [("outcome", "alone")])
+            }
+            return Counter(label: label, dimensions: dimensions, factory: factory)
+        }
+        counters = Dictionary(uniqueKeysWithValues: RedisCacheEvent.allCases.map { ($0, counter($0)) })
+        breakerOpen = Gauge(label: "imagepipe_redis_breaker_open", dimensions: [], factory: factory)
+        breakerOpen.record(0)
+    }
+
+    func record(_ event: RedisCacheEvent) {
+        counters[event]?.increment()
+    }
+
+    /// The breaker's state: open (cooling down or probing) or closed.
+    func recordBreaker(open: Bool) {
+        breakerOpen.record(open ? 1 : 0)
+    }
+}
