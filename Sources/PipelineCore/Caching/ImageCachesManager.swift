@@ -42,7 +42,7 @@ public final class ImageCachesManager: ImageCache {
     /// clear concurrent.
     public init(caches: [any ImageCache] = [], policies: Policies = Policies()) {
         state = Mutex(State(caches: caches, policies: policies))
-        memoryRoute.set(Self.memoryLookup(caches: caches, policies: policies))
+        memoryRoute.set(Self.firstAsked(caches: caches, policies: policies))
     }
 
     /// The caches, lowest priority first.
@@ -70,19 +70,18 @@ public final class ImageCachesManager: ImageCache {
     private func change(_ body: (inout State) -> Void) {
         state.withLock { state in
             body(&state)
-            memoryRoute.set(Self.memoryLookup(caches: state.caches, policies: state.policies))
+            memoryRoute.set(Self.firstAsked(caches: state.caches, policies: state.policies))
         }
     }
 
-    /// The cache a query asks first when it answers memory hits synchronously: that is what a
-    /// serial or single-cache query returns on a memory hit, and a memory hit is what a concurrent
-    /// one gets first.
-    private static func memoryLookup(caches: [any ImageCache], policies: Policies) -> (any SynchronousMemoryLookup)? {
-        let first: (any ImageCache)? = switch policies.query {
+    /// The cache a query asks first, where memory hits are routed when it answers them
+    /// synchronously: that is what a serial or single-cache query returns on a memory hit, and a
+    /// memory hit is what a concurrent one gets first.
+    private static func firstAsked(caches: [any ImageCache], policies: Policies) -> (any ImageCache)? {
+        switch policies.query {
         case .serial, .concurrent, .highestOnly: caches.last
         case .lowestOnly: caches.first
         }
-        return first as? any SynchronousMemoryLookup
     }
 
     /// The caches an operation with `policy` visits, in visiting order (highest priority first).

@@ -87,18 +87,26 @@ struct LRUShard<Key: Hashable, Value> {
 
     // MARK: Operations
 
-    /// The value, made most recently used; nil when absent or expired by `clock` (an expired entry
-    /// is removed and handed back in `expired`, so its value is released after the lock).
+    /// What a lookup found: the value, nothing, or an entry expired by then (removed; its value
+    /// comes back to be released after the lock). An answer of its own rather than an `inout`
+    /// value beside the result, so a hit carries nothing else to release.
+    @usableFromInline
+    enum Lookup {
+        case hit(Value)
+        case miss
+        case expired(Value?)
+    }
+
+    /// The value, made most recently used; an entry expired by `clock` is removed instead.
     @inlinable
-    mutating func value(forKey key: Key, hash: Int, clock: CacheClock, expired: inout Value?) -> Value? {
-        guard let slot = find(key, hash: hash) else { return nil }
+    mutating func value(forKey key: Key, hash: Int, clock: CacheClock) -> Lookup {
+        guard let slot = find(key, hash: hash), let value = slots[slot].value else { return .miss }
         if slots[slot].expiry != .infinity, slots[slot].expiry <= clock.seconds {
             if !weakValues.isEmpty { weakValues[key] = nil }
-            expired = remove(slot: slot)
-            return nil
+            return .expired(remove(slot: slot))
         }
         moveToNewest(slot)
-        return slots[slot].value
+        return .hit(value)
     }
 
     /// Whether a live entry exists, without changing the order.

@@ -172,11 +172,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     public func value(forKey key: Key) -> Value? {
         let hash = keyHash.hash(key)
-        // An expired value is released when this function returns, after the lock.
-        var expired: Value?
         let clock = self.clock
         let index = shardIndex(forHash: hash)
-        if let value = shards[index].lru.withLock({ $0.value(forKey: key, hash: hash, clock: clock, expired: &expired) }) { return value }
+        // An expired value is released when the answer goes, after the lock.
+        if case .hit(let value) = shards[index].lru.withLock({ $0.value(forKey: key, hash: hash, clock: clock) }) { return value }
         guard weakCacheEnabled.load(ordering: .relaxed) else { return nil }
         return revive(key, hash: hash, shard: index)
     }

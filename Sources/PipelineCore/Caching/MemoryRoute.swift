@@ -11,25 +11,34 @@ import Synchronization
 /// or a retain of the cache object, would move one line between the cores on every hit. A change
 /// of the route writes every stripe.
 final class MemoryRoute: Sendable {
+    /// The cache, held strongly, and the unretained reference hits ask it through: the entry is
+    /// replaced only under its stripe's lock, so the cache lives while a hit holds that lock.
+    struct Entry: Sendable {
+        let cache: any ImageCache
+        let lookup: UnretainedMemoryLookup
+    }
+
     /// One lock after 64 bytes of padding, so no two stripes' locks share a cache line.
     struct Stripe: ~Copyable, Sendable {
         let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-        let lookup = Mutex<(any SynchronousMemoryLookup)?>(nil)
+        let entry = Mutex<Entry?>(nil)
     }
 
     let stripes: InlineArray<32, Stripe>
 
     init() { stripes = InlineArray { _ in Stripe() } }
 
-    func set(_ lookup: (any SynchronousMemoryLookup)?) {
+    /// Routes hits to `cache`; nil, or a cache that cannot answer synchronously, routes none.
+    func set(_ cache: (any ImageCache)?) {
+        let entry = cache.flatMap { cache in UnretainedMemoryLookup(cache).map { Entry(cache: cache, lookup: $0) } }
         for index in stripes.indices {
-            stripes[index].lookup.withLock { $0 = lookup }
+            stripes[index].entry.withLock { $0 = entry }
         }
     }
 
     @inline(__always)
     func memoryImage(forKey key: String, options: ImageOptions, context: ImageContext) -> Image? {
-        stripes[Self.stripeIndex].lookup.withLock { $0?.memoryImage(forKey: key, options: options, context: context) }
+        stripes[Self.stripeIndex].entry.withLock { $0?.lookup.memoryImage(forKey: key, options: options, context: context) }
     }
 
     /// The calling thread's stripe: its pthread handle (an address, different for every live

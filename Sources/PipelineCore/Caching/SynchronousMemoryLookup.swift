@@ -11,7 +11,7 @@ extension DefaultImageCache: SynchronousMemoryLookup {
         guard let image = memoryCache.value(forKey: key) else { return nil }
         // `ImageDecodeOptions(options:context:)`'s rule for this one field, without building them
         // (that parses the key as a URL).
-        let firstFrameOnly = options.contains(.decodeFirstFrameOnly) || context[.decodeOptions]?.firstFrameOnly == true
+        let firstFrameOnly = options.contains(.decodeFirstFrameOnly) || (!context.isEmpty && context[.decodeOptions]?.firstFrameOnly == true)
         return firstFrameOnly ? image.firstFrameOnly() : image
     }
 }
@@ -21,5 +21,36 @@ extension ImageCachesManager: SynchronousMemoryLookup {
     /// `MemoryRoute`): no lock every thread takes, no cast, no copy of the cache list.
     func memoryImage(forKey key: String, options: ImageOptions, context: ImageContext) -> Image? {
         memoryRoute.memoryImage(forKey: key, options: options, context: context)
+    }
+}
+
+/// A `SynchronousMemoryLookup` by its class, unretained: asking a cache through a protocol value
+/// copies the value first, a retain and a release of the cache object, a cache line every thread's
+/// hits would write. Unmanaged references are asked through `_withUnsafeGuaranteedRef`, which
+/// retains nothing. Whoever keeps one must hold the cache strongly for at least as long
+/// (`ImageManager.cache`, `MemoryRoute`'s entries); that is what keeps the object alive.
+enum UnretainedMemoryLookup: Sendable {
+    case defaultCache(Unmanaged<DefaultImageCache>)
+    case cachesManager(Unmanaged<ImageCachesManager>)
+
+    /// nil for caches that do not answer memory hits synchronously.
+    init?(_ cache: any ImageCache) {
+        if let cache = cache as? DefaultImageCache {
+            self = .defaultCache(.passUnretained(cache))
+        } else if let caches = cache as? ImageCachesManager {
+            self = .cachesManager(.passUnretained(caches))
+        } else {
+            return nil
+        }
+    }
+
+    @inline(__always)
+    func memoryImage(forKey key: String, options: ImageOptions, context: ImageContext) -> Image? {
+        switch self {
+        case .defaultCache(let cache):
+            cache._withUnsafeGuaranteedRef { $0.memoryImage(forKey: key, options: options, context: context) }
+        case .cachesManager(let caches):
+            caches._withUnsafeGuaranteedRef { $0.memoryImage(forKey: key, options: options, context: context) }
+        }
     }
 }

@@ -41,8 +41,9 @@ public struct ImageContext: Sendable {
     public subscript<Value>(key: Key<Value>) -> Value? {
         get {
             // An absent key answers before the cast: casting nil still calls the runtime's dynamic
-            // cast, and a memory hit reads a dozen keys of a usually empty context.
-            guard let value = storage[key.name] else { return nil }
+            // cast, and a memory hit reads a dozen keys of a usually empty context, which answers
+            // before hashing the name.
+            guard !storage.isEmpty, let value = storage[key.name] else { return nil }
             return value as? Value
         }
         set {

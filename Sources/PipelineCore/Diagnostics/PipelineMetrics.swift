@@ -26,6 +26,9 @@ public final class PipelineMetrics: Sendable {
     public static let system = PipelineMetrics()
 
     let factory: any MetricsFactory
+    /// The factory is swift-metrics' no-op one: counting into it changes nothing, so a memory hit
+    /// may skip it (see `ImageManager.Settings.asksNothingOfMemoryHits`).
+    let recordsNothing: Bool
     let memoryHits: Counter
     let memoryMisses: Counter
     let diskHits: Counter
@@ -47,6 +50,7 @@ public final class PipelineMetrics: Sendable {
 
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
+        recordsNothing = factory is NOOPMetricsHandler
         func counter(_ label: String, _ dimensions: [(String, String)] = []) -> Counter {
             Counter(label: label, dimensions: dimensions, factory: factory)
         }

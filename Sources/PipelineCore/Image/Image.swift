@@ -19,44 +19,68 @@ public struct Image: Sendable {
         init(_ content: Content) { self.content = content }
     }
 
-    let box: ContentBox
-    public var content: Content { box.content }
+    /// All of an image, behind one reference. Copying an image (every memory-cache hit hands out a
+    /// copy) is then one retain of this image's own object. Stored field by field, a copy would
+    /// retain each field's objects, several of them shared by every image (a format's names and
+    /// MIME types): reference counts that every core writes on every hit, one cache line bouncing
+    /// between them. Immutable; a setter gives the image a new one over the same content box.
+    final class Storage: Sendable {
+        let box: ContentBox
+        let format: ImageFormat
+        let orientation: ImageOrientation
+        let scale: Double
+        let metadata: ImageMetadata
+
+        init(box: ContentBox, format: ImageFormat, orientation: ImageOrientation, scale: Double, metadata: ImageMetadata) {
+            self.box = box
+            self.format = format
+            self.orientation = orientation
+            self.scale = scale
+            self.metadata = metadata
+        }
+    }
+
+    private var storage: Storage
+
+    var box: ContentBox { storage.box }
+    public var content: Content { storage.box.content }
     /// The format the image was decoded from (`.undefined` for images made in memory).
-    public var format: ImageFormat
-    public var orientation: ImageOrientation
+    public var format: ImageFormat {
+        get { storage.format }
+        set { storage = Storage(box: box, format: newValue, orientation: orientation, scale: scale, metadata: metadata) }
+    }
+    public var orientation: ImageOrientation {
+        get { storage.orientation }
+        set { storage = Storage(box: box, format: format, orientation: newValue, scale: scale, metadata: metadata) }
+    }
     /// Pixels per point (SDWebImage's `scale`); 1 unless a decode option or key says otherwise.
-    public var scale: Double
-    public var metadata: ImageMetadata
+    public var scale: Double {
+        get { storage.scale }
+        set { storage = Storage(box: box, format: format, orientation: orientation, scale: newValue, metadata: metadata) }
+    }
+    public var metadata: ImageMetadata {
+        get { storage.metadata }
+        set { storage = Storage(box: box, format: format, orientation: orientation, scale: scale, metadata: newValue) }
+    }
 
     public init(
         _ buffer: PixelBuffer, format: ImageFormat = .undefined, orientation: ImageOrientation = .up,
         scale: Double = 1, metadata: ImageMetadata = ImageMetadata()
     ) {
-        self.box = ContentBox(.still(buffer))
-        self.format = format
-        self.orientation = orientation
-        self.scale = max(scale, 1)
-        self.metadata = metadata
+        storage = Storage(box: ContentBox(.still(buffer)), format: format, orientation: orientation, scale: max(scale, 1), metadata: metadata)
     }
 
     public init(
         animation: AnimatedImage, orientation: ImageOrientation = .up,
         scale: Double = 1, metadata: ImageMetadata = ImageMetadata()
     ) {
-        self.box = ContentBox(.animated(animation))
-        self.format = animation.format
-        self.orientation = orientation
-        self.scale = max(scale, 1)
-        self.metadata = metadata
+        storage = Storage(box: ContentBox(.animated(animation)), format: animation.format, orientation: orientation,
+                          scale: max(scale, 1), metadata: metadata)
     }
 
     /// An image over an existing box: the memory cache's weak table rebuilds a stored image so.
     init(box: ContentBox, format: ImageFormat, orientation: ImageOrientation, scale: Double, metadata: ImageMetadata) {
-        self.box = box
-        self.format = format
-        self.orientation = orientation
-        self.scale = scale
-        self.metadata = metadata
+        storage = Storage(box: box, format: format, orientation: orientation, scale: scale, metadata: metadata)
     }
 
     /// The canvas size in stored pixels (before orientation).

@@ -9,9 +9,15 @@ struct ImageCacheKeys: Sendable {
     let transformer: (any ImageTransformer)?
 
     init(url: URL?, context: ImageContext, settings: ImageManager.Settings) {
-        let filter = context[.cacheKeyFilter] ?? settings.cacheKeyFilter
+        self.init(url: url, context: context, defaultTransformer: settings.transformer, defaultKeyFilter: settings.cacheKeyFilter)
+    }
+
+    /// The keys with the manager's transformer and key filter where the context has none.
+    @inline(__always)
+    init(url: URL?, context: ImageContext, defaultTransformer: (any ImageTransformer)?, defaultKeyFilter: ImageCacheKeyFilter?) {
+        let filter = context[.cacheKeyFilter] ?? defaultKeyFilter
         original = url.map { ImageCacheKey.key(for: $0, filter: filter) } ?? ""
-        let chosen = context[.imageTransformer] ?? settings.transformer
+        let chosen = context[.imageTransformer] ?? defaultTransformer
         transformer = chosen is NoImageTransformer ? nil : chosen
         var key = original
         if let size = context[.thumbnailPixelSize], !size.isEmpty {

@@ -18,19 +18,34 @@ public final class ImageManager: Sendable {
     /// URLs blocked after a failure a retry cannot fix; see `ImageOptions.retryFailed`.
     public let blockedURLs = BlockedURLList()
 
-    private let settingsStorage = Mutex(Settings())
+    private let settingsStorage: Mutex<Settings>
+    /// `settings.asksNothingOfMemoryHits`, kept beside them: stored under their lock before it is
+    /// let go, loaded without it with acquiring order. A memory hit that finds it true reads no
+    /// settings at all: no lock every thread takes, no copy retaining their logger and metrics
+    /// (objects every thread shares). A load that starts after a change of the settings has
+    /// returned sees the change; one that runs beside it may act on the settings before it.
+    private let settingsAskNothingOfHits: Atomic<Bool>
     public var settings: Settings {
         get { settingsStorage.withLock { $0 } }
-        set { settingsStorage.withLock { $0 = newValue } }
+        set {
+            settingsStorage.withLock { settings in
+                settings = newValue
+                settingsAskNothingOfHits.store(newValue.asksNothingOfMemoryHits, ordering: .releasing)
+            }
+        }
     }
+
+    /// Whether the settings hold nothing a memory hit uses (see `Settings.asksNothingOfMemoryHits`).
+    @inline(__always)
+    var settingsAskNothingOfMemoryHits: Bool { settingsAskNothingOfHits.load(ordering: .acquiring) }
 
     let downloads = Coalescer<DownloadIdentity<LoaderRequest>, ImageLoadResult, ImageLoadProgress>()
     let decodes = Coalescer<DecodeIdentity, DecodedSource, ImageLoadProgress>()
     let transforms = Coalescer<TransformIdentity, ProcessedSource, ImageLoadProgress>()
     let cpu: CPUWorkQueue
     /// `cache`, when it answers memory hits synchronously; cast once, as the cast costs more than
-    /// the hit itself.
-    let memoryLookup: (any SynchronousMemoryLookup)?
+    /// the hit itself. Unretained: `cache` holds it for the manager's life.
+    let memoryLookup: UnretainedMemoryLookup?
     private let running = Mutex<Set<ImageTask>>([])
 
     /// `cpuConcurrency`: decodes and transforms run at once at most; default one per core.
@@ -40,8 +55,11 @@ public final class ImageManager: Sendable {
         coders: ImageCodersManager = .shared,
         cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
+        let settings = Settings()
+        settingsStorage = Mutex(settings)
+        settingsAskNothingOfHits = Atomic(settings.asksNothingOfMemoryHits)
         self.cache = cache
-        self.memoryLookup = cache as? any SynchronousMemoryLookup
+        self.memoryLookup = UnretainedMemoryLookup(cache)
         self.loader = loader
         self.coders = coders
         self.cpu = CPUWorkQueue(limit: cpuConcurrency)
@@ -72,6 +90,14 @@ public final class ImageManager: Sendable {
         with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext()
     ) async throws -> ImageResult {
         if Task.isCancelled { throw ImagePipeError.cancelled }
+        if let hit = ImageLoadFlow.plainMemoryHit(manager: self, url: url, options: options, context: context) { return hit }
+        return try await loadThroughFlow(url: url, options: options, context: context)
+    }
+
+    /// `loadImage(with:options:context:)` past a plain memory hit: the flow's steps up to the memory
+    /// cache in the caller, the rest in a task. Out of line, so that a hit's frame stays small.
+    @inline(never)
+    private func loadThroughFlow(url: URL?, options: ImageOptions, context: ImageContext) async throws -> ImageResult {
         let flow = try ImageLoadFlow(manager: self, url: url, options: options, context: context)
         if let hit = flow.answerFromMemory() { return hit }
         let task = startTask(url: url, onEvent: nil) { task in await flow.load(for: task) }

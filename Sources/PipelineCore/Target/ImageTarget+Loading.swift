@@ -172,12 +172,7 @@ struct ImageTargetLoad: Sendable {
     /// original (full-size, untransformed) key (SDWebImage's `sd_setImageWithPreviousCachedImageWithURL`).
     private var previousCachedImage: Image? {
         guard options.contains(.previousCachedImage), let url else { return nil }
-        let lookup: (any SynchronousMemoryLookup)? = if let cache = context[.imageCache] {
-            cache as? any SynchronousMemoryLookup
-        } else {
-            manager.memoryLookup
-        }
-        guard let lookup else { return nil }
+        guard let lookup = (context[.imageCache] ?? manager.cache) as? any SynchronousMemoryLookup else { return nil }
         let keys = ImageCacheKeys(url: url, context: context, settings: manager.settings)
         return lookup.memoryImage(forKey: keys.final, options: options, context: context)
             ?? lookup.memoryImage(forKey: keys.original, options: options, context: context)

@@ -27,8 +27,7 @@ struct LRUShardTests {
                 values[key] = nil
                 order.removeAll { $0 == key }
             default:
-                var expired: Int?
-                let got = shard.value(forKey: key, hash: hash(key), clock: .system, expired: &expired)
+                let got: Int? = if case .hit(let value) = shard.value(forKey: key, hash: hash(key), clock: .system) { value } else { nil }
                 #expect(got == values[key], "step \(step): key \(key)")
                 if got != nil {
                     order.removeAll { $0 == key }

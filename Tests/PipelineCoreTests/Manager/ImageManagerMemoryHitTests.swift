@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import Synchronization
 import Testing
 @testable import PipelineCore
@@ -70,6 +71,56 @@ struct ImageManagerMemoryHitTests {
         await #expect(throws: ImagePipeError.blockedURL(url.absoluteString)) { try await f.manager.loadImage(with: url) }
         let retried = try await f.manager.loadImage(with: url, options: [.retryFailed])
         #expect(retried.cacheType == .memory)
+    }
+
+    @Test("A URL blocked while loads of it are answered from memory fails every load that starts after the block")
+    func blockedWhileHitting() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        let manager = f.manager, url = url
+        // Hits on another task until one is refused; it ends once the block is visible to it.
+        let hitter = Task { () -> ImagePipeError? in
+            while true {
+                do {
+                    _ = try await manager.loadImage(with: url)
+                } catch {
+                    return error as? ImagePipeError
+                }
+            }
+        }
+        manager.blockedURLs.insert(url)
+        await #expect(throws: ImagePipeError.blockedURL(url.absoluteString)) { try await manager.loadImage(with: url) }
+        #expect(await hitter.value == .blockedURL(url.absoluteString))
+        manager.blockedURLs.remove(url)
+        #expect(try await manager.loadImage(with: url).cacheType == .memory)
+    }
+
+    @Test("A key filter set on the settings after memory hits decides the next load's key; removing it brings the hits back")
+    func settingsChangeSeenByNextLoad() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        #expect(try await f.manager.loadImage(with: url).cacheType == .memory)
+        f.loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 4, height: 4, color: .white)))
+        f.manager.settings.cacheKeyFilter = ImageCacheKeyFilter { _ in "test://img/elsewhere.timg" }
+        let filtered = try await f.manager.loadImage(with: url)
+        #expect(filtered.cacheType == .none, "nothing is in memory under the filter's key")
+        #expect(f.loader.requests(url.absoluteString) == 1)
+        f.manager.settings.cacheKeyFilter = nil
+        let plain = try await f.manager.loadImage(with: url)
+        #expect(plain.cacheType == .memory)
+        #expect(plain.image?.pixelSize == ImageSize(width: 40, height: 20))
+    }
+
+    @Test("Memory hits are counted once a metrics backend is set, and not before")
+    func metricsSetAfterHits() async throws {
+        let f = try Fixture(url: url)
+        defer { try? FileManager.default.removeItem(at: f.directory) }
+        _ = try await f.manager.loadImage(with: url)
+        let metrics = TestMetrics()
+        f.manager.settings.metrics = PipelineMetrics(factory: metrics)
+        _ = try await f.manager.loadImage(with: url)
+        _ = try await f.manager.loadImage(with: url)
+        #expect(metrics.counterTotal(label: "imagepipe_cache_lookups_total", dimensions: [("tier", "memory"), ("result", "hit")]) == 2)
     }
 
     @Test("Options that make a hit do more take the full flow", arguments: [
