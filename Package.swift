@@ -45,6 +45,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
+        // Opens a C library on first use instead of linking it (libcurl, libavif, libheif), for the
+        // shims that forward their own prefixed functions to it.
+        .target(name: "CLazyLibrary"),
+
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
         // Writing skips libpng: the shim frames the PNG itself and compresses IDAT with libdeflate,
@@ -74,9 +78,11 @@ let package = Package(
         .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
-        // libcurl through pkg-config, plus one C file for its varargs entry points.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // libcurl's headers (not linked), and a C shim that opens libcurl on the first download and
+        // wraps its varargs entry points: its thirty-odd libraries would cost every start of a
+        // program that reads only local files.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibrary"]),
         .target(name: "LoaderHTTP", dependencies: ["PipelineCore", "CCurl", "CCurlShim"]),
 
         // Colour management on Little CMS 2: ICC profiles to sRGB. lcms2 reports errors through a
