@@ -67,15 +67,20 @@ let package = Package(
         // giflib ships no .pc file; the module map links -lgif.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
-        // AVIF on libavif, which reports failures through return codes. Its .pc file's
-        // -DAVIF_DLL is a flag SwiftPM refuses (with a warning), so the module map links -lavif.
+        // AVIF on libavif, which reports failures through return codes. Its headers only: the shim
+        // opens libavif on first use and forwards the functions CodersAVIF calls. (Its .pc file's
+        // -DAVIF_DLL is a flag SwiftPM refuses, so no pkgConfig.)
         .systemLibrary(name: "CAVIF", path: "Sources/CAVIF", providers: [.apt(["libavif-dev"])]),
-        // The shim only silences dav1d's logger, which libavif 0.11 leaves printing on stderr.
-        .target(name: "CAVIFShim"),
+        // The shim also silences dav1d's logger, which libavif 0.11 leaves printing on stderr; it
+        // links libdav1d (small) so that the program exports its replacement of dav1d's defaults
+        // to the libavif it opens later.
+        .target(name: "CAVIFShim", dependencies: ["CAVIF", "CLazyLibrary"], linkerSettings: [.linkedLibrary("dav1d")]),
         .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF", "CAVIFShim"]),
-        // HEIF/HEIC on libheif (decode only), which returns its errors: no C shim.
-        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF"]),
+        // HEIF/HEIC on libheif (decode only), which returns its errors. Its headers only: the shim
+        // opens libheif on first use and forwards the functions CodersHEIF calls.
+        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", providers: [.apt(["libheif-dev"])]),
+        .target(name: "CHEIFShim", dependencies: ["CHEIF", "CLazyLibrary"]),
+        .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF", "CHEIFShim"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
         // libcurl's headers (not linked), and a C shim that opens libcurl on the first download and
@@ -128,6 +133,7 @@ let package = Package(
         .executableTarget(name: "linkage-probe-png", dependencies: ["PipelineCore", "CodersPNG"], path: "Tests/LinkageProbes/png-only"),
         .executableTarget(name: "linkage-probe-avif", dependencies: ["PipelineCore", "CodersAVIF"], path: "Tests/LinkageProbes/avif-only"),
         .executableTarget(name: "linkage-probe-heif", dependencies: ["PipelineCore", "CodersHEIF"], path: "Tests/LinkageProbes/heif-only"),
+        .executableTarget(name: "linkage-probe-http", dependencies: ["PipelineCore", "LoaderHTTP"], path: "Tests/LinkageProbes/http-only"),
 
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
         // colour-tagged files made with lcms2.
@@ -161,7 +167,7 @@ let package = Package(
             "CodersHEIF", "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         .testTarget(name: "ProductLinkageTests", dependencies: [
-            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "TestSupport",
+            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "linkage-probe-http", "TestSupport",
         ]),
         // Start their own redis-server (and nutcracker) on free loopback ports.
         .testTarget(name: "CacheRedisTests", dependencies: ["CacheRedis", "PipelineConformance", "PipelineCore", "TestSupport"]),
