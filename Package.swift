@@ -45,6 +45,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
+        // Opens a C library on first use instead of linking it (libcurl, libavif, libheif), for the
+        // shims that forward their own prefixed functions to it.
+        .target(name: "CLazyLibrary"),
+
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
         // Writing skips libpng: the shim frames the PNG itself and compresses IDAT with libdeflate,
@@ -63,20 +67,27 @@ let package = Package(
         // giflib ships no .pc file; the module map links -lgif.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
-        // AVIF on libavif, which reports failures through return codes. Its .pc file's
-        // -DAVIF_DLL is a flag SwiftPM refuses (with a warning), so the module map links -lavif.
+        // AVIF on libavif, which reports failures through return codes. Its headers only: the shim
+        // opens libavif on first use and forwards the functions CodersAVIF calls. (Its .pc file's
+        // -DAVIF_DLL is a flag SwiftPM refuses, so no pkgConfig.)
         .systemLibrary(name: "CAVIF", path: "Sources/CAVIF", providers: [.apt(["libavif-dev"])]),
-        // The shim only silences dav1d's logger, which libavif 0.11 leaves printing on stderr.
-        .target(name: "CAVIFShim"),
+        // The shim also silences dav1d's logger, which libavif 0.11 leaves printing on stderr; it
+        // links libdav1d (small) so that the program exports its replacement of dav1d's defaults
+        // to the libavif it opens later.
+        .target(name: "CAVIFShim", dependencies: ["CAVIF", "CLazyLibrary"], linkerSettings: [.linkedLibrary("dav1d")]),
         .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF", "CAVIFShim"]),
-        // HEIF/HEIC on libheif (decode only), which returns its errors: no C shim.
-        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF"]),
+        // HEIF/HEIC on libheif (decode only), which returns its errors. Its headers only: the shim
+        // opens libheif on first use and forwards the functions CodersHEIF calls.
+        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", providers: [.apt(["libheif-dev"])]),
+        .target(name: "CHEIFShim", dependencies: ["CHEIF", "CLazyLibrary"]),
+        .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF", "CHEIFShim"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
-        // libcurl through pkg-config, plus one C file for its varargs entry points.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // libcurl's headers (not linked), and a C shim that opens libcurl on the first download and
+        // wraps its varargs entry points: its thirty-odd libraries would cost every start of a
+        // program that reads only local files.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibrary"]),
         .target(name: "LoaderHTTP", dependencies: ["PipelineCore", "CCurl", "CCurlShim"]),
 
         // Colour management on Little CMS 2: ICC profiles to sRGB. lcms2 reports errors through a
@@ -122,6 +133,7 @@ let package = Package(
         .executableTarget(name: "linkage-probe-png", dependencies: ["PipelineCore", "CodersPNG"], path: "Tests/LinkageProbes/png-only"),
         .executableTarget(name: "linkage-probe-avif", dependencies: ["PipelineCore", "CodersAVIF"], path: "Tests/LinkageProbes/avif-only"),
         .executableTarget(name: "linkage-probe-heif", dependencies: ["PipelineCore", "CodersHEIF"], path: "Tests/LinkageProbes/heif-only"),
+        .executableTarget(name: "linkage-probe-http", dependencies: ["PipelineCore", "LoaderHTTP"], path: "Tests/LinkageProbes/http-only"),
 
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
         // colour-tagged files made with lcms2.
@@ -155,7 +167,7 @@ let package = Package(
             "CodersHEIF", "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         .testTarget(name: "ProductLinkageTests", dependencies: [
-            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "TestSupport",
+            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "linkage-probe-http", "TestSupport",
         ]),
         // Start their own redis-server (and nutcracker) on free loopback ports.
         .testTarget(name: "CacheRedisTests", dependencies: ["CacheRedis", "PipelineConformance", "PipelineCore", "TestSupport"]),

@@ -14,7 +14,7 @@ def main() -> None:
         _, status, usage = os.wait4(process.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"measure.py: {sys.argv[1]} exited with status {os.waitstatus_to_exitcode(status)}")
-    print(f"peak_kib {usage.ru_maxrss} cpu_s {usage.ru_utime + usage.ru_stime:.3f}")
+    print(f"peak_kib {usage.ru_maxrss} cpu_s {usage.ru_utime + usage.ru_stime:.6f}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@
 # animation's first frame; alpha over white), against vipsthumbnail and Pillow only:
 #   jpeg/orig jpeg/1920 jpeg/640 png/rgba-1920 png/rgb-640 webp/lossy-1920 webp/lossless-640
 #   gif/anim-480
+# and start-up: a 16x16 JPEG to a 256 px JPEG thumbnail, one file per process, STARTUP_RUNS
+# (default 50) runs of imagepipe, vipsthumbnail and the C baseline each, median CPU ms (the
+# issue's target: imagepipe <= 12 ms).
 #
 #   Benchmarks/scripts/compare.sh          # RUNS=3 CORPUS_DIR=/tmp/imagepipe-bench-corpus IMAGEPIPE=(built)
 #   CONFIGS="jpeg-out" MEASURE_RUNS=5 Benchmarks/scripts/compare.sh   # one configuration only
@@ -31,6 +34,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RUNS="${RUNS:-3}"
+STARTUP_RUNS="${STARTUP_RUNS:-50}"
 MEASURE_RUNS="${MEASURE_RUNS:-3}"
 CONFIGS="${CONFIGS:-formats jpeg-out}"
 export CORPUS_DIR="${CORPUS_DIR:-/tmp/imagepipe-bench-corpus}"
@@ -128,6 +132,30 @@ run_set() { # config name job format corpus-subdir
   echo "$name C $count - - $(median_cpu_max_peak <<< "$c" | awk '{ print $2 }')" >> "$WORK/results-$config"
 }
 
+# Start-up: one 16x16 JPEG per process, each tool STARTUP_RUNS times; "startup TOOL MEDIAN_CPU_MS"
+# lines go to $WORK/startup. CPU (user + sys of the whole process), not wall: neighbours on a shared
+# machine stretch wall time, not CPU time.
+run_startup() {
+  local tiny="$WORK/tiny.jpg"
+  python3 -c 'import random,sys; from PIL import Image; r=random.Random(1); im=Image.new("RGB",(16,16)); im.putdata([tuple(r.randrange(256) for _ in range(3)) for _ in range(256)]); im.save(sys.argv[1], quality=90)' "$tiny"
+  export OUT="$WORK/out"
+  echo "== startup: $STARTUP_RUNS runs each on a 16x16 JPEG" >&2
+  local tool command cpu
+  for tool in imagepipe vipsthumbnail C; do
+    case $tool in
+      imagepipe) command="$IMAGEPIPE fetch $tiny -o \$OUT --thumbnail 256x256 --format jpeg --quality 80 --no-cache" ;;
+      vipsthumbnail) command="vipsthumbnail $tiny -s 256 -o \"\$OUT/%s.jpg[Q=80,strip]\"" ;;
+      C) command="$C_BASELINE jpeg 256 80 \$OUT $tiny" ;;
+    esac
+    cpu=""
+    for ((m = 0; m < STARTUP_RUNS; m++)); do
+      rm -rf "$OUT" && mkdir -p "$OUT"
+      cpu+="$(bash -c "${MEASURE[*]} $command")"$'\n'
+    done
+    echo "startup $tool $(python3 -c 'import statistics,sys; print(f"{statistics.median(float(l.split()[3]) for l in sys.stdin if l.strip()) * 1000:.2f}")' <<< "$cpu")" >> "$WORK/startup"
+  done
+}
+
 # measure.py lines ("peak_kib N cpu_s S") in, "PEAK_KIB CPU_S" out: the largest peak, the median CPU.
 median_cpu_max_peak() {
   python3 -c 'import statistics,sys; rows=[l.split() for l in sys.stdin if l.strip()]; print(max(int(r[1]) for r in rows), statistics.median(float(r[3]) for r in rows))'
@@ -154,14 +182,15 @@ for config in $CONFIGS; do
       TOOLS=(imagepipe ${BEFORE:+before} vipsthumbnail pillow) STAT=median
       for set in jpeg/orig jpeg/1920 jpeg/640 png/rgba-1920 png/rgb-640 webp/lossy-1920 webp/lossless-640 gif/anim-480; do
         run_set jpeg-out "$set" jpeg jpeg "$set"
-      done ;;
+      done
+      run_startup ;;
     *) echo "unknown configuration $config (formats, jpeg-out)" >&2; exit 2 ;;
   esac
 done
 
 # --- report -------------------------------------------------------------------------------------
 for config in $CONFIGS; do
-python3 - "$WORK/results-$config" "$config" <<'PY'
+python3 - "$WORK/results-$config" "$config" "$WORK/startup" <<'PY'
 import collections, sys
 rows = [line.split() for line in open(sys.argv[1])]
 config = sys.argv[2]
@@ -209,6 +238,10 @@ if config == "jpeg-out":
         print(f"{s:<{width}} {speed['imagepipe'] / speed['vipsthumbnail']:7.2f}x {speed['imagepipe'] / speed['pillow']:9.2f}x {cpu:8.2f}x {rss:11.2f}x")
     print(f"{'all sets':<{width}} {rate['imagepipe'] / rate['vipsthumbnail']:7.2f}x {rate['imagepipe'] / rate['pillow']:9.2f}x")
     print("targets: every set >= 2x vips and Pillow, all sets >= 2.5x both, CPU <= 1.3x C, RSS <= 1x vips")
+    startup = {r[1]: float(r[2]) for r in (line.split() for line in open(sys.argv[3]))}
+    print()
+    print("start-up, 16x16 JPEG -> 256 px JPEG q80, median CPU ms per process (target: imagepipe <= 12):")
+    print("  " + "  ".join(f"{t} {startup[t]:.2f}" for t in ("imagepipe", "vipsthumbnail", "C")))
 else:
     print(f"imagepipe / vipsthumbnail images/s: {rate['imagepipe'] / rate['vipsthumbnail']:.2f}x (target >= 2)")
     print(f"imagepipe / Pillow images/s: {rate['imagepipe'] / rate['pillow']:.2f}x (target >= 2.5)")

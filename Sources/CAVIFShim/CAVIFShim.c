@@ -2,8 +2,9 @@
 // through its default logger, and libavif 0.11 gives no way to replace that logger. A server must
 // not write library text on stderr for every bad upload, so this file defines
 // dav1d_default_settings: libavif's call resolves to this definition first (the program's own
-// symbols come before its libraries'), which calls dav1d's and then turns logging off
-// (a NULL callback, as dav1d documents). Errors still reach libavif through return codes.
+// symbols come before its libraries', also for the libavif AVIFLibrary.c opens later: the program
+// links libdav1d, so the linker exports this definition), which calls dav1d's and then turns
+// logging off (a NULL callback, as dav1d documents). Errors still reach libavif through return codes.
 #define _GNU_SOURCE
 #include <dav1d/dav1d.h>
 #include <dlfcn.h>

@@ -33,7 +33,7 @@ struct AVIFDecoderHandle: ~Copyable {
     }
 
     deinit {
-        avifDecoderDestroy(decoder)
+        ip_avifDecoderDestroy(decoder)
         bytes.deallocate()
     }
 
@@ -41,9 +41,10 @@ struct AVIFDecoderHandle: ~Copyable {
     /// parses once more under the defaults to tell whether one of our limits refused the file and
     /// with what figure (parsing allocates no planes, and libavif deems its defaults safe).
     private static func parse(_ data: Data, limits: AVIFParseLimits) throws -> (UnsafeMutablePointer<avifDecoder>, UnsafeMutableRawBufferPointer) {
+        try AVIFLibrary.open()
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
         data.copyBytes(to: bytes)
-        guard let decoder = avifDecoderCreate() else {
+        guard let decoder = ip_avifDecoderCreate() else {
             bytes.deallocate()
             throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max)
         }
@@ -52,18 +53,18 @@ struct AVIFDecoderHandle: ~Copyable {
             return (decoder, bytes)
         }
         if result == AVIF_RESULT_OK {
-            avifDecoderDestroy(decoder)
+            ip_avifDecoderDestroy(decoder)
             bytes.deallocate()
             throw ImagePipeError.badImageData(reason: "AVIF image has no pixels")
         }
         let error = AVIFError.decoding(result, decoder.pointee.diag, stage: "container")
         // Past libavif's own size limit, only its message has the size.
         let claimed = AVIFError.claimedSize(in: decoder.pointee.diag)
-        avifDecoderDestroy(decoder)
+        ip_avifDecoderDestroy(decoder)
         defer { bytes.deallocate() }
         if let claimed { try limits.options.checkPixelLimit(claimed) }
-        if limits.isTighterThanLibavif, let probe = avifDecoderCreate() {
-            defer { avifDecoderDestroy(probe) }
+        if limits.isTighterThanLibavif, let probe = ip_avifDecoderCreate() {
+            defer { ip_avifDecoderDestroy(probe) }
             if open(probe, bytes, sizeLimit: UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), countLimit: AVIFParseLimits.libavifDefaultCountLimit) == AVIF_RESULT_OK {
                 let image = probe.pointee.image!.pointee
                 try limits.options.checkPixelLimit(ImageSize(width: Int(image.width), height: Int(image.height)))
@@ -82,9 +83,9 @@ struct AVIFDecoderHandle: ~Copyable {
         decoder.pointee.strictFlags = avifStrictFlags(AVIF_STRICT_DISABLED.rawValue)
         decoder.pointee.imageSizeLimit = sizeLimit
         decoder.pointee.imageCountLimit = countLimit
-        let result = avifDecoderSetIOMemory(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        let result = ip_avifDecoderSetIOMemory(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         guard result == AVIF_RESULT_OK else { return result }
-        return avifDecoderParse(decoder)
+        return ip_avifDecoderParse(decoder)
     }
 
     var image: avifImage { decoder.pointee.image.pointee }
@@ -98,7 +99,7 @@ struct AVIFDecoderHandle: ~Copyable {
     /// Seconds frame `index` is shown, from the track's timescale (0 when the file gives none).
     func duration(at index: Int) -> Double {
         var timing = avifImageTiming()
-        guard index >= 0, index < frameCount, avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK,
+        guard index >= 0, index < frameCount, ip_avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK,
               timing.timescale > 0
         else { return 0 }
         return Double(timing.durationInTimescales) / Double(timing.timescale)
@@ -108,7 +109,7 @@ struct AVIFDecoderHandle: ~Copyable {
     /// nearest key frame) and checks that the AV1 frame has the container's size.
     func decodeFrame(_ index: Int) throws {
         guard index >= 0, index < frameCount else { throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount) }
-        let result = avifDecoderNthImage(decoder, UInt32(index))
+        let result = ip_avifDecoderNthImage(decoder, UInt32(index))
         guard result == AVIF_RESULT_OK else { throw AVIFError.decoding(result, decoder.pointee.diag, stage: "frame \(index)") }
         let decoded = ImageSize(width: Int(image.width), height: Int(image.height))
         guard decoded == size else {

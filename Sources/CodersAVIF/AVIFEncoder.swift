@@ -11,21 +11,21 @@ enum AVIFEncoder {
         // An alpha plane is a second AV1 image to encode and store: left out when nothing is transparent.
         if buffer.format.hasAlpha && !buffer.hasTransparentPixels { buffer = buffer.converted(to: .rgb8) }
         let encoder = try makeEncoder(options)
-        defer { avifEncoderDestroy(encoder) }
+        defer { ip_avifEncoderDestroy(encoder) }
         let image = try makeImage(buffer, lossless: options.lossless)
-        defer { avifImageDestroy(image) }
+        defer { ip_avifImageDestroy(image) }
         if let icc = metadata.colorProfile?.iccData(describing: .rgb8) {
-            icc.withUnsafeBytes { avifImageSetProfileICC(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+            icc.withUnsafeBytes { ip_avifImageSetProfileICC(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
         }
         if let exif = metadata.exif {
-            exif.withUnsafeBytes { avifImageSetMetadataExif(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+            exif.withUnsafeBytes { ip_avifImageSetMetadataExif(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
         }
         if let xmp = metadata.xmp {
-            xmp.withUnsafeBytes { avifImageSetMetadataXMP(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+            xmp.withUnsafeBytes { ip_avifImageSetMetadataXMP(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
         }
         var output = avifRWData()
-        defer { avifRWDataFree(&output) }
-        let result = avifEncoderWrite(encoder, image, &output)
+        defer { ip_avifRWDataFree(&output) }
+        let result = ip_avifEncoderWrite(encoder, image, &output)
         guard result == AVIF_RESULT_OK else { throw AVIFError.encoding(result, encoder.pointee.diag) }
         return Data(bytes: output.data, count: output.size)
     }
@@ -41,21 +41,21 @@ enum AVIFEncoder {
         let size = outputSize(first.buffer.size, options: options)
         let format: PixelFormat = first.buffer.format.hasAlpha ? .rgba8 : .rgb8
         let encoder = try makeEncoder(options)
-        defer { avifEncoderDestroy(encoder) }
+        defer { ip_avifEncoderDestroy(encoder) }
         encoder.pointee.timescale = 1000
         for index in 0..<frameCount {
             let current = index == 0 ? first : try frame(index)
             var buffer = prepared(current.buffer, size: size)
             if buffer.format != format { buffer = buffer.converted(to: format) }
             let image = try makeImage(buffer, lossless: options.lossless)
-            defer { avifImageDestroy(image) }
+            defer { ip_avifImageDestroy(image) }
             let milliseconds = UInt64(max((max(current.duration, 0) * 1000).rounded(), 1))
-            let result = avifEncoderAddImage(encoder, image, milliseconds, avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue))
+            let result = ip_avifEncoderAddImage(encoder, image, milliseconds, avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue))
             guard result == AVIF_RESULT_OK else { throw AVIFError.encoding(result, encoder.pointee.diag) }
         }
         var output = avifRWData()
-        defer { avifRWDataFree(&output) }
-        let result = avifEncoderFinish(encoder, &output)
+        defer { ip_avifRWDataFree(&output) }
+        let result = ip_avifEncoderFinish(encoder, &output)
         guard result == AVIF_RESULT_OK else { throw AVIFError.encoding(result, encoder.pointee.diag) }
         return Data(bytes: output.data, count: output.size)
     }
@@ -66,7 +66,8 @@ enum AVIFEncoder {
     }
 
     private static func makeEncoder(_ options: ImageEncodeOptions) throws -> UnsafeMutablePointer<avifEncoder> {
-        guard let encoder = avifEncoderCreate() else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
+        try AVIFLibrary.open()
+        guard let encoder = ip_avifEncoderCreate() else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
         // One thread: the pipeline runs encodes in parallel itself.
         encoder.pointee.maxThreads = 1
         encoder.pointee.speed = Int32(min(max(options.extras[.avifSpeed] ?? AVIFCoder.defaultSpeed, 0), 10))
@@ -82,7 +83,7 @@ enum AVIFEncoder {
     /// exactly), full range, tagged sRGB as avifenc tags untagged input (CICP 1/13/6).
     private static func makeImage(_ buffer: PixelBuffer, lossless: Bool) throws -> UnsafeMutablePointer<avifImage> {
         let yuv = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
-        guard let image = avifImageCreate(UInt32(clamping: buffer.width), UInt32(clamping: buffer.height), 8, yuv) else {
+        guard let image = ip_avifImageCreate(UInt32(clamping: buffer.width), UInt32(clamping: buffer.height), 8, yuv) else {
             throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max)
         }
         image.pointee.yuvRange = AVIF_RANGE_FULL
@@ -90,17 +91,17 @@ enum AVIFEncoder {
         image.pointee.transferCharacteristics = avifTransferCharacteristics(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
         image.pointee.matrixCoefficients = avifMatrixCoefficients(lossless ? AVIF_MATRIX_COEFFICIENTS_IDENTITY : AVIF_MATRIX_COEFFICIENTS_BT601)
         var rgb = avifRGBImage()
-        avifRGBImageSetDefaults(&rgb, image)
+        ip_avifRGBImageSetDefaults(&rgb, image)
         rgb.depth = 8
         rgb.format = buffer.format == .rgba8 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB
         rgb.rowBytes = UInt32(clamping: buffer.bytesPerRow)
         let result = buffer.bytes.withUnsafeBufferPointer { pixels in
             rgb.pixels = UnsafeMutablePointer(mutating: pixels.baseAddress)
-            return avifImageRGBToYUV(image, &rgb)
+            return ip_avifImageRGBToYUV(image, &rgb)
         }
         guard result == AVIF_RESULT_OK else {
-            avifImageDestroy(image)
-            throw ImagePipeError.encodingFailed(reason: "libavif colour conversion: \(String(cString: avifResultToString(result)))")
+            ip_avifImageDestroy(image)
+            throw ImagePipeError.encodingFailed(reason: "libavif colour conversion: \(String(cString: ip_avifResultToString(result)))")
         }
         return image
     }

@@ -40,6 +40,6 @@ enum AVIFError {
         let text = withUnsafeBytes(of: &diag.error) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return text.isEmpty ? String(cString: avifResultToString(result)) : text
+        return text.isEmpty ? String(cString: ip_avifResultToString(result)) : text
     }
 }

@@ -21,7 +21,7 @@ enum AVIFPixelConverter {
         let wide: PixelFormat = format.hasAlpha ? .rgba8 : .rgb8
         let count = try PixelBuffer.byteCount(width: width, height: height, format: wide)
         var rgb = avifRGBImage()
-        avifRGBImageSetDefaults(&rgb, image)
+        ip_avifRGBImageSetDefaults(&rgb, image)
         rgb.depth = 8
         rgb.format = wide == .rgba8 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB
         rgb.rowBytes = UInt32(clamping: width * wide.bytesPerPixel)
@@ -29,11 +29,11 @@ enum AVIFPixelConverter {
         // libavif writes every pixel on success; on failure the bytes are dropped unread.
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             rgb.pixels = out.baseAddress
-            result = avifImageYUVToRGB(image, &rgb)
+            result = ip_avifImageYUVToRGB(image, &rgb)
             initialized = result == AVIF_RESULT_OK ? count : 0
         }
         guard result == AVIF_RESULT_OK else {
-            throw ImagePipeError.badImageData(reason: "AVIF colour conversion failed: \(String(cString: avifResultToString(result)))")
+            throw ImagePipeError.badImageData(reason: "AVIF colour conversion failed: \(String(cString: ip_avifResultToString(result)))")
         }
         var buffer = try PixelBuffer(width: width, height: height, format: wide, bytes: bytes)
         if buffer.size != target { buffer = buffer.resampled(to: target) }

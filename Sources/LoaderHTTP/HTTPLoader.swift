@@ -1,3 +1,4 @@
+import CCurlShim
 import Foundation
 import PipelineCore
 import Synchronization
@@ -15,47 +16,72 @@ public final class HTTPLoader: ImageLoader {
     public static let version = "0.1.0"
 
     private let configurationState: Mutex<HTTPLoaderConfiguration>
-    private let multi: CurlMulti
+    /// The multi handle and its thread, started by the first download: a program that never
+    /// downloads (a `fetch` of local files) opens no libcurl, sets up no TLS and starts no thread.
+    private let multiState = Mutex<(multi: CurlMulti?, invalidated: Bool)>((nil, false))
     /// Transfers in flight, shared by every caller of the same request.
     private let transfers = Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress>()
 
     public init(configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration()) {
         configurationState = Mutex(configuration)
-        multi = CurlMulti(maxConcurrent: configuration.maxConcurrentDownloads)
     }
 
-    deinit { multi.stop() }
+    deinit { startedMulti?.stop() }
+
+    private var startedMulti: CurlMulti? { multiState.withLock { $0.multi } }
+
+    /// The multi handle, started now if this is the first download. Throws `libraryUnavailable`
+    /// when libcurl cannot be opened. After `invalidate()` it is a stopped handle, which cancels
+    /// what is submitted.
+    private func runningMulti() throws(ImagePipeError) -> CurlMulti {
+        if let reason = ip_curl_open() {
+            throw .transport(kind: .libraryUnavailable, message: String(cString: reason))
+        }
+        let (multi, stopAtOnce) = multiState.withLock { state -> (CurlMulti, Bool) in
+            if let multi = state.multi { return (multi, false) }
+            let multi = CurlMulti(maxConcurrent: configuration.maxConcurrentDownloads)
+            state.multi = multi
+            return (multi, state.invalidated)
+        }
+        if stopAtOnce { multi.stop() }
+        return multi
+    }
 
     /// The configuration for downloads started from now on.
     public var configuration: HTTPLoaderConfiguration {
         get { configurationState.withLock { $0 } }
         set {
             configurationState.withLock { $0 = newValue }
-            multi.setMaxConcurrent(newValue.maxConcurrentDownloads)
+            startedMulti?.setMaxConcurrent(newValue.maxConcurrentDownloads)
         }
     }
 
     /// Transfers running at once; changing it takes effect immediately (queued ones start).
     public var maxConcurrentDownloads: Int {
-        get { multi.maxConcurrent.load(ordering: .relaxed) }
+        get { startedMulti?.maxConcurrent.load(ordering: .relaxed) ?? max(1, configuration.maxConcurrentDownloads) }
         set {
             configurationState.withLock { $0.maxConcurrentDownloads = newValue }
-            multi.setMaxConcurrent(newValue)
+            startedMulti?.setMaxConcurrent(newValue)
         }
     }
 
     /// Transfers queued, running or waiting to retry (SDWebImage's `currentDownloadCount`).
-    public var currentDownloadCount: Int { multi.activeTransfers.load(ordering: .relaxed) }
+    public var currentDownloadCount: Int { startedMulti?.activeTransfers.load(ordering: .relaxed) ?? 0 }
 
     /// libcurl easy handles alive, idle ones kept for reuse included; 0 after `invalidate()`.
-    var liveEasyHandleCount: Int { multi.liveEasyHandles.load(ordering: .relaxed) }
+    var liveEasyHandleCount: Int { startedMulti?.liveEasyHandles.load(ordering: .relaxed) ?? 0 }
 
     /// Callers waiting on downloads in flight; several per download when coalesced.
     var waitingCallerCount: Int { transfers.joinerCount }
 
     /// Cancels every download and releases every libcurl handle and connection. The loader cannot
     /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.
-    public func invalidate() { multi.stop() }
+    public func invalidate() {
+        multiState.withLock { state in
+            state.invalidated = true
+            return state.multi
+        }?.stop()
+    }
 
     /// `Accept` when none is configured: the MIME types of the registered formats (in the format
     /// table's order) the registered coders decode, then any image, then anything (SDWebImage sends
@@ -92,6 +118,7 @@ public final class HTTPLoader: ImageLoader {
                                     // also skips progressive decoding when there is a decryptor).
                                     wantsPartialData: options.contains(.progressiveLoad) && decryptor == nil,
                                     decryptor: decryptor)
+        let multi = try runningMulti()
         let shared: ImageLoadResult
         do {
             shared = try await transfers.value(for: TransferKey(settings: settings), onProgress: caller.report) { [multi] report in
@@ -108,10 +135,11 @@ public final class HTTPLoader: ImageLoader {
 
     /// Blocks the URL: 4xx other than 408 and 429, a bad URL, undecodable or refused data, a scheme or
     /// TLS failure, a broken limit. Transient (never blocked): cancellation, timeouts, resets,
-    /// 5xx, 408, 429, 304, refusals by a modifier. Stricter than SDWebImage, which does not block 404.
+    /// 5xx, 408, 429, 304, refusals by a modifier, a libcurl that cannot be loaded. Stricter than SDWebImage, which does not block 404.
     public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
         switch error {
         case .loadFailed(.httpStatus, let status?, _): (400...499).contains(status) && status != 408 && status != 429
+        case .loadFailed(.libraryUnavailable, _, _): false
         case .loadFailed(let failure, _, _): !failure.isTransient
         case .badContentType, .limitExceeded: true
         default: error.blocksURLByDefault

@@ -19,6 +19,9 @@ extension ImagePipeError.LoadFailure {
     /// how to allow it (`HTTPLoaderConfiguration.allowedAddresses`).
     public static let blockedAddress = Self(name: "blockedAddress", code: 3000, isTransient: false)
     public static let other = Self(name: "other", code: 3000, isTransient: false)
+    /// libcurl, which the loader opens on the first download rather than linking, could not be
+    /// opened or initialised; the message names the library and says why. Never blocks a URL.
+    public static let libraryUnavailable = Self(name: "libraryUnavailable", code: 3000, isTransient: false)
 }
 
 extension ImagePipeError {

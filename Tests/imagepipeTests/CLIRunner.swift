@@ -23,9 +23,11 @@ struct CLIRunner {
 
     let environment: [String: String]
 
-    init(cacheHome: URL) {
+    /// `extraEnvironment` is added to (or replaces in) the test's own environment.
+    init(cacheHome: URL, extraEnvironment: [String: String] = [:]) {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = cacheHome.path
+        environment.merge(extraEnvironment) { _, new in new }
         self.environment = environment
     }
 

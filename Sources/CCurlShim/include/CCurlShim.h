@@ -30,4 +30,30 @@ int ip_easy_getinfo_ptr(void *easy, int info, void **value);
 int ip_multi_setopt_long(void *multi, int option, long value);
 int ip_share_setopt_long(void *share, int option, long value);
 
+// libcurl is opened on first use rather than linked (CurlLibrary.c). `ip_curl_open` opens it and
+// runs its global initialisation once; it returns NULL when libcurl is ready, else why it is not
+// (the same text on every later call). Every other function here needs it to have returned NULL.
+const char *ip_curl_open(void);
+
+// libcurl's entry points under our own names (curl_easy_init -> ip_curl_easy_init…). Codes are
+// the numeric values of CURLcode, CURLMcode and CURLSHcode; ip_curl_multi_info_read returns a
+// `CURLMsg *`, ip_curl_slist_append a `struct curl_slist *`.
+void *ip_curl_easy_init(void);
+void ip_curl_easy_reset(void *easy);
+void ip_curl_easy_cleanup(void *easy);
+const char *ip_curl_easy_strerror(int code);
+void *ip_curl_multi_init(void);
+int ip_curl_multi_cleanup(void *multi);
+int ip_curl_multi_add_handle(void *multi, void *easy);
+int ip_curl_multi_remove_handle(void *multi, void *easy);
+int ip_curl_multi_perform(void *multi, int *running);
+// curl_multi_poll with no extra descriptors.
+int ip_curl_multi_poll(void *multi, int timeout_ms);
+int ip_curl_multi_wakeup(void *multi);
+void *ip_curl_multi_info_read(void *multi, int *queued);
+void *ip_curl_share_init(void);
+int ip_curl_share_cleanup(void *share);
+void *ip_curl_slist_append(void *list, const char *line);
+void ip_curl_slist_free_all(void *list);
+
 #endif

@@ -72,7 +72,7 @@ private let prereqCallback: ip_prereq_callback = { context, primaryIP, _, primar
 /// Sets one easy handle up for a transfer's request. Returns the header list, which the caller
 /// frees with `curl_slist_free_all` after the handle leaves the multi handle.
 enum CurlEasy {
-    static func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, share: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<curl_slist>? {
+    static func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, share: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
         let settings = transfer.settings
         let config = settings.configuration
         let request = settings.request
@@ -145,11 +145,11 @@ enum CurlEasy {
             ip_easy_setopt_off(easy, Int32(CURLOPT_POSTFIELDSIZE_LARGE.rawValue), Int64(body.count))
             _ = body.withUnsafeBytes { ip_easy_setopt_ptr(easy, Int32(CURLOPT_COPYPOSTFIELDS.rawValue), $0.baseAddress) }
         }
-        var list: UnsafeMutablePointer<curl_slist>?
+        var list: UnsafeMutableRawPointer?
         for (name, value) in request.headers {
             // "Name:" with nothing after it would tell libcurl to remove the header instead.
             let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
-            list = curl_slist_append(list, line)
+            list = ip_curl_slist_append(list, line)
         }
         if let list { ip_easy_setopt_ptr(easy, Int32(CURLOPT_HTTPHEADER.rawValue), list) }
         return list

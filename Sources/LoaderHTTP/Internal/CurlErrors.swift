@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShim
 import PipelineCore
 
 /// libcurl result codes in ImagePipe's terms.
@@ -22,7 +23,7 @@ enum CurlErrors {
 
     static func map(_ failure: Failure, configuration: HTTPLoaderConfiguration) -> ImagePipeError {
         let code = failure.code
-        let text = failure.detail.isEmpty ? String(cString: curl_easy_strerror(code)) : failure.detail
+        let text = failure.detail.isEmpty ? String(cString: ip_curl_easy_strerror(Int32(code.rawValue))) : failure.detail
         let message = "\(text) (curl \(code.rawValue))"
         func transport(_ kind: ImagePipeError.LoadFailure) -> ImagePipeError {
             .transport(kind: kind, message: message)

@@ -19,9 +19,6 @@ final class CurlMulti: @unchecked Sendable {
         var notBefore: ContinuousClock.Instant?
     }
 
-    /// libcurl wants one global initialisation before any other call, from a single thread.
-    private static let globalInit: Void = { _ = curl_global_init(3) }()  // CURL_GLOBAL_ALL
-
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer?
     /// Commands for the thread, and whether the multi handle is gone: `curl_multi_wakeup` is only
@@ -42,10 +39,10 @@ final class CurlMulti: @unchecked Sendable {
     private var idle: [UnsafeMutableRawPointer] = []
     private var sequence = 0
 
+    /// Call after `ip_curl_open()` returned nil (it opens libcurl and runs its global initialisation).
     init(maxConcurrent: Int) {
-        _ = Self.globalInit
-        multi = curl_multi_init()
-        share = curl_share_init()
+        multi = ip_curl_multi_init()
+        share = ip_curl_share_init()
         if let share {
             ip_share_setopt_long(share, Int32(CURLSHOPT_SHARE.rawValue), Int(CURL_LOCK_DATA_COOKIE.rawValue))
         }
@@ -88,14 +85,14 @@ final class CurlMulti: @unchecked Sendable {
         commands.withLock { state in
             guard !state.closed else { return false }
             state.list.append(command)
-            curl_multi_wakeup(multi)
+            ip_curl_multi_wakeup(multi)
             return true
         }
     }
 
     private func wakeUp() {
         commands.withLock { state in
-            if !state.closed { curl_multi_wakeup(multi) }
+            if !state.closed { ip_curl_multi_wakeup(multi) }
         }
     }
 
@@ -106,11 +103,11 @@ final class CurlMulti: @unchecked Sendable {
             handleCommands()
             startPending()
             var stillRunning: Int32 = 0
-            curl_multi_perform(multi, &stillRunning)
+            ip_curl_multi_perform(multi, &stillRunning)
             let finishedAny = collectFinished()
             let canStartMore = !pending.isEmpty && running.count < maxConcurrent.load(ordering: .relaxed)
             if finishedAny && canStartMore { continue }
-            curl_multi_poll(multi, nil, 0, pollTimeout(), nil)
+            ip_curl_multi_poll(multi, pollTimeout())
         }
         shutDown()
     }
@@ -184,7 +181,7 @@ final class CurlMulti: @unchecked Sendable {
         let easy: UnsafeMutableRawPointer
         if let reused = idle.popLast() {
             easy = reused
-        } else if let created = curl_easy_init() {
+        } else if let created = ip_curl_easy_init() {
             easy = created
             liveEasyHandles.add(1, ordering: .relaxed)
         } else {
@@ -196,13 +193,13 @@ final class CurlMulti: @unchecked Sendable {
         transfer.easy = easy
         transfer.headerList = CurlEasy.configure(easy, for: transfer, share: share)
         running[easy] = transfer
-        curl_multi_add_handle(multi, easy)
+        ip_curl_multi_add_handle(multi, easy)
     }
 
     private func collectFinished() -> Bool {
         var finishedAny = false
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = ip_curl_multi_info_read(multi, &queued)?.assumingMemoryBound(to: CURLMsg.self) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                   let transfer = running[easy] else { continue }
             let outcome = transfer.outcome(code: message.pointee.data.result, easy: easy)
@@ -214,7 +211,7 @@ final class CurlMulti: @unchecked Sendable {
 
     /// Takes the handle out of the multi handle, then retries or delivers.
     private func finish(easy: UnsafeMutableRawPointer, transfer: CurlTransfer, outcome: CurlTransfer.Outcome) {
-        curl_multi_remove_handle(multi, easy)
+        ip_curl_multi_remove_handle(multi, easy)
         running[easy] = nil
         release(easy: easy, transfer: transfer)
         if case .failure(let error) = outcome, let delay = RetryRule.delay(after: error, transfer: transfer),
@@ -232,14 +229,14 @@ final class CurlMulti: @unchecked Sendable {
     /// Idle handles keep their connection and DNS caches through `curl_easy_reset`; the pool is
     /// capped at the concurrency so a burst does not leave handles behind.
     private func release(easy: UnsafeMutableRawPointer, transfer: CurlTransfer) {
-        if let list = transfer.headerList { curl_slist_free_all(list) }
+        if let list = transfer.headerList { ip_curl_slist_free_all(list) }
         transfer.headerList = nil
         transfer.easy = nil
         if idle.count < maxConcurrent.load(ordering: .relaxed) {
-            curl_easy_reset(easy)
+            ip_curl_easy_reset(easy)
             idle.append(easy)
         } else {
-            curl_easy_cleanup(easy)
+            ip_curl_easy_cleanup(easy)
             liveEasyHandles.subtract(1, ordering: .relaxed)
         }
     }
@@ -256,12 +253,12 @@ final class CurlMulti: @unchecked Sendable {
         }
         pending.removeAll()
         for easy in idle {
-            curl_easy_cleanup(easy)
+            ip_curl_easy_cleanup(easy)
             liveEasyHandles.subtract(1, ordering: .relaxed)
         }
         idle.removeAll()
-        curl_multi_cleanup(multi)
-        if let share { curl_share_cleanup(share) }
+        ip_curl_multi_cleanup(multi)
+        if let share { ip_curl_share_cleanup(share) }
         stopped.signal()
     }
 }

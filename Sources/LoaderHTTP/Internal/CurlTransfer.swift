@@ -28,7 +28,7 @@ final class CurlTransfer: @unchecked Sendable {
     // Loader thread only.
     /// The easy handle and its header list while an attempt runs.
     nonisolated(unsafe) var easy: UnsafeMutableRawPointer?
-    nonisolated(unsafe) var headerList: UnsafeMutablePointer<curl_slist>?
+    nonisolated(unsafe) var headerList: UnsafeMutableRawPointer?
     nonisolated(unsafe) var attempt = 0
     nonisolated(unsafe) var body = Data()
     nonisolated(unsafe) private var headerLines: [(String, String)] = []

@@ -1,0 +1,1 @@
+// Declared in CHEIF.h (the libheif module), defined in HEIFLibrary.c.
