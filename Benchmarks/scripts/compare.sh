@@ -107,16 +107,17 @@ run_set() { # config name job format corpus-subdir
   local name=$1 job=$2 fmt=$3 dir="$CORPUS_DIR/$4"
   local files=("$dir"/*)
   local count=${#files[@]}
+  local json="$WORK/${name//\//_}.json"   # jpeg-out's set names hold a slash
   export OUT="$WORK/out"
   echo "== $name: ${#files[@]} files from $4 ($job, $fmt)" >&2
   local args=()
   for tool in "${TOOLS[@]}"; do args+=(-n "$tool" "$(command_for "$tool" "$job" "$fmt" "${files[@]}")"); done
   # --prepare empties the output folder, so no tool skips or appends to another's files.
   hyperfine --style basic --runs "$RUNS" --warmup 1 --prepare "rm -rf $OUT && mkdir -p $OUT" \
-    --export-json "$WORK/$name.json" "${args[@]}" >&2
+    --export-json "$json" "${args[@]}" >&2
   for tool in "${TOOLS[@]}"; do
     local seconds measured=""
-    seconds="$(python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["results"] if x["command"]==sys.argv[2]][0]; print(r[sys.argv[3]])' "$WORK/$name.json" "$tool" "$STAT")"
+    seconds="$(python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["results"] if x["command"]==sys.argv[2]][0]; print(r[sys.argv[3]])' "$json" "$tool" "$STAT")"
     for ((m = 0; m < MEASURE_RUNS; m++)); do
       rm -rf "$OUT" && mkdir -p "$OUT"
       measured+="$(bash -c "${MEASURE[*]} $(command_for "$tool" "$job" "$fmt" "${files[@]}")")"$'\n'
