@@ -52,11 +52,15 @@ struct CLIRedisTests {
             Image(try PixelBuffer(width: 8, height: 8, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
         // The origin answers once both processes have asked: either both asked it (no single-flight),
         // or Redis saw both try the fetch lock (`SET … NX`, the only SET before an answer).
+        defer { origin.stop() }
         let asked = Counter()
+        // The route keeps the port, not the server: a captured server would outlive the test, and
+        // its redis-server with it.
+        let redisPort = redis.port
         origin.route("/hot.png") { _, connection in
             asked.increment()
             let deadline = ContinuousClock.now + .seconds(300)
-            while asked.count < 2, Self.setCalls(redis) < 2, ContinuousClock.now < deadline { usleep(5_000) }
+            while asked.count < 2, Self.setCalls(port: redisPort) < 2, ContinuousClock.now < deadline { usleep(5_000) }
             connection.respond(status: 200, headers: ["Content-Type": "image/png", "ETag": "\"hot\""], body: image)
         }
         let arguments = ["a", "b"].map { name in
@@ -102,8 +106,8 @@ struct CLIRedisTests {
     }
 
     /// Calls of `SET` the server has answered (`INFO commandstats`).
-    static func setCalls(_ redis: RedisTestServer) -> Int {
-        guard let output = try? TestProcesses.run("/usr/bin/redis-cli", ["-p", "\(redis.port)", "INFO", "commandstats"]) else { return 0 }
+    static func setCalls(port: UInt16) -> Int {
+        guard let output = try? TestProcesses.run("/usr/bin/redis-cli", ["-p", "\(port)", "INFO", "commandstats"]) else { return 0 }
         let line = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_set:") }
         return line.flatMap { $0.split(separator: ",").first?.split(separator: "=").last }.flatMap { Int($0) } ?? 0
     }
