@@ -47,20 +47,27 @@ public struct Image: Sendable {
     /// The format the image was decoded from (`.undefined` for images made in memory).
     public var format: ImageFormat {
         get { storage.format }
-        set { storage = Storage(box: box, format: newValue, orientation: orientation, scale: scale, metadata: metadata) }
+        set { replaceStorage(format: newValue) }
     }
     public var orientation: ImageOrientation {
         get { storage.orientation }
-        set { storage = Storage(box: box, format: format, orientation: newValue, scale: scale, metadata: metadata) }
+        set { replaceStorage(orientation: newValue) }
     }
     /// Pixels per point (SDWebImage's `scale`); 1 unless a decode option or key says otherwise.
     public var scale: Double {
         get { storage.scale }
-        set { storage = Storage(box: box, format: format, orientation: orientation, scale: newValue, metadata: metadata) }
+        set { replaceStorage(scale: newValue) }
     }
     public var metadata: ImageMetadata {
         get { storage.metadata }
-        set { storage = Storage(box: box, format: format, orientation: orientation, scale: scale, metadata: newValue) }
+        set { replaceStorage(metadata: newValue) }
+    }
+
+    /// A new storage over the same content box, with the given fields changed.
+    private mutating func replaceStorage(format: ImageFormat? = nil, orientation: ImageOrientation? = nil,
+                                         scale: Double? = nil, metadata: ImageMetadata? = nil) {
+        storage = Storage(box: box, format: format ?? self.format, orientation: orientation ?? self.orientation,
+                          scale: scale ?? self.scale, metadata: metadata ?? self.metadata)
     }
 
     public init(
