@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// Puts an edit list into an AVIF image sequence made by avifenc (0.11 cannot write one): an
 /// `edts` box is inserted into a track's `trak` right after its `tkhd`, and every size and offset
@@ -118,16 +119,17 @@ public enum AVIFEditListWriter {
         var end: Int { payload.upperBound }
     }
 
+    /// The boxes in `range` as the core's reader sees them, each with its start; only a run of
+    /// boxes with 32-bit sizes filling `range` exactly, the layout this writer patches.
     static func boxes(_ bytes: [UInt8], _ range: Range<Int>) throws -> [Box] {
-        var result: [Box] = []
         var start = range.lowerBound
-        while start < range.upperBound {
-            let size = Int(read(bytes, at: start, width: 4))
-            guard size >= 8, start + size <= range.upperBound else { throw Failure("a box at \(start) this writer does not handle") }
-            result.append(Box(type: String(decoding: bytes[start + 4..<start + 8], as: UTF8.self), start: start, payload: start + 8..<start + size))
-            start += size
+        let boxes = ISOBMFFBox.children(of: bytes, in: range).map { box in
+            defer { start = box.payload.upperBound }
+            return Box(type: box.type, start: start, payload: box.payload)
         }
-        return result
+        guard boxes.allSatisfy({ read(bytes, at: $0.start, width: 4) == UInt64($0.end - $0.start) }), start == range.upperBound
+        else { throw Failure("a box at \(start) this writer does not handle") }
+        return boxes
     }
 
     private static func descendants(_ bytes: [UInt8], _ box: Box, path: [String]) throws -> [Box] {
