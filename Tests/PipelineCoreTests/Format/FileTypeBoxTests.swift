@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+@testable import PipelineCore
 import Testing
 
 struct FileTypeBoxTests {

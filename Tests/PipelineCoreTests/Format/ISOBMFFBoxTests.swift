@@ -1,4 +1,4 @@
-import PipelineCore
+@testable import PipelineCore
 import Testing
 
 /// The box reader the HEIF and AVIF coders share: sizes are never trusted.

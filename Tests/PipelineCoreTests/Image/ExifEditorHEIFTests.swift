@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+@testable import PipelineCore
 import Testing
 
 /// EXIF items of HEIF and AVIF files: a 4-byte offset to the TIFF header, then the header.

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+@testable import PipelineCore
 import TestSupport
 
 /// A fixture whose `TestLoader` answers URLs with `TestCoder` sample images.
