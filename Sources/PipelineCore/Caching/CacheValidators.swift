@@ -29,12 +29,12 @@ public struct CacheValidators: Sendable, Hashable, Codable {
     static let maxLength = 1024
 
     /// Whether a conditional request can be made.
-    public var canRevalidate: Bool { etag != nil || lastModified != nil }
+    package var canRevalidate: Bool { etag != nil || lastModified != nil }
 
     /// These validators with over-long, empty or control-character values dropped, and a lifetime
     /// that is not a finite, non-negative number: what a cache read from storage it does not trust
     /// can hand on (a value is sent back as a header).
-    public var sanitized: CacheValidators {
+    package var sanitized: CacheValidators {
         func clean(_ value: String?) -> String? {
             guard let value, !value.isEmpty, value.utf8.count <= Self.maxLength,
                   !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })

@@ -3,7 +3,7 @@ import Foundation
 extension DefaultImageCache {
     /// SDWebImage's choice for an image stored without bytes: the format it was decoded from, else GIF
     /// for an animation, PNG when it has alpha, JPEG otherwise.
-    public static func encodingFormat(for image: Image) -> ImageFormat {
+    package static func encodingFormat(for image: Image) -> ImageFormat {
         if image.format != .undefined { return image.format }
         if image.frameCount > 1 { return .gif }
         return image.hasAlpha ? .png : .jpeg

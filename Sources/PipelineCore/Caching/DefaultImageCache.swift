@@ -37,7 +37,7 @@ public final class DefaultImageCache: ImageCache {
     private let willReadDisk: (@Sendable (String) -> Void)?
 
     /// `$XDG_CACHE_HOME/imagepipe`, else `~/.cache/imagepipe` (the XDG base directory rules).
-    public static var defaultDirectory: URL {
+    package static var defaultDirectory: URL {
         let environment = ProcessInfo.processInfo.environment
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("imagepipe", isDirectory: true)
@@ -245,12 +245,12 @@ public final class DefaultImageCache: ImageCache {
     }
 
     /// Bytes of the disk level's files.
-    public func totalDiskSize() async -> Int {
+    func totalDiskSize() async -> Int {
         await BlockingIO.run(on: queue) { [diskCache] in diskCache.totalSize }
     }
 
     /// Entries in the disk level.
-    public func totalDiskCount() async -> Int {
+    func totalDiskCount() async -> Int {
         await BlockingIO.run(on: queue) { [diskCache] in diskCache.totalCount }
     }
 

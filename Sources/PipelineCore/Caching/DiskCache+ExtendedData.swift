@@ -48,7 +48,7 @@ extension DiskCache {
 
     /// Attaches (or with nil, removes) extended data on `key`'s existing entry; does nothing when
     /// there is no entry.
-    public func setExtendedData(_ data: Data?, forKey key: String) throws {
+    func setExtendedData(_ data: Data?, forKey key: String) throws {
         guard let file = candidatePaths(forKey: key).first(where: { FileIO.status($0)?.isRegular == true }) else { return }
         guard let data else {
             FileIO.removeAttribute(Self.extendedAttributeName, path: file)

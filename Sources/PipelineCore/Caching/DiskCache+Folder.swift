@@ -46,7 +46,7 @@ extension DiskCache {
     }
 
     /// The Cache Directory Tagging standard's file name (https://bford.info/cachedir/).
-    public static let tagFileName = "CACHEDIR.TAG"
+    package static let tagFileName = "CACHEDIR.TAG"
     /// The first 43 bytes every tag starts with.
     static let tagSignature = "Signature: 8a477f597d28d172789f06886806bc55"
     static let tagContents = tagSignature + """

@@ -191,7 +191,7 @@ extension DiskCache {
     }
 
     /// Stops the periodic trim (expiry and the size limit still apply after writes).
-    public func stopTimer() {
+    func stopTimer() {
         state.withLock {
             $0.timer?.cancel()
             $0.timer = nil

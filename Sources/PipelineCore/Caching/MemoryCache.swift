@@ -82,7 +82,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Entries costing more than this are not kept: `entryCostLimitRatio` of `costLimit`.
-    @inlinable public var entryCostLimit: Int { entryCostLimitStorage.load(ordering: .relaxed) }
+    @inlinable var entryCostLimit: Int { entryCostLimitStorage.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - costLimit: total cost kept; defaults to a fifth of the memory this process may use (RAM
@@ -260,7 +260,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Removes every expired entry now (they are otherwise removed when next read or evicted).
-    public func removeExpired() {
+    func removeExpired() {
         let now = clock.seconds
         for index in 0...shardMask {
             var evicted = Evictions<Value>()
@@ -309,14 +309,14 @@ extension MemoryCache where Value == Image {
 
 /// The defaults `MemoryCache` sizes itself from; a non-generic home for them because a generic type
 /// cannot hold stored statics. `costLimit` is public for caches of other kinds that size themselves alike.
-public enum MemoryCacheDefaults {
+@usableFromInline package enum MemoryCacheDefaults {
     /// The share of this process's memory a default cache may hold.
     static let memoryFraction = 0.2
     /// Used when neither /proc/meminfo nor a cgroup limit can be read.
     static let fallbackCostLimit = 512 * 1024 * 1024
 
     /// `memoryFraction` of the lower of RAM and the cgroup memory limit.
-    public static let costLimit: Int = {
+    @usableFromInline package static let costLimit: Int = {
         guard let bytes = SystemMemory.availableBytes() else { return fallbackCostLimit }
         let share = Double(bytes) * memoryFraction
         return share >= Double(Int.max) ? Int.max : max(Int(share), 1)
