@@ -28,7 +28,7 @@ public final class DecodeCheckpoint: Sendable {
 
     /// True when `check` would throw: for C callbacks, which stop the library and let the caller
     /// call `check` for the error.
-    public var shouldStop: Bool { (try? check()) == nil }
+    package var shouldStop: Bool { (try? check()) == nil }
 
     private static func milliseconds(_ duration: Duration) -> Int {
         let milliseconds = duration / .milliseconds(1)

@@ -21,7 +21,7 @@ public final class DecodeMemoryBudget: Sendable {
     static let fallbackLimitBytes = 1 << 30
 
     /// Half the lower of RAM and the cgroup memory limit (1 GiB when neither can be read).
-    public static let defaultLimitBytes: Int = {
+    @usableFromInline static let defaultLimitBytes: Int = {
         guard let bytes = SystemMemory.availableBytes() else { return fallbackLimitBytes }
         let share = Double(bytes) * memoryFraction
         return share >= Double(Int.max) ? Int.max : max(Int(share), 1)
@@ -84,7 +84,7 @@ public final class DecodeMemoryBudget: Sendable {
     }
 
     /// Bytes reserved by decodes running now.
-    public var reservedBytes: Int { state.withLock { $0.reserved } }
+    var reservedBytes: Int { state.withLock { $0.reserved } }
 
     /// The most bytes ever reserved at once: a test's proof that the budget held.
     var peakReservedBytes: Int { state.withLock { $0.peak } }

@@ -9,7 +9,7 @@ extension ImageCodersManager {
     /// Decodes `data` with the context's coder if it names one (used as is, without `canDecode`,
     /// as SDWebImage does), else with these coders; then converts it to sRGB through
     /// `colorConverters` unless the options keep the source profile.
-    public func decodeImage(
+    package func decodeImage(
         _ data: Data, options: ImageDecodeOptions, context: ImageContext = ImageContext(),
         colorConverters: ImageColorConvertersManager = .shared
     ) throws -> Image {
@@ -32,7 +32,7 @@ extension ImageCodersManager {
     ///
     /// - Throws: as `decodeImage`; `limitExceeded(.decodeMemoryBudget)` when this decode alone is
     ///   over the budget; `cancelled` when the task is cancelled while waiting.
-    public func decodeImage(
+    package func decodeImage(
         _ data: Data, options: ImageDecodeOptions, context: ImageContext = ImageContext(),
         colorConverters: ImageColorConvertersManager = .shared,
         on run: (_ work: @escaping @Sendable () throws -> Image) async throws -> Image

@@ -9,7 +9,7 @@ public struct ImageDecodeEstimate: Hashable, Sendable {
     /// Bytes the decoder holds besides the output's pixels: row and coefficient buffers, a
     /// full-size canvas it scales down from, an animation's compositing canvas. 0 when the coder
     /// cannot tell, so the estimate is then the output's pixels alone.
-    public var workingBytes: Int
+    package var workingBytes: Int
 
     public init(outputSize: ImageSize, bytesPerPixel: Int = 4, workingBytes: Int = 0) {
         self.outputSize = outputSize

@@ -59,32 +59,32 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public var maxMetadataBytes: Int
 
     /// 100 megapixels: a 10,000 x 10,000 photo decodes; a 65,535 x 65,535 header does not.
-    public static let defaultMaxPixels = 100_000_000
+    @usableFromInline package static let defaultMaxPixels = 100_000_000
     /// Enough for any real animation; a hostile file with millions of empty frames stops here.
-    public static let defaultMaxFrames = 10_000
+    @usableFromInline package static let defaultMaxFrames = 10_000
     /// 50 megapixels over all frames, imgproxy's figure (it sums frames against its 50 MP source
     /// limit): 1,000 frames of 220 x 220, or 24 of 1080p. Re-encoding an animation whose every
     /// frame changes costs up to about 100 ns and 27 bytes per canvas pixel from GIF to WebP (37
     /// re-encoding a translucent WebP with a transform), measured on 2 cores: 50 MP takes about 5 s,
     /// and the worst split, two frames of 25 MP, peaks near 700 MB (920 MB), under the 1 GiB one
     /// conversion may use.
-    public static let defaultMaxAnimationPixels = 50_000_000
+    @usableFromInline package static let defaultMaxAnimationPixels = 50_000_000
     /// 4 MiB: real RGB and gray profiles are 0.5-60 KB, CMYK ones up to about 2 MB.
-    public static let defaultMaxColorProfileBytes = 4 << 20
+    @usableFromInline static let defaultMaxColorProfileBytes = 4 << 20
     /// 1 MiB: JPEG holds EXIF and standard XMP in 64 KB segments; camera EXIF with a preview
     /// image and rich XMP stay well under this.
-    public static let defaultMaxMetadataBytes = 1 << 20
+    @usableFromInline static let defaultMaxMetadataBytes = 1 << 20
     /// 256 MiB: the coefficients of a progressive 4:2:0 photo up to about 89 megapixels (3 bytes a
     /// pixel), a 4:4:4 one up to 44, CMYK up to 33. Two such decodes at once leave a 4 GB server
     /// room for their pixels and everything else.
-    public static let defaultMaxDecoderMemory = 256 << 20
+    @usableFromInline package static let defaultMaxDecoderMemory = 256 << 20
     /// Real progressive JPEGs have 2-12 scans (libjpeg's own script writes 10); TurboJPEG's
     /// benchmark refuses more than 500. 100 leaves ample room while capping a 100-megapixel file's
     /// refinement work at a few seconds.
-    public static let defaultMaxProgressiveScans = 100
+    @usableFromInline package static let defaultMaxProgressiveScans = 100
     /// 8 seconds: a 100-megapixel PNG or progressive JPEG decodes in 1-3 s on one core of a small
     /// server, and a hostile file gives up its core within a 10 s request deadline (imgproxy's).
-    public static let defaultMaxDecodeTime = Duration.seconds(8)
+    @usableFromInline static let defaultMaxDecodeTime = Duration.seconds(8)
 
     public init(
         firstFrameOnly: Bool = false,
@@ -160,13 +160,13 @@ public struct ImageDecodeOptions: Hashable, Sendable {
 
     /// True when the image this produces may be smaller than the file's: it is then a thumbnail,
     /// never stored under the full-size key.
-    public var requestsThumbnail: Bool {
+    package var requestsThumbnail: Bool {
         (thumbnailPixelSize.map { !$0.isEmpty } ?? false) || scaleDownLimitBytes != nil
     }
 
     /// These options with `maxPixels` lowered to `limit` when that is smaller: a coder's own limit
     /// applies on top of the request's, never above it.
-    public func cappingPixels(at limit: Int) -> ImageDecodeOptions {
+    package func cappingPixels(at limit: Int) -> ImageDecodeOptions {
         var capped = self
         capped.maxPixels = min(maxPixels, limit)
         return capped
@@ -184,7 +184,7 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     }
 
     /// Throws `limitExceeded(.frames)` when an animation has more frames than allowed.
-    public func checkFrameLimit(_ count: Int) throws {
+    package func checkFrameLimit(_ count: Int) throws {
         if count > maxFrames {
             throw ImagePipeError.limitExceeded(.frames, value: count, maximum: maxFrames)
         }
@@ -215,7 +215,7 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     }
 
     /// Throws `limitExceeded(.progressiveScans)` once a decoder reaches a scan past the limit.
-    public func checkProgressiveScans(_ scan: Int) throws {
+    package func checkProgressiveScans(_ scan: Int) throws {
         if scan > maxProgressiveScans {
             throw ImagePipeError.limitExceeded(.progressiveScans, value: scan, maximum: maxProgressiveScans)
         }

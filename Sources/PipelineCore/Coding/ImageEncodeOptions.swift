@@ -16,7 +16,7 @@ public struct ImageEncodeOptions: Hashable, Sendable {
     /// Options of a particular coder.
     public var extras: ImageCodingExtras
 
-    public static let defaultQuality = 0.9
+    @usableFromInline package static let defaultQuality = 0.9
 
     public init(
         quality: Double = ImageEncodeOptions.defaultQuality,
@@ -37,5 +37,5 @@ public struct ImageEncodeOptions: Hashable, Sendable {
     }
 
     /// `quality` clamped to 0…1 and mapped to the 0…100 scale libjpeg and libwebp use.
-    public var qualityPercent: Int { Int((min(max(quality, 0), 1) * 100).rounded()) }
+    package var qualityPercent: Int { Int((min(max(quality, 0), 1) * 100).rounded()) }
 }

@@ -13,7 +13,7 @@ public final class ImageColorConvertersManager: Sendable {
     }
 
     /// The converters, lowest priority first. Setting replaces them all.
-    public var converters: [any ImageColorConverter] {
+    package var converters: [any ImageColorConverter] {
         get { registry.all }
         set { registry.all = newValue }
     }
@@ -27,7 +27,7 @@ public final class ImageColorConvertersManager: Sendable {
     public func removeAll() { registry.removeAll() }
 
     /// The highest-priority converter that reads `profile`.
-    public func converter(for profile: ImageColorProfile) -> (any ImageColorConverter)? {
+    package func converter(for profile: ImageColorProfile) -> (any ImageColorConverter)? {
         registry.byPriority.first { $0.canConvert(from: profile) }
     }
 

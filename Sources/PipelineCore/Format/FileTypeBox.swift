@@ -2,13 +2,13 @@ import Foundation
 
 /// The `ftyp` box that opens an ISO base media file (HEIF, HEIC, AVIF): its major brand and the
 /// compatible brands, read from the first bytes only. Plugins of such formats sniff with it.
-public struct FileTypeBox: Sendable, Hashable {
-    public let majorBrand: String
-    public let compatibleBrands: [String]
+package struct FileTypeBox: Sendable, Hashable {
+    package let majorBrand: String
+    package let compatibleBrands: [String]
 
     /// Nil unless `data` starts with a whole `ftyp` box (at most 64 bytes of it are read: real
     /// files list a handful of brands).
-    public init?(_ data: some DataProtocol) {
+    package init?(_ data: some DataProtocol) {
         let head = Array(data.prefix(64))
         guard head.count >= 16, head[4..<8].elementsEqual("ftyp".utf8) else { return nil }
         let size = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
@@ -20,5 +20,5 @@ public struct FileTypeBox: Sendable, Hashable {
     }
 
     /// The major brand and the compatible ones.
-    public var brands: [String] { [majorBrand] + compatibleBrands }
+    package var brands: [String] { [majorBrand] + compatibleBrands }
 }

@@ -23,7 +23,7 @@ extension ImageFormat {
     public static let gif = ImageFormat(
         identifier: "gif", mimeTypes: ["image/gif"], fileExtensions: ["gif"], supportsAnimation: true,
         signature: .bytes([0x47]))
-    public static let tiff = ImageFormat(
+    package static let tiff = ImageFormat(
         identifier: "tiff", mimeTypes: ["image/tiff"], fileExtensions: ["tiff", "tif"],
         signature: Signature { $0.has([0x49]) || $0.has([0x4D]) })
     public static let heic = ImageFormat(
@@ -35,17 +35,17 @@ extension ImageFormat {
     public static let avif = ImageFormat(
         identifier: "avif", mimeTypes: ["image/avif"], fileExtensions: ["avif"], supportsAnimation: true,
         signature: .isoBrand(["avif", "avis"]))
-    public static let jxl = ImageFormat(
+    static let jxl = ImageFormat(
         identifier: "jxl", mimeTypes: ["image/jxl"], fileExtensions: ["jxl"], supportsAnimation: true,
         signature: Signature { $0.has([0xFF, 0x0A]) || $0.has([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) })
-    public static let pdf = ImageFormat(
+    static let pdf = ImageFormat(
         identifier: "pdf", mimeTypes: ["application/pdf"], fileExtensions: ["pdf"],
         signature: .ascii("%PDF"))
     /// Any text starting `<` whose last 100 bytes close an `svg` element, as SDWebImage checks.
-    public static let svg = ImageFormat(
+    static let svg = ImageFormat(
         identifier: "svg", mimeTypes: ["image/svg+xml"], fileExtensions: ["svg"],
         signature: Signature { $0.has([0x3C]) && $0.tailContains("</svg>".utf8) })
-    public static let bmp = ImageFormat(
+    package static let bmp = ImageFormat(
         identifier: "bmp", mimeTypes: ["image/bmp"], fileExtensions: ["bmp"],
         signature: .bytes([0x42]))
     /// Camera raw: never sniffed (SDWebImage knows it only from a type hint).

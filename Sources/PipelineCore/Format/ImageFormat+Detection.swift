@@ -15,5 +15,5 @@ extension ImageFormat {
     }
 
     /// Every format registered in `ImageFormatRegistry.shared`, built-ins first.
-    public static var known: [ImageFormat] { ImageFormatRegistry.shared.formats }
+    package static var known: [ImageFormat] { ImageFormatRegistry.shared.formats }
 }

@@ -28,9 +28,9 @@ extension ImageFormat {
     /// them when the data is shorter).
     public struct SniffedBytes: Sendable {
         /// Enough for an ISO base media `ftyp` box with its compatible brands.
-        public static let headLength = 256
+        static let headLength = 256
         /// SVG's closing tag is looked for there, as SDWebImage does.
-        public static let tailLength = 100
+        static let tailLength = 100
 
         public let head: [UInt8]
         public let tail: [UInt8]
@@ -52,7 +52,7 @@ extension ImageFormat {
         }
 
         /// The tail contains `bytes` somewhere.
-        public func tailContains(_ bytes: some Collection<UInt8>) -> Bool {
+        func tailContains(_ bytes: some Collection<UInt8>) -> Bool {
             let needle = Array(bytes)
             guard !needle.isEmpty else { return true }
             guard tail.count >= needle.count else { return false }

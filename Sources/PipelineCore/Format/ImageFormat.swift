@@ -42,11 +42,11 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// A format with one MIME type, no signature and no animation: enough for a coder's own use,
     /// invisible to sniffing until registered with a signature.
-    public init(identifier: String, mimeType: String, fileExtensions: [String]) {
+    package init(identifier: String, mimeType: String, fileExtensions: [String]) {
         self.init(identifier: identifier, mimeTypes: [mimeType], fileExtensions: fileExtensions)
     }
 
-    public var mimeType: String { mimeTypes.first ?? "application/octet-stream" }
+    package var mimeType: String { mimeTypes.first ?? "application/octet-stream" }
     public var preferredFileExtension: String? { fileExtensions.first }
     public var description: String { identifier }
 

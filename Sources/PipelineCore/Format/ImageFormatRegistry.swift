@@ -29,7 +29,7 @@ public final class ImageFormatRegistry: Sendable {
     }
 
     /// Removes the format with `format`'s identifier: it is no longer sniffed nor found by name.
-    public func unregister(_ format: ImageFormat) {
+    func unregister(_ format: ImageFormat) {
         registry.remove { $0.identifier == format.identifier }
     }
 

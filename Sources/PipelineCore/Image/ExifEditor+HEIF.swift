@@ -4,7 +4,7 @@ extension ExifEditor {
     /// The TIFF structure of an EXIF item in a HEIF or AVIF file. The item starts with a 4-byte
     /// offset to the TIFF header (ISO/IEC 23008-12 A.2.1); some writers leave it out, so a payload
     /// that already starts like TIFF (or with JPEG's `Exif\0\0`) is taken as it is.
-    public static func tiffData(fromHEIFItem item: Data) -> Data? {
+    package static func tiffData(fromHEIFItem item: Data) -> Data? {
         if let editor = ExifEditor(item) { return editor.tiffData }
         guard item.count > 4 else { return nil }
         let start = item.startIndex

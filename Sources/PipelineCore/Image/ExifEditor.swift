@@ -23,7 +23,7 @@ public struct ExifEditor: Sendable {
     static let thumbnailOffsetTag: UInt16 = 0x0201
     static let thumbnailLengthTag: UInt16 = 0x0202
     /// What precedes the TIFF structure in a JPEG APP1 segment: `Exif\0\0`.
-    public static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
+    package static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
     /// IFD0, IFD1 (the thumbnail's) and a few more than any real file has.
     static let maxChainedIFDs = 8
 
@@ -42,13 +42,13 @@ public struct ExifEditor: Sendable {
 
     /// The bytes without a JPEG `Exif\0\0` header: the TIFF structure PNG, WebP and
     /// `ImageMetadata.exif` hold.
-    public var tiffData: Data { Data(bytes[base...]) }
+    package var tiffData: Data { Data(bytes[base...]) }
 
     // MARK: Orientation
 
     /// The raw Orientation tag (1–8 when valid; files also carry 0 or junk), or nil without a
     /// readable one. Only IFD0 is read: that is where the tag lives.
-    public var rawOrientation: Int? {
+    package var rawOrientation: Int? {
         guard let ifd = ifd(at: ifd0Offset), let entry = ifd.entry(tagged: Self.orientationTag, in: self),
               let type = uint16(at: entry + 2), let count = uint32(at: entry + 4), count >= 1
         else { return nil }
@@ -246,7 +246,7 @@ public struct ExifEditor: Sendable {
 
 extension ExifEditor {
     /// The raw Orientation tag in `exif`, or nil; see `rawOrientation`.
-    public static func rawOrientation(in exif: some Collection<UInt8>) -> Int? {
+    package static func rawOrientation(in exif: some Collection<UInt8>) -> Int? {
         ExifEditor(exif)?.rawOrientation
     }
 

@@ -8,7 +8,7 @@ extension Image {
     /// carries no metadata the image does not (`ImageMetadata.removedMetadata`). The one place the
     /// CLI decides between the loaded bytes and an encode; API users holding `ImageResult.data`
     /// ask the same.
-    public func isRepresented(by data: Data, as format: ImageFormat) -> Bool {
+    package func isRepresented(by data: Data, as format: ImageFormat) -> Bool {
         self.format == format && orientation == .up && !isThumbnail && !metadata.isTransformed
             && !metadata.isIncremental && !metadata.removedMetadata && ImageFormat.detect(in: data) == format
     }

@@ -43,7 +43,7 @@ public struct Image: Sendable {
     private var storage: Storage
 
     var box: ContentBox { storage.box }
-    public var content: Content { storage.box.content }
+    package var content: Content { storage.box.content }
     /// The format the image was decoded from (`.undefined` for images made in memory).
     public var format: ImageFormat {
         get { storage.format }
@@ -110,7 +110,7 @@ public struct Image: Sendable {
 
     public var hasAlpha: Bool { pixelFormat.hasAlpha }
 
-    public var isAnimated: Bool {
+    package var isAnimated: Bool {
         if case .animated = content { return true }
         return false
     }
@@ -149,7 +149,7 @@ public struct Image: Sendable {
 
     /// Bytes of decoded pixels this image holds right now: its buffer, or an animation's frames in
     /// memory (not all of its frames). The cost unit of the memory cache.
-    public var memoryCost: Int {
+    package var memoryCost: Int {
         switch content {
         case .still(let buffer): buffer.memoryCost
         case .animated(let animation): animation.memoryCost
@@ -192,7 +192,7 @@ public struct Image: Sendable {
 /// What SDWebImage keeps on `UIImage+Metadata`: how an image came to be.
 public struct ImageMetadata: Hashable, Sendable {
     /// A transformer made it.
-    public var isTransformed: Bool
+    package var isTransformed: Bool
     /// A partial image from a progressive load; never cached.
     public var isIncremental: Bool
     /// The options it was decoded with; `isThumbnail` is derived from them.
@@ -239,7 +239,7 @@ public struct ImageMetadata: Hashable, Sendable {
     }
 
     /// Appends `warning` unless the image already holds `ImageDecodeWarning.maxPerImage`.
-    public mutating func addWarning(_ warning: ImageDecodeWarning?) {
+    package mutating func addWarning(_ warning: ImageDecodeWarning?) {
         guard let warning, warnings.count < ImageDecodeWarning.maxPerImage else { return }
         warnings.append(warning)
     }

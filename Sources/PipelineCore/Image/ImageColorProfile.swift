@@ -17,7 +17,7 @@ public enum ImageColorProfile: Hashable, Sendable {
 
     /// True when the pixels are sRGB already, or as good as: PNG's sRGB chunk, or a gAMA of
     /// 1/2.2 without primaries or with sRGB's, which browsers also read as sRGB.
-    public var isSRGB: Bool {
+    package var isSRGB: Bool {
         switch self {
         case .sRGB: true
         case .icc: false

@@ -56,7 +56,7 @@ extension PixelBuffer {
 
     /// The narrowest format that holds these pixels without loss: drops an alpha channel that is
     /// opaque everywhere and colour that is gray everywhere. Encoders use it to pick PNG colour types.
-    public var narrowestLosslessFormat: PixelFormat {
+    package var narrowestLosslessFormat: PixelFormat {
         var target = format
         if format.hasAlpha && !hasTransparentPixels { target = target.withoutAlpha }
         if !format.isGray {

@@ -63,12 +63,12 @@ public struct PixelBuffer: Hashable, Sendable {
     }
 
     public var size: ImageSize { ImageSize(width: width, height: height) }
-    public var bytesPerRow: Int { width * format.bytesPerPixel }
+    package var bytesPerRow: Int { width * format.bytesPerPixel }
     /// Memory held by the pixels, the unit of every cache's cost.
     var memoryCost: Int { bytes.count }
 
     /// The pixel at (x, y) as a colour (gray formats spread to r = g = b).
-    public func color(x: Int, y: Int) -> ImageColor {
+    package func color(x: Int, y: Int) -> ImageColor {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
         let o = (y * width + x) * format.bytesPerPixel
         switch format {
@@ -80,7 +80,7 @@ public struct PixelBuffer: Hashable, Sendable {
     }
 
     /// True when some pixel is not fully opaque (always false for formats without alpha).
-    public var hasTransparentPixels: Bool {
+    package var hasTransparentPixels: Bool {
         guard format.hasAlpha else { return false }
         let step = format.bytesPerPixel
         return bytes.withUnsafeBufferPointer { p in

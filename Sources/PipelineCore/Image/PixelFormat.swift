@@ -22,7 +22,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, Codable {
 
     public var hasAlpha: Bool { self == .grayAlpha8 || self == .rgba8 }
 
-    public var isGray: Bool { self == .gray8 || self == .grayAlpha8 }
+    package var isGray: Bool { self == .gray8 || self == .grayAlpha8 }
 
     /// The same colour model with an alpha channel added.
     var withAlpha: PixelFormat { isGray ? .grayAlpha8 : .rgba8 }
