@@ -17,7 +17,7 @@ enum TransformSpecFuzzing {
         var parsed: [any ImageTransformer] = []
         for spec in specs {
             do {
-                let transformer = try TransformerSpec.parse(spec)
+                let transformer = try TransformerSpec.builtIn.parse(spec)
                 _ = transformer.key
                 parsed.append(transformer)
             } catch let error as TransformerSpec.ParseError {
@@ -30,7 +30,7 @@ enum TransformSpecFuzzing {
         }
         let chain: (any ImageTransformer)?
         do {
-            chain = try TransformerSpec.parse(specs)
+            chain = try TransformerSpec.builtIn.parse(specs)
         } catch is TransformerSpec.ParseError {
             guard parsed.count < specs.count else { throw FuzzViolation("chain refused specs that parse one by one") }
             return

@@ -10,7 +10,7 @@ public struct BlurTransformer: PixelTransformer, DescribedTransformer {
     public var maxRadius: Double
 
     /// The largest radius `blur:R` accepts, and `maxRadius` by default.
-    public static let defaultMaxRadius = 1000.0
+    @usableFromInline static let defaultMaxRadius = 1000.0
 
     public init(radius: Double, maxRadius: Double = BlurTransformer.defaultMaxRadius) {
         self.radius = radius.isNaN ? 0 : max(radius, 0)
@@ -94,5 +94,5 @@ public struct BlurTransformer: PixelTransformer, DescribedTransformer {
 
 extension ImagePipeError.Limit {
     /// A blur's radius: `BlurTransformer.maxRadius`.
-    public static let blurRadius = ImagePipeError.Limit(name: "blurRadius", setting: "BlurTransformer.maxRadius")
+    static let blurRadius = ImagePipeError.Limit(name: "blurRadius", setting: "BlurTransformer.maxRadius")
 }

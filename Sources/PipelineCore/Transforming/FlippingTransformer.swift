@@ -1,7 +1,7 @@
 /// Mirrors horizontally and/or vertically (SDWebImage's `SDImageFlippingTransformer`).
 public struct FlippingTransformer: PixelTransformer, DescribedTransformer {
-    public let horizontal: Bool
-    public let vertical: Bool
+    package let horizontal: Bool
+    package let vertical: Bool
 
     public init(horizontal: Bool, vertical: Bool) {
         self.horizontal = horizontal

@@ -14,7 +14,7 @@ public struct ResizingTransformer: PixelTransformer, DescribedTransformer {
     }
 
     public let size: ImageSize
-    public let scaleMode: ScaleMode
+    package let scaleMode: ScaleMode
     public let filter: ResamplingFilter
 
     public init(size: ImageSize, scaleMode: ScaleMode = .fill, filter: ResamplingFilter = .lanczos3) {

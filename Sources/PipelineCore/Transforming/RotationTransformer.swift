@@ -7,7 +7,7 @@ import Foundation
 /// cut. Uncovered pixels are transparent. Quarter turns are exact pixel moves.
 public struct RotationTransformer: PixelTransformer, DescribedTransformer {
     public let degreesClockwise: Double
-    public let fitSize: Bool
+    package let fitSize: Bool
 
     public init(degreesClockwise: Double, fitSize: Bool = true) {
         self.degreesClockwise = degreesClockwise

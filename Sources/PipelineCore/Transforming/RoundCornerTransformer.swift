@@ -16,9 +16,9 @@ public struct RoundCornerTransformer: PixelTransformer, DescribedTransformer {
     }
 
     public let radius: Double
-    public let corners: Corners
-    public let borderWidth: Double
-    public let borderColor: ImageColor
+    package let corners: Corners
+    package let borderWidth: Double
+    package let borderColor: ImageColor
 
     public init(radius: Double, corners: Corners = .allCorners, borderWidth: Double = 0, borderColor: ImageColor = .clear) {
         self.radius = max(radius, 0)

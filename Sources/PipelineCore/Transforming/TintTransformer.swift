@@ -14,8 +14,8 @@ public struct TintTransformer: PixelTransformer, DescribedTransformer {
         case sourceAtop = 20
     }
 
-    public let color: ImageColor
-    public let blendMode: BlendMode
+    package let color: ImageColor
+    package let blendMode: BlendMode
 
     public init(color: ImageColor, blendMode: BlendMode = .sourceIn) {
         self.color = color

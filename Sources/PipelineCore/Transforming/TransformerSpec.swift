@@ -27,7 +27,7 @@ public struct TransformerSpec: Sendable {
     /// overflows. Outputs over the pixel limit are refused when the transformer runs.
     static let maxCoordinate = 10_000_000
     /// Widths and heights specs accept.
-    public static let sides = 1...maxCoordinate
+    package static let sides = 1...maxCoordinate
     /// Offsets specs accept.
     static let offsets = -maxCoordinate...maxCoordinate
 
@@ -81,11 +81,11 @@ public struct TransformerSpec: Sendable {
     }
 
     /// The built-ins' spellings on one line.
-    public static var usage: String { builtIn.usage }
+    package static var usage: String { builtIn.usage }
     /// `builtIn.parse(spec)`.
-    public static func parse(_ spec: String) throws -> any ImageTransformer { try builtIn.parse(spec) }
+    package static func parse(_ spec: String) throws -> any ImageTransformer { try builtIn.parse(spec) }
     /// `builtIn.parse(specs)`.
-    public static func parse(_ specs: [String]) throws -> (any ImageTransformer)? { try builtIn.parse(specs) }
+    package static func parse(_ specs: [String]) throws -> (any ImageTransformer)? { try builtIn.parse(specs) }
 }
 
 /// A `TransformerDescription` whatever its transformer type, as `TransformerSpec` holds them.
