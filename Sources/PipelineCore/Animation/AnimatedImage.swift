@@ -18,7 +18,7 @@ public final class AnimatedImage: Sendable {
 
     /// Bytes of frames kept besides the poster by default: 16 MiB, a few seconds of a typical GIF.
     /// Frames past the budget are decoded again when asked for.
-    public static let defaultFrameCacheBytes = 16 * 1024 * 1024
+    @usableFromInline static let defaultFrameCacheBytes = 16 * 1024 * 1024
 
     /// Builds the animation and decodes its first frame.
     public convenience init(provider: any AnimatedImageProvider, frameCacheBytes: Int = AnimatedImage.defaultFrameCacheBytes) throws {
@@ -77,19 +77,19 @@ public final class AnimatedImage: Sendable {
 
     /// Decodes every frame and keeps them all (SDWebImage's `preloadAllFrames`): no decoding while
     /// playing, at the cost of memory for all frames.
-    public func preloadAllFrames() throws {
+    func preloadAllFrames() throws {
         cache.withLock { $0.capacity = frameCount }
         for index in 1..<max(frameCount, 1) { _ = try frame(at: index) }
     }
 
     /// Drops every cached frame but the poster.
-    public func unloadAllFrames() {
+    package func unloadAllFrames() {
         cache.withLock { $0.removeAll() }
     }
 
     /// An animation with every frame passed through `transform`: the poster now (its size is the
     /// new canvas), the others lazily, when asked for.
-    public func mapped(_ transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer) throws -> AnimatedImage {
+    package func mapped(_ transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer) throws -> AnimatedImage {
         let poster = try transform(posterFrame)
         let provider = MappedAnimationProvider(base: provider, canvasSize: poster.size, transform: transform)
         return AnimatedImage(provider: provider, poster: poster, frameCacheBytes: Self.defaultFrameCacheBytes)

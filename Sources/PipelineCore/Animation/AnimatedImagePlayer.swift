@@ -190,7 +190,7 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Drops the decoded frames of the shared buffer.
-    public func clearFrameBuffer() { frameBuffer.removeAll() }
+    func clearFrameBuffer() { frameBuffer.removeAll() }
 
     // MARK: Ticks
 

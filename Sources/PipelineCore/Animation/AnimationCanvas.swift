@@ -5,7 +5,7 @@
 /// it was before the frame was drawn. Pixels start transparent black, rows of `size.width`.
 public struct AnimationCanvas: Sendable {
     /// What happens to a frame's rectangle before the next frame is drawn.
-    public enum Disposal: Sendable, Hashable {
+    package enum Disposal: Sendable, Hashable {
         /// Left as drawn.
         case none
         /// Cleared to transparent black (browsers and SDWebImage ignore GIF's background colour).
@@ -39,7 +39,7 @@ public struct AnimationCanvas: Sendable {
     /// after `key` (the frame to start from on a clear canvas), else starts over at `key`.
     /// `area` is the part of the canvas a frame covers (nil: none), `disposal` what becomes of it,
     /// and `draw` paints a frame into the pixels; `checkpoint` is polled before each frame drawn.
-    public mutating func render(
+    package mutating func render(
         _ target: Int, key: Int, checkpoint: DecodeCheckpoint,
         area: (Int) -> ImageRect?, disposal: (Int) -> Disposal,
         draw: (Int, inout [UInt8]) throws -> Void

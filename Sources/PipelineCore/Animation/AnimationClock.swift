@@ -102,7 +102,7 @@ public final class ManualAnimationClock: AnimationClock {
     }
 
     /// Advances `count` times by `step`: a run of regular ticks.
-    public func advance(by step: Double, times count: Int) {
+    package func advance(by step: Double, times count: Int) {
         for _ in 0..<max(count, 0) { advance(by: step) }
     }
 }

@@ -3,7 +3,7 @@
 /// files written for old browsers use it to mean "as fast as the player goes", which was ~100 ms.
 public enum AnimationFrameDuration {
     /// Delays under this (in seconds) play as `fallback`.
-    public static let minimum = 0.011
+    package static let minimum = 0.011
     public static let fallback = 0.1
 
     /// `seconds` as players show it: under 11 ms becomes 100 ms.

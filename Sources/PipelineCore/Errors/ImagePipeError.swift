@@ -60,21 +60,21 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         /// Frames of an animation: `ImageDecodeOptions.maxFrames`.
         public static let frames = Limit(name: "frames", setting: "ImageDecodeOptions.maxFrames")
         /// Canvas pixels summed over an animation's frames: `ImageDecodeOptions.maxAnimationPixels`.
-        public static let animationPixels = Limit(name: "animationPixels", setting: "ImageDecodeOptions.maxAnimationPixels")
+        package static let animationPixels = Limit(name: "animationPixels", setting: "ImageDecodeOptions.maxAnimationPixels")
         /// Bytes of a decoder's working memory: `ImageDecodeOptions.maxDecoderMemory`.
-        public static let decoderMemory = Limit(name: "decoderMemory", setting: "ImageDecodeOptions.maxDecoderMemory")
+        package static let decoderMemory = Limit(name: "decoderMemory", setting: "ImageDecodeOptions.maxDecoderMemory")
         /// Scans of a progressive JPEG: `ImageDecodeOptions.maxProgressiveScans`.
-        public static let progressiveScans = Limit(name: "progressiveScans", setting: "ImageDecodeOptions.maxProgressiveScans")
+        package static let progressiveScans = Limit(name: "progressiveScans", setting: "ImageDecodeOptions.maxProgressiveScans")
         /// Milliseconds one decode may take: `ImageDecodeOptions.maxDecodeTime`.
         public static let decodeTime = Limit(name: "decodeTime", setting: "ImageDecodeOptions.maxDecodeTime")
         /// Bytes of a pixel buffer whose size overflows; no setting raises it.
         public static let bytes = Limit(name: "bytes", setting: nil)
         /// Bytes of an embedded colour profile: `ImageDecodeOptions.maxColorProfileBytes`. Over it
         /// the profile is dropped with a warning naming this setting; the image still decodes.
-        public static let colorProfileBytes = Limit(name: "colorProfileBytes", setting: "ImageDecodeOptions.maxColorProfileBytes")
+        static let colorProfileBytes = Limit(name: "colorProfileBytes", setting: "ImageDecodeOptions.maxColorProfileBytes")
         /// Bytes of an EXIF block or XMP packet: `ImageDecodeOptions.maxMetadataBytes`. Over it the
         /// block is dropped with a warning naming this setting; the image still decodes.
-        public static let metadataBytes = Limit(name: "metadataBytes", setting: "ImageDecodeOptions.maxMetadataBytes")
+        static let metadataBytes = Limit(name: "metadataBytes", setting: "ImageDecodeOptions.maxMetadataBytes")
     }
 
     /// What a `loadFailed` error ran into. Declared by the loader that reports it, in an extension

@@ -78,7 +78,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
 
     /// Callers waiting for work in flight, all keys together.
     @inlinable
-    public var joinerCount: Int {
+    package var joinerCount: Int {
         registry.withLock { registry in
             registry.flights.values.reduce(0) { count, flight in count + flight.state.withLock { $0.joiners.count } }
         }

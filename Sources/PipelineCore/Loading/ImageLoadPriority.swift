@@ -3,7 +3,7 @@
 public enum ImageLoadPriority: Int, Sendable, Hashable, Comparable {
     case low = -1, normal = 0, high = 1
 
-    public init(options: ImageOptions) {
+    package init(options: ImageOptions) {
         self = options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal
     }
 

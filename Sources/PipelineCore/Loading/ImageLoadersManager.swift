@@ -13,7 +13,7 @@ public final class ImageLoadersManager: ImageLoader {
     }
 
     /// The loaders, lowest priority first. Setting replaces them all.
-    public var loaders: [any ImageLoader] {
+    package var loaders: [any ImageLoader] {
         get { registry.all }
         set { registry.all = newValue }
     }

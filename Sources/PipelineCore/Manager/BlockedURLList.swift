@@ -9,21 +9,21 @@ import Synchronization
 /// lock every load took would move one cache line between the cores on every memory hit). A change
 /// stores the new count before the lock is let go, and a reader loads it with acquiring order, so
 /// whatever happens after `insert` returns finds the URL.
-public final class BlockedURLList: Sendable {
+final class BlockedURLList: Sendable {
     private let urls = Mutex<Set<String>>([])
     private let storedCount = Atomic<Int>(0)
 
-    public init() {}
+    init() {}
 
-    public func contains(_ url: URL) -> Bool {
+    func contains(_ url: URL) -> Bool {
         guard storedCount.load(ordering: .acquiring) > 0 else { return false }
         return urls.withLock { $0.contains(url.absoluteString) }
     }
 
-    public func insert(_ url: URL) { change { _ = $0.insert(url.absoluteString) } }
-    public func remove(_ url: URL) { change { _ = $0.remove(url.absoluteString) } }
-    public func removeAll() { change { $0.removeAll() } }
-    public var count: Int { storedCount.load(ordering: .acquiring) }
+    func insert(_ url: URL) { change { _ = $0.insert(url.absoluteString) } }
+    func remove(_ url: URL) { change { _ = $0.remove(url.absoluteString) } }
+    func removeAll() { change { $0.removeAll() } }
+    var count: Int { storedCount.load(ordering: .acquiring) }
 
     private func change(_ body: (inout Set<String>) -> Void) {
         urls.withLock { urls in

@@ -16,7 +16,7 @@ public final class ImageManager: Sendable {
     public let loader: any ImageLoader
     public let coders: ImageCodersManager
     /// URLs blocked after a failure a retry cannot fix; see `ImageOptions.retryFailed`.
-    public let blockedURLs = BlockedURLList()
+    let blockedURLs = BlockedURLList()
 
     private let settingsStorage: Mutex<Settings>
     /// `settings.asksNothingOfMemoryHits`, kept beside them: stored under their lock before it is
@@ -135,7 +135,7 @@ public final class ImageManager: Sendable {
     }
 
     public var isRunning: Bool { running.withLock { !$0.isEmpty } }
-    public var runningCount: Int { running.withLock { $0.count } }
+    var runningCount: Int { running.withLock { $0.count } }
 
     /// A running task for `work`, counted in `runningCount` until it finishes.
     private func startTask(url: URL?, onEvent: (@Sendable (ImageTaskEvent) -> Void)?, work: @escaping @Sendable (ImageTask) async -> Void) -> ImageTask {

@@ -16,7 +16,7 @@ public struct ImageResult: Sendable {
     /// Where this request's time went; set on every final result the manager delivers.
     public var metrics: ImageTaskMetrics?
 
-    public init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL?, isFinished: Bool = true, metrics: ImageTaskMetrics? = nil) {
+    package init(image: Image?, data: Data?, cacheType: ImageCacheType, url: URL?, isFinished: Bool = true, metrics: ImageTaskMetrics? = nil) {
         self.image = image
         self.data = data
         self.cacheType = cacheType

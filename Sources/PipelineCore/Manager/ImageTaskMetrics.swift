@@ -25,7 +25,7 @@ public struct ImageTaskMetrics: Sendable, Hashable {
     /// True when the request joined a download, decode or transform that another request had started.
     public var isCoalesced: Bool
 
-    public init(
+    package init(
         totalDuration: Duration = .zero, cacheQueryDuration: Duration? = nil, loadDuration: Duration? = nil,
         decodeDuration: Duration? = nil, transformDuration: Duration? = nil, storeDuration: Duration? = nil,
         loadedBytes: Int? = nil, cacheType: ImageCacheType = .none, isCoalesced: Bool = false

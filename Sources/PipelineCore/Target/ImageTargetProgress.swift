@@ -10,7 +10,7 @@ public final class ImageTargetProgress: Sendable {
     private struct Counts { var total: Int64 = 0; var completed: Int64 = 0; var known = false }
     private let counts = Mutex(Counts())
 
-    public init() {}
+    package init() {}
 
     /// Bytes expected; 0 while unknown.
     public var totalUnitCount: Int64 { counts.withLock { $0.total } }
