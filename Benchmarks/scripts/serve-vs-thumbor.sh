@@ -11,7 +11,9 @@
 #
 # imagepipe runs with --no-cache (every request fetches, decodes, resizes, encodes) and one worker
 # per core; thumbor with one process per core and its result storage off (its source storage, on
-# by default, stays on). Peak RSS is VmHWM from /proc, summed over thumbor's processes.
+# by default, stays on). Peak RSS is VmHWM from /proc, summed over thumbor's processes. CPU per
+# request is the servers' own user + system time (/proc/PID/stat, thumbor's processes summed) over
+# a run, divided by its requests: unlike requests/s it holds on a loaded machine.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DURATION="${DURATION:-20}"
@@ -50,14 +52,25 @@ peak_rss_kb() {  # VmHWM of $1 and every descendant, summed
   done
   echo "$total"
 }
-run_wrk() {  # port connections urls-file -> "requests/s p99"
+cpu_ticks() {  # user + system clock ticks of $1 and every descendant
+  local total=0 pid
+  for pid in $1 $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+run_wrk() {  # port connections urls-file server-pid -> "requests/s p99 non-2xx cpu-ms-per-request"
   local threads=$(( $2 < CORES ? $2 : CORES ))
+  local before after
+  before=$(cpu_ticks "$4")
   wrk -t"$threads" -c"$2" -d"${DURATION}s" --latency -s "$ROOT/Benchmarks/lua/rotate-urls.lua" "http://127.0.0.1:$1" -- "$3" > "$WORK/wrk.txt"
-  local rps p99 errors
+  after=$(cpu_ticks "$4")
+  local rps p99 errors requests
   rps=$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk.txt")
   p99=$(awk '$1 == "99%" {print $2}' "$WORK/wrk.txt")
   errors=$(awk '/Non-2xx/ {print $NF}' "$WORK/wrk.txt")
-  echo "$rps $p99 ${errors:-0}"
+  requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
+  echo "$rps $p99 ${errors:-0} $(python3 -c "print(f'{1000 * ($after - $before) / $(getconf CLK_TCK) / max($requests, 1):.2f}')")"
 }
 
 # --- the origin: 100 names over the 16 photos ----------------------------------------------------
@@ -106,14 +119,14 @@ run_imagepipe() {  # extra flags...
   wait_port "$IP_PORT"
 }
 run_imagepipe --no-cache
-read -r ip2 ip2p99 ip2err < <(run_wrk "$IP_PORT" 2 "$WORK/imagepipe.txt")
-read -r ip16 ip16p99 ip16err < <(run_wrk "$IP_PORT" 16 "$WORK/imagepipe.txt")
+read -r ip2 ip2p99 ip2err ip2cpu < <(run_wrk "$IP_PORT" 2 "$WORK/imagepipe.txt" "$IP_PID")
+read -r ip16 ip16p99 ip16err ip16cpu < <(run_wrk "$IP_PORT" 16 "$WORK/imagepipe.txt" "$IP_PID")
 ip_rss=$(peak_rss_kb "$IP_PID")
 kill "$IP_PID"; wait "$IP_PID" 2>/dev/null || true
 
 run_imagepipe
 while read -r path; do curl -s -o /dev/null "http://127.0.0.1:$IP_PORT$path"; done < "$WORK/imagepipe.txt"
-read -r warm warmp99 warmerr < <(run_wrk "$IP_PORT" 16 "$WORK/imagepipe.txt")
+read -r warm warmp99 warmerr warmcpu < <(run_wrk "$IP_PORT" 16 "$WORK/imagepipe.txt" "$IP_PID")
 kill "$IP_PID"; wait "$IP_PID" 2>/dev/null || true
 
 # --- thumbor ----------------------------------------------------------------------------------------
@@ -130,18 +143,19 @@ TH_PORT=$(free_port)
 TH_PID=$!
 PIDS+=($TH_PID)
 for _ in $(seq 1 300); do curl -s -o /dev/null "http://127.0.0.1:$TH_PORT/healthcheck" && break; sleep 0.1; done
-read -r th2 th2p99 th2err < <(run_wrk "$TH_PORT" 2 "$WORK/thumbor.txt")
-read -r th16 th16p99 th16err < <(run_wrk "$TH_PORT" 16 "$WORK/thumbor.txt")
+read -r th2 th2p99 th2err th2cpu < <(run_wrk "$TH_PORT" 2 "$WORK/thumbor.txt" "$TH_PID")
+read -r th16 th16p99 th16err th16cpu < <(run_wrk "$TH_PORT" 16 "$WORK/thumbor.txt" "$TH_PID")
 th_rss=$(peak_rss_kb "$TH_PID")
 
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 echo
 echo "fit 512x512, JPEG q80, 100 rotating sources from $ORIGIN_SERVER; ${DURATION}s per run; $CORES cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-34s %12s %10s %10s %8s\n' "server" "requests/s" "p99" "non-2xx" "peak RSS"
-printf '%-34s %12s %10s %10s %7sM\n' "imagepipe serve, concurrency 2" "$ip2" "$ip2p99" "$ip2err" "$((ip_rss / 1024))"
-printf '%-34s %12s %10s %10s %7sM\n' "thumbor $THUMBOR_VERSION, concurrency 2" "$th2" "$th2p99" "$th2err" "$((th_rss / 1024))"
-printf '%-34s %12s %10s %10s\n' "imagepipe serve, concurrency 16" "$ip16" "$ip16p99" "$ip16err"
-printf '%-34s %12s %10s %10s\n' "thumbor $THUMBOR_VERSION, concurrency 16" "$th16" "$th16p99" "$th16err"
-printf '%-34s %12s %10s %10s\n' "imagepipe warm memory hits, c16" "$warm" "$warmp99" "$warmerr"
+printf '%-34s %12s %10s %10s %12s %8s\n' "server" "requests/s" "p99" "non-2xx" "CPU ms/req" "peak RSS"
+printf '%-34s %12s %10s %10s %12s %7sM\n' "imagepipe serve, concurrency 2" "$ip2" "$ip2p99" "$ip2err" "$ip2cpu" "$((ip_rss / 1024))"
+printf '%-34s %12s %10s %10s %12s %7sM\n' "thumbor $THUMBOR_VERSION, concurrency 2" "$th2" "$th2p99" "$th2err" "$th2cpu" "$((th_rss / 1024))"
+printf '%-34s %12s %10s %10s %12s\n' "imagepipe serve, concurrency 16" "$ip16" "$ip16p99" "$ip16err" "$ip16cpu"
+printf '%-34s %12s %10s %10s %12s\n' "thumbor $THUMBOR_VERSION, concurrency 16" "$th16" "$th16p99" "$th16err" "$th16cpu"
+printf '%-34s %12s %10s %10s %12s\n' "imagepipe warm memory hits, c16" "$warm" "$warmp99" "$warmerr" "$warmcpu"
 echo "imagepipe / thumbor requests/s: $(ratio "$ip2" "$th2") at concurrency 2, $(ratio "$ip16" "$th16") at 16"
+echo "thumbor / imagepipe CPU per request (the servers' own processes; holds under load): $(ratio "$th2cpu" "$ip2cpu") at concurrency 2, $(ratio "$th16cpu" "$ip16cpu") at 16"
 echo "reference, another machine: imgproxy's published 2-vCPU JPEG figure, 79.6 requests/s"
