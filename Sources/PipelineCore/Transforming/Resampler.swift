@@ -207,37 +207,40 @@ enum Resampler {
             source.bytes.withUnsafeBufferPointer { input in
                 c.weights.withUnsafeBufferPointer { weights in
                     guard let base = input.baseAddress, let result = output.baseAddress, let w = weights.baseAddress else { return }
-                    // One output row accumulates whole input rows, 16 bytes at a time in registers:
-                    // every tap is a 16-byte load and four multiply-adds, and nothing but the result
-                    // is written back.
                     for y in 0..<height {
-                        let first = base + c.starts[y] &* rowBytes, count = c.counts[y]
-                        let rowWeights = w + y &* c.stride
-                        let target = result + y &* rowBytes
-                        var i = 0
-                        while i &+ 16 <= rowBytes {
-                            var sums = SIMD16<Int32>()
-                            var row = UnsafeRawPointer(first + i)
-                            for t in 0..<count {
-                                let bytes = SIMD16<Int32>(truncatingIfNeeded: row.loadUnaligned(as: SIMD16<UInt8>.self))
-                                sums &+= bytes &* SIMD16(repeating: Int32(rowWeights[t]))
-                                row += rowBytes
-                            }
-                            UnsafeMutableRawPointer(target + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: clamp(sums)), as: SIMD16<UInt8>.self)
-                            i &+= 16
-                        }
-                        while i < rowBytes {
-                            var sum: Int32 = 0
-                            for t in 0..<count { sum &+= Int32(rowWeights[t]) &* Int32(first[t &* rowBytes &+ i]) }
-                            target[i] = clamp(sum)
-                            i &+= 1
-                        }
+                        filterColumns(from: base + c.starts[y] &* rowBytes, rowBytes: rowBytes, count: c.counts[y],
+                                      weights: w + y &* c.stride, into: result + y &* rowBytes)
                     }
                 }
             }
             initialized = output.count
         }
         return PixelBuffer(unchecked: source.width, height: height, format: source.format, bytes: out)
+    }
+
+    /// One output row of the vertical pass: `count` input rows from `first`, `rowBytes` apart,
+    /// weighted and summed 16 bytes at a time in registers: every tap is a 16-byte load and four
+    /// multiply-adds, and nothing but the result is written back.
+    @inline(__always)
+    static func filterColumns(from first: UnsafePointer<UInt8>, rowBytes: Int, count: Int, weights: UnsafePointer<Int16>, into target: UnsafeMutablePointer<UInt8>) {
+        var i = 0
+        while i &+ 16 <= rowBytes {
+            var sums = SIMD16<Int32>()
+            var row = UnsafeRawPointer(first + i)
+            for t in 0..<count {
+                let bytes = SIMD16<Int32>(truncatingIfNeeded: row.loadUnaligned(as: SIMD16<UInt8>.self))
+                sums &+= bytes &* SIMD16(repeating: Int32(weights[t]))
+                row += rowBytes
+            }
+            UnsafeMutableRawPointer(target + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: clamp(sums)), as: SIMD16<UInt8>.self)
+            i &+= 16
+        }
+        while i < rowBytes {
+            var sum: Int32 = 0
+            for t in 0..<count { sum &+= Int32(weights[t]) &* Int32(first[t &* rowBytes &+ i]) }
+            target[i] = clamp(sum)
+            i &+= 1
+        }
     }
 
     /// Averages `factorX` x `factorY` blocks; edge blocks average the pixels they have. Every source
