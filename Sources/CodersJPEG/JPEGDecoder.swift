@@ -101,6 +101,19 @@ enum JPEGDecoder {
                 }
                 initialized = byteCount
             }
+        } else if let stream = RowStreamResampler(source: ImageSize(width: width, height: height), format: plan.pixelFormat,
+                                                  target: plan.targetSize, filter: JPEGDecodePlan.thumbnailFilter,
+                                                  rowsPerFill: Int(info.pointee.rec_outbuf_height)) {
+            // A thumbnail: the rows go straight into the resample, so the decode is never held whole.
+            while stream.rowsLeft > 0 {
+                try stream.fill { rows, count in
+                    let read = try decompressor.readScanlines(into: rows, count: count)
+                    // A complete source never suspends; 0 rows would loop forever.
+                    guard read > 0 else { throw ImagePipeError.badImageData(reason: "JPEG: decoder made no progress") }
+                    return read
+                }
+            }
+            return stream.finish()
         } else {
             let rowBytes = width * components
             bytes = try [UInt8](unsafeUninitializedCapacity: byteCount) { storage, initialized in
