@@ -126,7 +126,7 @@ final class RedisCommandPool: Sendable {
                 recordFault(text.hasPrefix("OOM") ? .outOfMemory : .errorReply)
                 return nil
             }
-            if breaker.recordSuccess() { counters.metrics.recordBreaker(open: false) }
+            if breaker.recordSuccess() { counters.recordBreaker(open: false) }
             return reply
         } catch {
             connection.isBroken = true
@@ -139,7 +139,7 @@ final class RedisCommandPool: Sendable {
         counters.record(.fault(kind))
         if breaker.recordFault() {
             counters.record(.breakerOpened)
-            counters.metrics.recordBreaker(open: true)
+            counters.recordBreaker(open: true)
         }
     }
 }
