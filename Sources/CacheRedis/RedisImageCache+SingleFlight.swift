@@ -8,7 +8,7 @@ public struct RedisFetchLease: Sendable, Hashable {
 
 /// What a server does after a miss, decided across servers by `claimFetch(forKey:)`.
 public enum RedisFetchClaim: Sendable, Hashable {
-    /// This server holds the lock: fetch, store, then `release` the lease.
+    /// This server holds the lock: fetch and store inside `withLease`, which renews and releases it.
     case fetch(RedisFetchLease)
     /// Another server stored the entry while this one waited: query again.
     case stored
@@ -61,6 +61,39 @@ extension RedisImageCache {
             }
         }
     }
+
+    /// Runs `work` (the holder's fetch and store) while keeping `lease`'s lock, then releases it,
+    /// also when `work` throws. The lock is renewed every third of `lockTimeToLive` (`PEXPIRE`,
+    /// only while it still holds the lease's token, in one Lua `EVAL`), so a fetch that outlasts the
+    /// lock's lifetime is not started again by a waiting server, while the lock of a holder that
+    /// died still expires after `lockTimeToLive`.
+    public func withLease<T, E: Error>(_ lease: RedisFetchLease, _ work: () async throws(E) -> T) async throws(E) -> T {
+        let renewal = Task { [self] in await keepLocked(lease) }
+        let result: Result<T, E>
+        do {
+            result = .success(try await work())
+        } catch {
+            result = .failure(error)
+        }
+        renewal.cancel()
+        await release(lease)
+        return try result.get()
+    }
+
+    /// Renews `lease`'s lock until cancelled or until it is no longer ours; a fault is retried at
+    /// the next turn.
+    private func keepLocked(_ lease: RedisFetchLease) async {
+        let ttl = max(3, Self.milliseconds(configuration.lockTimeToLive))
+        let script = RedisCommand(["EVAL", Self.renewScript, "1", lockKey(lease.key), lease.token, String(ttl)])
+        while true {
+            do { try await Task.sleep(for: .milliseconds(ttl / 3)) } catch { return }
+            if case .integer(0)? = await pool.run(script) { return }
+        }
+    }
+
+    static let renewScript = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end
+        """
 
     /// Lets the next server fetch: deletes the lock only while it still holds this lease's token
     /// (a Lua script, so the compare and the delete are one step; a lock that expired and was taken

@@ -37,14 +37,7 @@ public struct RedisSharedLoader: ImageLoader {
             if let stored = await storedCopy(of: url, key: key, progress: progress) { return stored }
             return try await fetchAndStore(key: key, fetch)
         case .fetch(let lease):
-            do {
-                let result = try await fetchAndStore(key: key, fetch)
-                await cache.release(lease)
-                return result
-            } catch {
-                await cache.release(lease)
-                throw error
-            }
+            return try await cache.withLease(lease) { try await fetchAndStore(key: key, fetch) }
         case .fetchAlone:
             return try await fetchAndStore(key: key, fetch)
         }
