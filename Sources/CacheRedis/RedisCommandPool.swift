@@ -4,9 +4,9 @@ import Synchronization
 
 /// A few connections, each owned by a dedicated thread, so a blocking hiredis call never parks a
 /// thread of Swift's cooperative pool. Commands wait in one bounded queue; a free connection takes
-/// every waiting command (up to `pipelineDepth`) and pipelines them: one write, then the replies in
-/// order, each resuming its caller as it arrives. Under load that is one system call per batch
-/// instead of one per command, on the client and on the server.
+/// every waiting command (up to `pipelineDepth` commands or `pipelineBytes`) and pipelines them:
+/// one write, then the replies in order, each resuming its caller as it arrives. Under load that
+/// is one system call per batch instead of one per command, on the client and on the server.
 ///
 /// Faults degrade: a refused connect, a command over the timeout, a closed socket or an error reply
 /// answers nil (the caller treats it as a miss or a dropped store), counts as a fault and feeds the
@@ -27,8 +27,10 @@ final class RedisCommandPool: Sendable {
         var closed = false
     }
 
-    /// Commands sent in one write on one connection.
+    /// Commands sent in one write on one connection, and the bytes after which a batch takes no
+    /// more (hiredis holds a batch's commands once more in its output buffer until written).
     static let pipelineDepth = 32
+    static let pipelineBytes = 1 << 20
 
     private let queue = Mutex(Queue())
     private let wakeups: [DispatchSemaphore]
@@ -106,7 +108,11 @@ final class RedisCommandPool: Sendable {
         while true {
             let batch: [Job]?? = queue.withLock { queue in
                 if !queue.jobs.isEmpty {
-                    let count = min(queue.jobs.count, Self.pipelineDepth)
+                    var count = 0, bytes = 0
+                    while count < min(queue.jobs.count, Self.pipelineDepth), count == 0 || bytes < Self.pipelineBytes {
+                        bytes += queue.jobs[count].command.bytes.count
+                        count += 1
+                    }
                     defer { queue.jobs.removeFirst(count) }
                     return .some(Array(queue.jobs.prefix(count)))
                 }
