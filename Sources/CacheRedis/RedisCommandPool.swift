@@ -81,6 +81,20 @@ final class RedisCommandPool: Sendable {
         }
     }
 
+    /// Runs `command` without waiting for it: `done` gets the reply (nil on any fault or when
+    /// skipped) on a connection's thread, never on Swift's cooperative pool.
+    func submit(_ command: RedisCommand, done: @escaping @Sendable (RedisReply?) -> Void) {
+        guard breaker.allows() else {
+            counters.record(.skippedBreakerOpen)
+            return done(nil)
+        }
+        let answer = RedisAnswer(done: done)
+        if !enqueue(Job(command: command, answer: answer)) {
+            counters.record(.skippedQueueFull)
+            answer.finish(nil)
+        }
+    }
+
     func run(_ arguments: [Data]) async -> RedisReply? {
         await run(RedisCommand(arguments))
     }
@@ -192,8 +206,8 @@ final class RedisCommandPool: Sendable {
     }
 }
 
-/// A continuation resumed by whichever comes first, the command's answer or cancellation; the
-/// other is dropped. Either may arrive before the continuation is stored.
+/// A continuation resumed (or `done` called) by whichever comes first, the command's answer or
+/// cancellation; the other is dropped. Either may arrive before the continuation is stored.
 final class RedisAnswer: Sendable {
     private struct State {
         var continuation: CheckedContinuation<RedisReply?, Never>?
@@ -201,6 +215,11 @@ final class RedisAnswer: Sendable {
     }
 
     private let state = Mutex(State())
+    private let done: (@Sendable (RedisReply?) -> Void)?
+
+    init(done: (@Sendable (RedisReply?) -> Void)? = nil) {
+        self.done = done
+    }
 
     /// Whether the answer (or cancellation) has come.
     var isFinished: Bool { state.withLock { $0.answer != nil } }
@@ -217,12 +236,13 @@ final class RedisAnswer: Sendable {
     }
 
     func finish(_ reply: RedisReply?) {
-        let continuation: CheckedContinuation<RedisReply?, Never>? = state.withLock { state in
-            guard state.answer == nil else { return nil }
+        let (first, continuation): (Bool, CheckedContinuation<RedisReply?, Never>?) = state.withLock { state in
+            guard state.answer == nil else { return (false, nil) }
             state.answer = .some(reply)
             defer { state.continuation = nil }
-            return state.continuation
+            return (true, state.continuation)
         }
         continuation?.resume(returning: reply)
+        if first { done?(reply) }
     }
 }

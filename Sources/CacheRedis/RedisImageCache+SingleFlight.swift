@@ -68,27 +68,19 @@ extension RedisImageCache {
     /// lock's lifetime is not started again by a waiting server, while the lock of a holder that
     /// died still expires after `lockTimeToLive`.
     public func withLease<T, E: Error>(_ lease: RedisFetchLease, _ work: () async throws(E) -> T) async throws(E) -> T {
-        let renewal = Task { [self] in await keepLocked(lease) }
+        let ttl = max(3, Self.milliseconds(configuration.lockTimeToLive))
+        let renewal = RedisLockRenewal(
+            pool: pool, every: .milliseconds(ttl / 3),
+            command: RedisCommand(["EVAL", Self.renewScript, "1", lockKey(lease.key), lease.token, String(ttl)]))
         let result: Result<T, E>
         do {
             result = .success(try await work())
         } catch {
             result = .failure(error)
         }
-        renewal.cancel()
+        renewal.stop()
         await release(lease)
         return try result.get()
-    }
-
-    /// Renews `lease`'s lock until cancelled or until it is no longer ours; a fault is retried at
-    /// the next turn.
-    private func keepLocked(_ lease: RedisFetchLease) async {
-        let ttl = max(3, Self.milliseconds(configuration.lockTimeToLive))
-        let script = RedisCommand(["EVAL", Self.renewScript, "1", lockKey(lease.key), lease.token, String(ttl)])
-        while true {
-            do { try await Task.sleep(for: .milliseconds(ttl / 3)) } catch { return }
-            if case .integer(0)? = await pool.run(script) { return }
-        }
     }
 
     static let renewScript = """
