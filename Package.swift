@@ -170,7 +170,10 @@ let package = Package(
             "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "linkage-probe-http", "TestSupport",
         ]),
         // Start their own redis-server (and nutcracker) on free loopback ports.
-        .testTarget(name: "CacheRedisTests", dependencies: ["CacheRedis", "PipelineConformance", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CacheRedisTests", dependencies: [
+            "CacheRedis", "PipelineConformance", "PipelineCore", "TestSupport",
+            .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
         // Runs the built `imagepipe` executable end to end.
         .testTarget(name: "ImageServerTests", dependencies: [
             "ImageServer", "PipelineCore", "PipelineConformance", "TestSupport",

@@ -3,7 +3,7 @@
 # port (no persistence):
 #
 # 1. Warm hits: RedisImageCache.entry(forKey:) (the lookup RedisSharedLoader makes for every
-#    request: GET, copy out of hiredis, header check) from 16 concurrent tasks, against
+#    request: a pipelined GET, header check, the value kept in hiredis's buffer) from 16 tasks, against
 #    `redis-benchmark -t set,get` GETs of a value of the same length (the entry's whole value, read
 #    back with STRLEN) at 16 clients on the same server, alternating ROUNDS times. The plugin runs
 #    with 16 connections (as many as redis-benchmark's clients) and with its default 4. Target:

@@ -80,7 +80,20 @@ public struct RedisCacheEntry: Sendable, Equatable {
         else { return nil }
         let validators = CacheValidators(etag: etag, lastModified: lastModified, freshnessLifetime: lifetime).sanitized
         let hasAny = validators.canRevalidate || validators.freshnessLifetime != nil
-        self.init(data: Data(payload), formatIdentifier: format, validators: hasAny ? validators : nil)
+        self.init(data: Self.sharing(payload, of: value), formatIdentifier: format, validators: hasAny ? validators : nil)
+    }
+
+    /// `slice` of `value` as a `Data` of its own (indices from 0) without copying the bytes: it
+    /// keeps `value`, whose heap storage never moves or changes while shared. Short slices, which
+    /// `Data` may keep inline, are copied.
+    private static func sharing(_ slice: Data, of value: Data) -> Data {
+        guard slice.count > 64 else { return Data(slice) }
+        return slice.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return Data() }
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count, deallocator: .custom { _, _ in
+                withExtendedLifetime(value) {}
+            })
+        }
     }
 }
 

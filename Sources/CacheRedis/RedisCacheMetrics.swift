@@ -13,11 +13,14 @@ import CoreMetrics
 /// | `imagepipe_redis_skipped_total` | counter | `reason` (breaker_open, queue_full) |
 /// | `imagepipe_redis_corrupt_values_total` | counter | — |
 /// | `imagepipe_redis_breaker_openings_total` | counter | — |
-/// | `imagepipe_redis_breaker_open` | gauge | — (1 while open, 0 once a command succeeds) |
+/// | `imagepipe_redis_breaker_open` | gauge | `server` (host:port/db), `prefix` (the key prefix): one per cache |
 /// | `imagepipe_redis_single_flight_total` | counter | `outcome` (claimed, waited, alone) |
+///
+/// Counters add up over every cache given the same factory; the breaker's gauge, a state, is each
+/// cache's own (1 while open, 0 once a command succeeds).
 public final class RedisCacheMetrics: Sendable {
     private let counters: [RedisCacheEvent: Counter]
-    private let breakerOpen: Gauge
+    private let factory: any MetricsFactory
 
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         func counter(_ event: RedisCacheEvent) -> Counter {
@@ -41,16 +44,20 @@ public final class RedisCacheMetrics: Sendable {
             return Counter(label: label, dimensions: dimensions, factory: factory)
         }
         counters = Dictionary(uniqueKeysWithValues: RedisCacheEvent.allCases.map { ($0, counter($0)) })
-        breakerOpen = Gauge(label: "imagepipe_redis_breaker_open", dimensions: [], factory: factory)
-        breakerOpen.record(0)
+        self.factory = factory
     }
 
     func record(_ event: RedisCacheEvent) {
         counters[event]?.increment()
     }
 
-    /// The breaker's state: open (cooling down or probing) or closed.
-    func recordBreaker(open: Bool) {
-        breakerOpen.record(open ? 1 : 0)
+    /// The breaker gauge of the cache configured by `configuration`, starting closed (0).
+    func breakerGauge(for configuration: RedisCacheConfiguration) -> Gauge {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let gauge = Gauge(label: "imagepipe_redis_breaker_open", dimensions: [
+            ("server", "\(host):\(configuration.port)/\(configuration.database)"), ("prefix", configuration.keyPrefix),
+        ], factory: factory)
+        gauge.record(0)
+        return gauge
     }
 }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Synchronization
 
 /// What a `RedisImageCache` has done since it was made: a snapshot for logs and health pages. The
@@ -63,9 +64,16 @@ enum RedisFaultKind: Sendable {
 final class RedisCacheCounters: Sendable {
     private let stats = Mutex(RedisCacheStats())
     let metrics: RedisCacheMetrics
+    private let breakerOpen: Gauge
 
-    init(metrics: RedisCacheMetrics) {
+    init(metrics: RedisCacheMetrics, configuration: RedisCacheConfiguration) {
         self.metrics = metrics
+        self.breakerOpen = metrics.breakerGauge(for: configuration)
+    }
+
+    /// The breaker's state: open (cooling down or probing) or closed.
+    func recordBreaker(open: Bool) {
+        breakerOpen.record(open ? 1 : 0)
     }
 
     func record(_ event: RedisCacheEvent) {

@@ -12,6 +12,9 @@ final class RedisCircuitBreaker: Sendable {
     }
 
     private let state = Mutex(State())
+    /// False while the state is the initial one (no fault in a row, closed), so the questions every
+    /// command asks are answered without taking the lock, which every connection's thread shares.
+    private let tripped = Atomic<Bool>(false)
     private let threshold: Int
     private let cooldown: Duration
 
@@ -22,7 +25,8 @@ final class RedisCircuitBreaker: Sendable {
 
     /// Whether a command may go to the server now; after the cooldown, the first to ask probes.
     func allows() -> Bool {
-        state.withLock { state in
+        guard tripped.load(ordering: .acquiring) else { return true }
+        return state.withLock { state in
             guard let openUntil = state.openUntil else { return true }
             let now = ContinuousClock.now
             guard now >= openUntil, state.probeUntil.map({ now >= $0 }) ?? true else { return false }
@@ -33,14 +37,19 @@ final class RedisCircuitBreaker: Sendable {
 
     /// Whether the breaker is open and still cooling down (a command already let through runs).
     var isCoolingDown: Bool {
-        state.withLock { state in state.openUntil.map { ContinuousClock.now < $0 } ?? false }
+        guard tripped.load(ordering: .acquiring) else { return false }
+        return state.withLock { state in state.openUntil.map { ContinuousClock.now < $0 } ?? false }
     }
 
     /// Records a success; true when it closed an open breaker.
     @discardableResult
     func recordSuccess() -> Bool {
-        state.withLock { state in
-            defer { state = State() }
+        guard tripped.load(ordering: .acquiring) else { return false }
+        return state.withLock { state in
+            defer {
+                state = State()
+                tripped.store(false, ordering: .releasing)
+            }
             return state.openUntil != nil
         }
     }
@@ -49,6 +58,7 @@ final class RedisCircuitBreaker: Sendable {
     @discardableResult
     func recordFault() -> Bool {
         state.withLock { state in
+            tripped.store(true, ordering: .releasing)
             state.faultsInRow += 1
             guard state.openUntil != nil || state.faultsInRow >= threshold else { return false }
             state.probeUntil = nil
@@ -57,5 +67,8 @@ final class RedisCircuitBreaker: Sendable {
         }
     }
 
-    var isOpen: Bool { state.withLock { $0.openUntil != nil } }
+    var isOpen: Bool {
+        guard tripped.load(ordering: .acquiring) else { return false }
+        return state.withLock { $0.openUntil != nil }
+    }
 }

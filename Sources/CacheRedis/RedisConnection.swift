@@ -3,6 +3,7 @@ import Foundation
 
 /// One blocking hiredis connection, used by one thread at a time. Connects with the configured
 /// timeout, applies the command timeout to every read and write, then sends `AUTH` and `SELECT`.
+/// Commands can be pipelined: `send` several, then take one `reply()` each.
 final class RedisConnection {
     /// The connection cannot be used any more (refused, timed out, closed by the server).
     struct Broken: Error, CustomStringConvertible {
@@ -12,9 +13,8 @@ final class RedisConnection {
         var description: String { reason }
     }
 
+    /// Not reused after a thrown `Broken`: hiredis contexts are not usable after an I/O error.
     private var context: UnsafeMutablePointer<redisContext>
-    /// Set after a failed command: hiredis contexts are not reused after an I/O error.
-    var isBroken = false
 
     init(configuration: RedisCacheConfiguration) throws(Broken) {
         guard let context = redisConnectWithTimeout(configuration.host, Int32(clamping: configuration.port), Self.timeval(configuration.connectTimeout)) else {
@@ -30,6 +30,9 @@ final class RedisConnection {
         guard redisSetTimeout(context, Self.timeval(configuration.commandTimeout)) == REDIS_OK else {
             throw Broken(reason: "cannot set the command timeout")
         }
+        // hiredis drops its read buffer whenever it empties past 16 KB, so every larger reply would
+        // allocate it again; an idle connection keeps at most this much.
+        context.pointee.reader.pointee.maxbuf = Self.keptReadBuffer
         if let password = configuration.password {
             guard try command(["AUTH", password]).isOK else { throw Broken(reason: "AUTH was refused") }
         }
@@ -42,31 +45,43 @@ final class RedisConnection {
 
     deinit { redisFree(context) }
 
+    static let keptReadBuffer = 1 << 20
+
     func command(_ arguments: [String]) throws(Broken) -> RedisReply {
-        try command(arguments.map { Data($0.utf8) })
+        try send(CollectionOfOne(RedisCommand(arguments)))
+        return try reply()
     }
 
-    /// Sends one command with binary-safe arguments (`redisCommandArgv`, so no varargs shim).
     func command(_ arguments: [Data]) throws(Broken) -> RedisReply {
-        let lengths = arguments.map(\.count)
-        // hiredis copies the arguments into its output buffer before returning.
-        let buffers = arguments.map { argument -> UnsafeMutablePointer<CChar> in
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(argument.count, 1))
-            argument.withUnsafeBytes { raw in
-                if let base = raw.baseAddress { buffer.withMemoryRebound(to: UInt8.self, capacity: raw.count) { $0.update(from: base.assumingMemoryBound(to: UInt8.self), count: raw.count) } }
+        try send(CollectionOfOne(RedisCommand(arguments)))
+        return try reply()
+    }
+
+    /// Queues `commands` in hiredis's output buffer; the next `reply()` writes them all at once
+    /// (pipelining: one write, then one reply per command, in order).
+    func send(_ commands: some Sequence<RedisCommand>) throws(Broken) {
+        for command in commands {
+            let status = command.bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
             }
-            return buffer
+            guard status == REDIS_OK else { throw Self.failure(context) }
         }
-        defer { buffers.forEach { $0.deallocate() } }
-        var pointers: [UnsafePointer<CChar>?] = buffers.map { UnsafePointer($0) }
-        let raw = pointers.withUnsafeMutableBufferPointer { argv in
-            lengths.withUnsafeBufferPointer { argvlen in
-                redisCommandArgv(context, Int32(arguments.count), argv.baseAddress, argvlen.baseAddress)
-            }
+    }
+
+    /// The next reply, after writing whatever `send` queued. A bulk string is handed over without
+    /// a copy: the `Data` keeps hiredis's reply object and frees it when released.
+    func reply() throws(Broken) -> RedisReply {
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw Self.failure(context) }
+        let reply = raw.assumingMemoryBound(to: redisReply.self)
+        if reply.pointee.type == REDIS_REPLY_STRING, let str = reply.pointee.str, reply.pointee.len > 0 {
+            let address = UInt(bitPattern: raw)
+            return .string(Data(bytesNoCopy: UnsafeMutableRawPointer(str), count: reply.pointee.len, deallocator: .custom { _, _ in
+                freeReplyObject(UnsafeMutableRawPointer(bitPattern: address))
+            }))
         }
-        guard let raw else { throw Self.failure(context) }
         defer { freeReplyObject(raw) }
-        return Self.copy(raw.assumingMemoryBound(to: redisReply.self))
+        return Self.copy(reply)
     }
 
     private static func copy(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {

@@ -1,14 +1,23 @@
 import Foundation
 
-/// The right to fetch one key for every server sharing the Redis: hand it back with `release`.
+/// The right to fetch one key for every server sharing the Redis: use it in `withLease`, or hand
+/// it back with `release`. Its lock is renewed until then (or until the lease is dropped).
 public struct RedisFetchLease: Sendable, Hashable {
     public let key: String
     let token: String
+    let renewal: RedisLockRenewal
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key && lhs.token == rhs.token }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(token)
+    }
 }
 
 /// What a server does after a miss, decided across servers by `claimFetch(forKey:)`.
 public enum RedisFetchClaim: Sendable, Hashable {
-    /// This server holds the lock: fetch, store, then `release` the lease.
+    /// This server holds the lock: fetch and store inside `withLease`, which renews and releases it.
     case fetch(RedisFetchLease)
     /// Another server stored the entry while this one waited: query again.
     case stored
@@ -39,9 +48,17 @@ extension RedisImageCache {
         let ttl = String(max(1, Self.milliseconds(configuration.lockTimeToLive)))
         let deadline = ContinuousClock.now + configuration.lockMaxWait
         while true {
-            switch await pool.run(["SET", lockKey(key), token, "NX", "PX", ttl]) {
+            // Renewing starts before the lock is asked for, on a thread of its own, so however late
+            // this task resumes, the lock is renewed within a third of its lifetime (the renewal
+            // checks the token: before the lock is ours, or if it never is, it changes nothing).
+            let renewal = RedisLockRenewal(
+                pool: pool, every: .milliseconds(max(1, Self.milliseconds(configuration.lockTimeToLive) / 3)),
+                command: RedisCommand(["EVAL", Self.renewScript, "1", lockKey(key), token, ttl]))
+            let reply = await pool.run(["SET", lockKey(key), token, "NX", "PX", ttl])
+            if reply != .status("OK") { renewal.stop() }
+            switch reply {
             case .status("OK")?:
-                let lease = RedisFetchLease(key: key, token: token)
+                let lease = RedisFetchLease(key: key, token: token, renewal: renewal)
                 // The previous holder may have stored and released between our miss and our lock.
                 guard case .integer(0)? = await pool.run(["EXISTS", valueKey(key)]) else {
                     await release(lease)
@@ -62,10 +79,31 @@ extension RedisImageCache {
         }
     }
 
+    /// Runs `work` (the holder's fetch and store) while the lease's lock is kept, then releases it,
+    /// also when `work` throws. From the claim on, the lock is renewed every third of
+    /// `lockTimeToLive` (`PEXPIRE`, only while it still holds the lease's token, in one Lua `EVAL`),
+    /// so a fetch that outlasts the lock's lifetime is not started again by a waiting server, while
+    /// the lock of a holder that died still expires after `lockTimeToLive`.
+    public func withLease<T, E: Error>(_ lease: RedisFetchLease, _ work: () async throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E>
+        do {
+            result = .success(try await work())
+        } catch {
+            result = .failure(error)
+        }
+        await release(lease)
+        return try result.get()
+    }
+
+    static let renewScript = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end
+        """
+
     /// Lets the next server fetch: deletes the lock only while it still holds this lease's token
     /// (a Lua script, so the compare and the delete are one step; a lock that expired and was taken
     /// by another server is left alone).
     public func release(_ lease: RedisFetchLease) async {
+        lease.renewal.stop()
         _ = await pool.run(["EVAL", Self.releaseScript, "1", lockKey(lease.key), lease.token])
     }
 

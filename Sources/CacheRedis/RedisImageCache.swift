@@ -26,7 +26,7 @@ public final class RedisImageCache: ImageCache {
                 metrics: RedisCacheMetrics = RedisCacheMetrics()) {
         self.configuration = configuration
         self.coders = coders
-        self.counters = RedisCacheCounters(metrics: metrics)
+        self.counters = RedisCacheCounters(metrics: metrics, configuration: configuration)
         self.pool = RedisCommandPool(configuration: configuration, counters: counters)
     }
 

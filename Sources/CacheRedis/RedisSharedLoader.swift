@@ -26,8 +26,7 @@ public struct RedisSharedLoader: ImageLoader {
         _ url: URL, options: ImageOptions, context: ImageContext,
         progress: (@Sendable (ImageLoadProgress) -> Void)?
     ) async throws -> ImageLoadResult {
-        // A local file is each machine's own: read it, never share it.
-        guard !url.isFileURL else { return try await origin.load(url, options: options, context: context, progress: progress) }
+        guard Self.shares(url) else { return try await origin.load(url, options: options, context: context, progress: progress) }
         let key = url.absoluteString
         if let stored = await storedCopy(of: url, key: key, progress: progress) { return stored }
         let fetch = { try await origin.load(url, options: options, context: context, progress: progress) }
@@ -37,18 +36,16 @@ public struct RedisSharedLoader: ImageLoader {
             if let stored = await storedCopy(of: url, key: key, progress: progress) { return stored }
             return try await fetchAndStore(key: key, fetch)
         case .fetch(let lease):
-            do {
-                let result = try await fetchAndStore(key: key, fetch)
-                await cache.release(lease)
-                return result
-            } catch {
-                await cache.release(lease)
-                throw error
-            }
+            return try await cache.withLease(lease) { try await fetchAndStore(key: key, fetch) }
         case .fetchAlone:
             return try await fetchAndStore(key: key, fetch)
         }
     }
+
+    /// Whether a load of `url` goes through Redis: a local file is each machine's own, read and
+    /// never shared. A manager whose caches include the same `RedisImageCache` need not store such a
+    /// source's original there again (`ImageContext.originalImageCache`): it is already stored.
+    public static func shares(_ url: URL) -> Bool { !url.isFileURL }
 
     public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
         origin.shouldBlockURL(url, error: error, options: options, context: context)

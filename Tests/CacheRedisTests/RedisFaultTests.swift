@@ -1,5 +1,6 @@
 @testable import CacheRedis
 import Foundation
+import MetricsTestKit
 import Testing
 import TestSupport
 
@@ -71,6 +72,28 @@ struct RedisFaultTests {
             return await cache.entry(forKey: "big") == entry(7, count: 100_000)
         })
         #expect(await cache.entry(forKey: "small") == entry(6))
+    }
+
+    @Test("Two caches on one metrics factory report their own breaker: open for the dead server, closed for the live one")
+    func breakerGaugePerCache() async throws {
+        let metrics = TestMetrics()
+        let server = try RedisTestServer()
+        var dead = RedisCacheConfiguration(host: "127.0.0.1", port: Int(TestProcesses.freePort()))
+        dead.breakerCooldown = .seconds(600)
+        let live = server.configuration
+        let down = RedisImageCache(configuration: dead, metrics: RedisCacheMetrics(factory: metrics))
+        let up = RedisImageCache(configuration: live, metrics: RedisCacheMetrics(factory: metrics))
+        for _ in 0..<dead.breakerThreshold { _ = await down.entry(forKey: "k") }
+        await up.setEntry(entry(1), forKey: "k")
+        #expect(await up.entry(forKey: "k") == entry(1))
+        #expect(down.stats.breakerOpenings == 1)
+        let gauge = { (configuration: RedisCacheConfiguration) in
+            try metrics.expectGauge("imagepipe_redis_breaker_open", [
+                ("server", "127.0.0.1:\(configuration.port)/0"), ("prefix", configuration.keyPrefix),
+            ]).lastValue
+        }
+        #expect(try gauge(dead) == 1)
+        #expect(try gauge(live) == 0)
     }
 
     @Test("Nothing listening: every call answers miss and the breaker opens")

@@ -1,5 +1,6 @@
 @testable import CacheRedis
 import Foundation
+import PipelineCore
 import Synchronization
 import Testing
 import TestSupport
@@ -39,6 +40,40 @@ struct RedisSingleFlightTests {
         #expect(caches.map(\.stats.fetchesClaimed).reduce(0, +) == 1)
         #expect(caches.map(\.stats.fetchesWaited).reduce(0, +) == 9)
         #expect(caches.map(\.stats.fetchesAlone).reduce(0, +) == 0)
+    }
+
+    @Test("A fetch that outlasts the lock's lifetime keeps its lock: two loaders make 1 origin request")
+    func longFetchRenewsItsLock() async throws {
+        let server = try RedisTestServer()
+        var configuration = server.configuration
+        configuration.lockTimeToLive = .seconds(2)
+        configuration.lockPollInterval = .milliseconds(20)
+        configuration.lockMaxWait = .seconds(600)
+        let url = URL(string: "test://origin/slow.png")!
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 256)
+        let origin = TestLoader()
+        let gate = Gate()
+        origin.answer(url, with: .data(png), gate: gate)
+        let caches = [RedisImageCache(configuration: configuration), RedisImageCache(configuration: configuration)]
+        let loaders = caches.map { RedisSharedLoader(origin: origin, cache: $0) }
+        let first = Task { try await loaders[0].load(url, options: [], context: ImageContext(), progress: nil) }
+        #expect(await eventually(timeout: .seconds(60)) { origin.requests(url.absoluteString) == 1 })
+        let second = Task { try await loaders[1].load(url, options: [], context: ImageContext(), progress: nil) }
+        // The origin holds its answer until the lock has lived twice its lifetime: only renewed
+        // is it still there, and the second loader, waiting all along, never took it.
+        try await Task.sleep(for: configuration.lockTimeToLive * 2)
+        guard case .integer(let remaining) = try server.command(["PTTL", caches[0].lockKey(url.absoluteString)]) else {
+            Issue.record("no PTTL")
+            return
+        }
+        #expect(remaining > 0, "the lock expired while its holder was fetching")
+        gate.open()
+        #expect(try await first.value.data == png)
+        #expect(try await second.value.data == png)
+        #expect(origin.requests(url.absoluteString) == 1)
+        #expect(caches[1].stats.fetchesWaited == 1)
+        // Released on completion, and no longer renewed.
+        #expect(try server.command(["EXISTS", caches[0].lockKey(url.absoluteString)]) == .integer(0))
     }
 
     @Test("A holder that gives up without storing hands the lock to a waiter")

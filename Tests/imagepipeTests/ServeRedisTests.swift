@@ -116,7 +116,9 @@ struct ServeRedisTests {
         let (server, port) = try await Self.startServer(redis: redis.url())
         let before = try await Self.metrics(port: port)
         #expect(before["imagepipe_redis_lookups_total{result=\"hit\"}"] == 0)
-        #expect(before["imagepipe_redis_breaker_open"] == 0)
+        let breaker = before.filter { $0.key.hasPrefix("imagepipe_redis_breaker_open{") }
+        #expect(breaker.count == 1 && breaker.first?.value == 0, "\(breaker)")
+        #expect(breaker.first?.key.contains("server=\"127.0.0.1:\(redis.port)/0\"") == true, "\(breaker)")
 
         // A miss: looked up (twice: before and after the lock), claimed, fetched, stored.
         let url = { (width: Int) in "http://127.0.0.1:\(port)/insecure/w:\(width)/plain/\(origin.baseURL)/m.png@png" }

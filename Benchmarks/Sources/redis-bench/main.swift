@@ -9,7 +9,7 @@ import PipelineCore
 //   redis-bench lookups PORT PAYLOAD_BYTES CONCURRENCY CONNECTIONS SECONDS
 //       stores one entry of PAYLOAD_BYTES image bytes under bench:img:k (the script reads the
 //       value's whole length with STRLEN for redis-benchmark's -d), then CONCURRENCY tasks look it up
-//       through RedisImageCache.entry(forKey:) (GET, copy, header check) for SECONDS; prints
+//       through RedisImageCache.entry(forKey:) (pipelined GET, header check) for SECONDS; prints
 //       "lookups/s N hits H misses M".
 //   redis-bench serve REDIS_PORT LOCAL_ROOT
 //       an ImageServer on a free loopback port, unsigned URLs, no local caches (every request

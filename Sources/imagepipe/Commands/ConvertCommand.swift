@@ -33,7 +33,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func run() async throws {
         outputOptions.bootstrapLogging()
-        let manager = PipelineSetup.manager(cacheDirectory: nil)
+        let manager = PipelineSetup.manager(cacheDirectory: nil).manager
         guard let format = ImageOutput.format(forPath: output) else { throw ExitCode(2) }
         let outputURL = URL(fileURLWithPath: output)
         do {

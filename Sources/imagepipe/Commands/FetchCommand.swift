@@ -85,7 +85,7 @@ struct FetchCommand: AsyncParsableCommand {
         outputOptions.bootstrapLogging()
         let logger = Logger(label: "imagepipe.fetch")
         try network.apply()
-        let manager = PipelineSetup.manager(
+        let (manager, sharedSourceOriginals) = PipelineSetup.manager(
             cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory), redis: try redisConfiguration())
         let names = OutputNames.assign(sources)
         var outputFolder: OutputFolder?
@@ -101,7 +101,8 @@ struct FetchCommand: AsyncParsableCommand {
         // A fetch runs once per process: keeping decoded images in memory would only raise its peak.
         context[.storeCacheType] = .disk
         let job = FetchJob(
-            manager: manager, options: try imageOptions(), context: context, thumbnail: try processing.thumbnailSize(),
+            manager: manager, sharedSourceOriginals: sharedSourceOriginals, options: try imageOptions(), context: context,
+            thumbnail: try processing.thumbnailSize(),
             format: try outputFormat(), encodeOptions: processing.encodeOptions(), outputFolder: outputFolder,
             names: names, warningOptions: warningOptions, logger: logger
         )

@@ -1,3 +1,4 @@
+import CacheRedis
 import Foundation
 import Logging
 import PipelineCore
@@ -5,6 +6,8 @@ import PipelineCore
 /// One `fetch` run's settings, and the work for one source.
 struct FetchJob: Sendable {
     let manager: ImageManager
+    /// With `--redis`: where a source `RedisSharedLoader` already stored in Redis keeps its original.
+    let sharedSourceOriginals: (any ImageCache)?
     let options: ImageOptions
     let context: ImageContext
     let thumbnail: ImageSize?
@@ -28,6 +31,8 @@ struct FetchJob: Sendable {
         do {
             guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
             logger.debug("loading \(url.absoluteString)")
+            var context = self.context
+            if let sharedSourceOriginals, RedisSharedLoader.shares(url) { context[.originalImageCache] = sharedSourceOriginals }
             let task = manager.imageTask(with: url, options: options, context: context)
             let result = try await withTaskCancellationHandler { try await task.result() } onCancel: { task.cancel() }
             guard let image = result.image else {

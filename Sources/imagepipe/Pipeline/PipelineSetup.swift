@@ -60,8 +60,11 @@ enum PipelineSetup {
     /// A manager over the shared coders and loaders and the given cache (none with `noCache`).
     /// With `redis`, the local cache is asked first, then Redis; stores go to both, and a source
     /// several processes miss at once is fetched by one of them while the others wait for its copy
-    /// (`RedisSharedLoader`).
-    static func manager(cacheDirectory: URL?, redis: RedisCacheConfiguration? = nil) -> ImageManager {
+    /// (`RedisSharedLoader`). That loader has already stored a shared source in Redis under its
+    /// original key, so `sharedSourceOriginals` (the local cache alone) is where such a source's
+    /// original goes (`ImageContext.originalImageCache`): one write to Redis, not two.
+    static func manager(cacheDirectory: URL?, redis: RedisCacheConfiguration? = nil)
+        -> (manager: ImageManager, sharedSourceOriginals: (any ImageCache)?) {
         registerPlugins()
         var cache: any ImageCache
         if let cacheDirectory {
@@ -70,13 +73,15 @@ enum PipelineSetup {
             cache = ImageCachesManager()
         }
         var loader: any ImageLoader = ImageLoadersManager.shared
+        var sharedSourceOriginals: (any ImageCache)?
         if let redis {
             let shared = RedisImageCache(configuration: redis)
             var policies = ImageCachesManager.Policies()
             policies.store = .serial
+            sharedSourceOriginals = cache
             cache = ImageCachesManager(caches: [shared, cache], policies: policies)
             loader = RedisSharedLoader(origin: loader, cache: shared)
         }
-        return ImageManager(cache: cache, loader: loader, coders: .shared)
+        return (ImageManager(cache: cache, loader: loader, coders: .shared), sharedSourceOriginals)
     }
 }

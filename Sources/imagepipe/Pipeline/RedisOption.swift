@@ -30,10 +30,9 @@ enum RedisOption {
             guard lockWaitRange.contains(seconds) else {
                 throw ValidationError("--redis-lock-wait must be a whole number from \(lockWaitRange.lowerBound) to \(lockWaitRange.upperBound)")
             }
+            // The lock's own lifetime stays short: its holder renews it while fetching, and a
+            // holder that died frees the waiters after `lockTimeToLive`, not after the whole wait.
             configuration.lockMaxWait = .seconds(seconds)
-            // A lock that expired while its holder still fetches lets a waiter fetch too: the
-            // lock lives at least as long as anyone waits for it.
-            configuration.lockTimeToLive = max(configuration.lockTimeToLive, configuration.lockMaxWait)
         }
         return configuration
     }
