@@ -4,17 +4,42 @@ import Foundation
 /// `imagepipe`: fetch, convert, inspect and cache images through the ImagePipe pipeline.
 /// Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
 struct ImagePipeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "imagepipe",
-        abstract: "Fetch, convert, inspect and cache images through the ImagePipe pipeline.",
-        discussion: """
-            Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
-            Transforms (--transform SPEC, repeatable, applied in order):
-            \(TransformSpecHelp.text)
-            """,
-        version: ImagePipeVersion.current,
-        subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeCommand.self]
-    )
+    /// ArgumentParser reads the configuration of every command on each run; the transform list in
+    /// the discussion costs about half a millisecond to build, so runs that cannot show it skip it.
+    static var configuration: CommandConfiguration { showsHelp ? withHelp : withoutHelp }
+
+    private static let showsHelp = RootHelp.mayShow(arguments: CommandLine.arguments)
+
+    private static let withHelp = configuration(discussion: """
+        Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
+        Transforms (--transform SPEC, repeatable, applied in order):
+        \(TransformSpecHelp.text)
+        """)
+
+    static let withoutHelp = configuration(discussion: "")
+
+    private static func configuration(discussion: String) -> CommandConfiguration {
+        CommandConfiguration(
+            commandName: "imagepipe",
+            abstract: "Fetch, convert, inspect and cache images through the ImagePipe pipeline.",
+            discussion: discussion,
+            version: ImagePipeVersion.current,
+            subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeCommand.self]
+        )
+    }
+}
+
+/// When the root command's help (its usage, discussion and subcommand list) can be printed.
+enum RootHelp {
+    /// False only for a run whose first argument names a subcommand and that asks for no help dump
+    /// or completion script: ArgumentParser then prints that subcommand's help and errors alone.
+    /// `imagepipe`, `imagepipe --help`, `imagepipe help …` and anything unknown keep the root's.
+    /// `subcommands` defaults to the root's (reading them registers the built-in plugins).
+    static func mayShow(arguments: [String], subcommands: [String]? = nil) -> Bool {
+        let names = subcommands ?? ImagePipeCommand.withoutHelp.subcommands.compactMap { $0.configuration.commandName }
+        guard let first = arguments.dropFirst().first, names.contains(first) else { return true }
+        return arguments.contains { $0 == "--experimental-dump-help" || $0.hasPrefix("--generate-completion-script") }
+    }
 }
 
 enum ImagePipeVersion {
