@@ -39,7 +39,11 @@ struct FetchCommand: AsyncParsableCommand {
     var optionNames: [String] = []
 
     @Option(name: .long, help: "Sources processed at once, 1–256 (default: one per core; never more than the sources).", transform: WholeNumberOption.parser(WholeNumberOption.concurrency))
-    var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    var concurrency: Int = FetchCommand.cores
+
+    /// The default `--concurrency`, read once: ArgumentParser makes several `FetchCommand`s in a
+    /// run, and each read of the core count reads the cgroup's CPU quota files again.
+    private static let cores = ProcessInfo.processInfo.activeProcessorCount
 
     @OptionGroup var network: NetworkOptions
 

@@ -90,7 +90,8 @@ final class OutputFolder: Sendable {
     private static func makeFolder(_ path: String) -> Int32? {
         var partial = ""
         for component in path.split(separator: "/") {
-            partial += "/" + component
+            partial.append("/")
+            partial.append(contentsOf: component)
             if mkdir(partial, 0o777) != 0 && errno != EEXIST { return errno }
         }
         var info = stat()

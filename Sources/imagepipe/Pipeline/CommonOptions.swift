@@ -36,6 +36,8 @@ struct ImageProcessingOptions: ParsableArguments {
     }
 
     func transformer() throws -> (any ImageTransformer)? {
+        // Without specs the built-in table is never needed: building it costs every run start-up time.
+        guard !transform.isEmpty else { return nil }
         do {
             return try TransformerSpec.parse(transform)
         } catch let error as TransformerSpec.ParseError {
