@@ -442,7 +442,9 @@ struct ImageLoadFlow: Sendable {
 
     /// This request's download, as `DownloadIdentity` defines it.
     private func downloadIdentity(loader: any ImageLoader) -> DownloadIdentity<LoaderRequest> {
-        let request = LoaderRequest(url: url.absoluteString, loader: String(reflecting: type(of: loader)),
+        // `_typeName` spells what `String(reflecting:)` would, without its protocol-conformance
+        // lookups: each is a scan of every conformance in the program on its first use.
+        let request = LoaderRequest(url: url.absoluteString, loader: _typeName(type(of: loader), qualified: true),
                                     unique: context.preventsCoalescing ? UInt64.random(in: 0...UInt64.max) : nil)
         return DownloadIdentity(request: request, options: options)
     }

@@ -44,6 +44,13 @@ struct ImageCacheKeyTests {
             == "file:///tmp/a-Thumbnail({1.000000,2.000000},1).png")
     }
 
+    @Test("Thumbnail suffixes are what %f prints for every side, huge and negative ones included",
+          arguments: [0, 1, -5, 256, 10_000_000, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, -(1 << 53) - 3, Int.max, Int.min])
+    func thumbnailSuffixMatchesFormat(side: Int) {
+        #expect(ImageCacheKey.thumbnailSuffix(pixelSize: ImageSize(width: side, height: 7), preserveAspectRatio: true)
+            == String(format: "Thumbnail({%f,%f},%d)", Double(side), 7.0, 1))
+    }
+
     @Test("The pipeline's key joins its members' keys with a dash, thumbnail first, transformer second")
     func pipelineKey() {
         struct Named: ImageTransformer {

@@ -24,6 +24,13 @@ struct SystemMemoryTests {
         #expect(SystemMemory.availableBytes(meminfo: meminfo, cgroupV2: nil, cgroupV1: "9223372036854771712\n") == ram)
     }
 
+    @Test("Limit files are read with white space at either end", arguments: [
+        ("536870912", "536870912"), (" \t536870912 \n", "536870912"), ("max\n", "max"), ("\n", ""), ("", ""), ("1 2\n", "1 2"),
+    ])
+    func trimmed(text: String, expected: String) {
+        #expect(SystemMemory.trimmed(text) == expected)
+    }
+
     @Test("Free memory is MemAvailable (MemFree without it), lowered to the room under a cgroup limit")
     func freeMemory() {
         let host = "MemTotal:  4000 kB\nMemFree:  1000 kB\nMemAvailable:  3000 kB\n"
