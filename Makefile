@@ -6,7 +6,7 @@ SWIFT ?= swift
 # The one build recipe: the library, the tool and every test target.
 SWIFT_BUILD := $(SWIFT) build --build-tests
 
-.PHONY: all deps build test test-example test-usage docs demo fuzz fuzz-build clean
+.PHONY: all deps build test test-example test-usage docs release demo fuzz fuzz-build clean
 
 all: build
 
@@ -48,9 +48,15 @@ docs:
 
 # The tool as it is shipped: release, the Swift runtime and Foundation linked in, so a command
 # does not spend its first milliseconds binding symbols in a dozen shared libraries.
-RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib --product imagepipe
-demo: deps
+# The static Swift runtime asks the linker to export every symbol (about 29,000), a table the
+# runtime's start-up searches linearly (dladdr) on every run; nothing needs them. CAVIFShim's
+# dav1d_default_settings stays exported without it: libdav1d, which the program links, defines it
+# too, so the linker exports the program's definition for libavif to find first.
+RELEASE_LINK_FLAGS := -Xlinker --no-export-dynamic
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib $(RELEASE_LINK_FLAGS) --product imagepipe
+release:
 	$(RELEASE_BUILD)
+demo: deps release
 	@scripts/demo.sh
 
 # libFuzzer targets (Fuzz/): their own package, built with ASan and coverage into .build-fuzz, then

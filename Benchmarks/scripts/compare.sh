@@ -63,8 +63,8 @@ bash "$MAKE_CORPUS" >&2
 # --- builds -------------------------------------------------------------------------------------
 if [[ -z "${IMAGEPIPE:-}" ]]; then
   echo "building imagepipe (release)..." >&2
-  # As `make demo` builds it: the Swift runtime and Foundation linked in (start-up CPU).
-  (cd "$ROOT" && swift build -c release --static-swift-stdlib --product imagepipe >&2)
+  # As `make demo` builds it (the Makefile's RELEASE_BUILD): start-up CPU depends on its flags.
+  make -C "$ROOT" --no-print-directory release >&2
   IMAGEPIPE="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)/imagepipe"
 fi
 C_BASELINE="$WORK/thumbnail_batch"
