@@ -46,7 +46,7 @@ struct FetchJob: Sendable {
                 let target = self.format ?? (ImageOutput.writableFormats.contains(image.format) ? image.format : .png)
                 let data = try ImageOutput.encode(upright, originalData: result.data, as: target, options: encodeOptions)
                 let file = try outputFolder.write(data, stem: names[index], fileExtension: target.preferredFileExtension ?? target.identifier)
-                written = file.path
+                written = file
                 bytes = data.count
                 format = target
             }
