@@ -78,6 +78,12 @@ struct FetchCommand: AsyncParsableCommand {
             }
             options.insert(option)
         }
+        // An animation written as a still format (JPEG) is its first frame: decoding that frame
+        // alone spares the rest. Not with a cache, whose entries runs keeping the animation share
+        // (a first-frame decode is stored under the same key, as in SDWebImage).
+        if noCache, output != nil, let format = try outputFormat(), !format.supportsAnimation {
+            options.insert(.decodeFirstFrameOnly)
+        }
         return options
     }
 

@@ -42,6 +42,7 @@ struct FetchJob: Sendable {
             var written: String?
             var bytes = result.data?.count ?? 0
             var format = upright.format
+            var frames = upright.frameCount
             if let outputFolder {
                 let target = self.format ?? (ImageOutput.writableFormats.contains(image.format) ? image.format : .png)
                 let data = try ImageOutput.encode(upright, originalData: result.data, as: target, options: encodeOptions)
@@ -49,13 +50,14 @@ struct FetchJob: Sendable {
                 written = file
                 bytes = data.count
                 format = target
+                if !target.supportsAnimation { frames = 1 }
             }
             outcome.json.add("output", written)
             outcome.json.add("cacheType", result.cacheType.rawValue)
             outcome.json.add("format", format.identifier)
             outcome.json.add("width", upright.pixelSize.width)
             outcome.json.add("height", upright.pixelSize.height)
-            outcome.json.add("frames", upright.frameCount)
+            outcome.json.add("frames", frames)
             outcome.json.add("bytes", bytes)
         } catch {
             let message = (error as? ImagePipeError)?.description ?? (error as? FetchError)?.description ?? String(describing: error)
