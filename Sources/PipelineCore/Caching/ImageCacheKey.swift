@@ -12,7 +12,13 @@ public enum ImageCacheKey {
     /// `Thumbnail({W,H},P)` with six decimals, as SDWebImage's `SDThumbnailedKeyForKey` writes it.
     /// Inserted into a URL's path, the braces are percent-encoded (`%7B…%7D`), as they are upstream.
     static func thumbnailSuffix(pixelSize: ImageSize, preserveAspectRatio: Bool) -> String {
-        String(format: "Thumbnail({%f,%f},%d)", Double(pixelSize.width), Double(pixelSize.height), preserveAspectRatio ? 1 : 0)
+        "Thumbnail({\(sixDecimals(pixelSize.width)),\(sixDecimals(pixelSize.height))},\(preserveAspectRatio ? 1 : 0))"
+    }
+
+    /// `%f` of a whole number, without the formatter's cost on every request: exact for every Int a
+    /// Double holds unrounded, the formatter beyond.
+    private static func sixDecimals(_ value: Int) -> String {
+        value.magnitude <= 1 << 53 ? "\(value).000000" : String(format: "%f", Double(value))
     }
 
     /// `key` with the thumbnail suffix inserted.

@@ -31,6 +31,15 @@ struct ImageCacheKeyTests {
         #expect(ImageCacheKey.transformed(key, transformerKey: Self.flip) == expected)
     }
 
+    @Test("Thumbnail suffixes print every size exactly as the %f formatter does, to the largest Int")
+    func thumbnailSuffixMatchesFormatter() {
+        for value in [0, 1, 256, 10_000_000, -3, 1 << 53, (1 << 53) + 1, Int.max, Int.min] {
+            let size = ImageSize(width: value, height: 7)
+            #expect(ImageCacheKey.thumbnailSuffix(pixelSize: size, preserveAspectRatio: false)
+                == String(format: "Thumbnail({%f,%f},%d)", Double(value), 7.0, 0))
+        }
+    }
+
     @Test("Thumbnail suffixes print the box with six decimals and the aspect flag")
     func thumbnail() {
         #expect(ImageCacheKey.thumbnailSuffix(pixelSize: ImageSize(width: 100, height: 100), preserveAspectRatio: true)
