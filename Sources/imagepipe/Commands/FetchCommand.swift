@@ -114,7 +114,7 @@ struct FetchCommand: AsyncParsableCommand {
         let progress = ProgressBar(total: sources.count, enabled: !outputOptions.json)
         let json = outputOptions.json
         let failures = await withTaskGroup(of: Bool.self) { group in
-            var pending = Array(sources.enumerated()).makeIterator()
+            var pending = FetchOrder.indices(of: sources, concurrency: concurrency).map { ($0, sources[$0]) }.makeIterator()
             func startNext() {
                 guard let (index, source) = pending.next() else { return }
                 group.addTask {
