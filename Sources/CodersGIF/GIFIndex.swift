@@ -5,6 +5,8 @@ import PipelineCore
 /// The first of two passes over a GIF: walks the records (descriptors, extensions, skipped LZW
 /// sub-blocks) and keeps where every image block starts and how it is to be drawn, without
 /// decoding a pixel. Frames are decoded later, one block at a time, from the stored offsets.
+/// With `firstFrameOnly` the walk stops after the first image block: a still output needs nothing
+/// after it, and a long animation's later blocks are never read, not even skipped over.
 struct GIFIndex: Sendable {
     let screen: ImageSize
     /// Bytes of the header, logical screen descriptor and global colour table: every block decode
@@ -28,7 +30,7 @@ struct GIFIndex: Sendable {
     let xmp: Data?
     /// The file holds metadata not in `colorProfile` or `xmp`: a comment, an application
     /// extension other than the loop count and the first profile and XMP, or XMP left out for its
-    /// size.
+    /// size; or, when the walk stopped at the first frame, anything but the trailer follows it.
     let hasUnreadMetadata: Bool
 
     init(_ data: Data, options: ImageDecodeOptions) throws {
@@ -71,7 +73,7 @@ struct GIFIndex: Sendable {
                                            disposal: pending?.disposal ?? 0, transparentIndex: nil, delay: pending?.delay))
                     pending = nil
                     file.reader.skip(to: end)
-                    if end >= data.count { break scan }
+                    if end >= data.count || options.firstFrameOnly { break scan }
                     continue scan
                 }
                 guard DGifGetImageDesc(handle) == GIF_OK else {
@@ -99,6 +101,7 @@ struct GIFIndex: Sendable {
                     break scan
                 }
                 blocks.append(block)
+                if options.firstFrameOnly { break scan }
             case EXTENSION_RECORD_TYPE:
                 var code: Int32 = 0
                 var bytes: UnsafeMutablePointer<GifByteType>?
@@ -152,12 +155,19 @@ struct GIFIndex: Sendable {
         self.warnings = warnings + metadata.warnings
         self.colorProfile = metadata.colorProfile
         self.xmp = metadata.xmp
-        self.hasUnreadMetadata = foundUnreadMetadata || metadata.leftOutMetadata
+        let stoppedEarly = options.firstFrameOnly && truncatedBlock == nil && !Self.endsAfterTrailer(data, at: file.reader.position)
+        self.hasUnreadMetadata = foundUnreadMetadata || metadata.leftOutMetadata || stoppedEarly
         self.loopCount = loop ?? 1
         self.frames = Self.spans(blocks)
         try options.checkFrameLimit(frames.count)
         self.keyBlocks = Self.keyBlocks(blocks, screen: screen)
         self.hasTransparency = blocks.contains { $0.transparentIndex != nil || $0.disposal == 2 } || !blocks[0].covers(screen)
+    }
+
+    /// Nothing but the trailer byte, or nothing at all, follows `offset`.
+    private static func endsAfterTrailer(_ data: Data, at offset: Int) -> Bool {
+        let rest = data.count - offset
+        return rest <= 0 || (rest == 1 && data[data.startIndex + offset] == 0x3B)
     }
 
     /// A block of zero width or height draws nothing, and encoders often write no pixel data for

@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// Reads one regular file into a single buffer sized from `fstat`, so a large file costs its size
-/// once (no growing buffer, no second copy), in chunks so progress and cancellation work.
+/// once (no growing buffer, no second copy, no zero-fill), in chunks so progress and cancellation
+/// work.
 enum FileReader {
     /// The reason given for a missing file; `FileLoader` blocks such URLs (see there).
     static let missingReason = "no such file or directory"
@@ -20,26 +21,30 @@ enum FileReader {
         guard size <= maxBytes else {
             throw .limitExceeded(.fileSize, value: Int(clamping: size), maximum: Int(clamping: maxBytes))
         }
-        var data = Data(count: Int(size))
+        // Uninitialised memory handed to Data without a copy: `Data(count:)` zero-fills, which
+        // writes every page twice and, for a block glibc maps afresh, faults each one in per file.
+        let count = Int(size)
+        guard let buffer = malloc(max(count, 1)) else { throw failure(path, ENOMEM) }
         var received = 0
-        progress?(ImageLoadProgress(receivedBytes: 0, expectedBytes: size))
-        while received < Int(size) {
-            if Task.isCancelled { throw .cancelled }
-            let want = min(chunkSize, Int(size) - received)
-            let count = data.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress! + received, want)
+        do throws(ImagePipeError) {
+            progress?(ImageLoadProgress(receivedBytes: 0, expectedBytes: size))
+            while received < count {
+                if Task.isCancelled { throw .cancelled }
+                let got = Glibc.read(fd, buffer + received, min(chunkSize, count - received))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw failure(path, errno)
+                }
+                if got == 0 { break }  // The file shrank while we read it: keep what is there.
+                received += got
+                progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: size))
+                await Task.yield()
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(path, errno)
-            }
-            if count == 0 { break }  // The file shrank while we read it: keep what is there.
-            received += count
-            progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: size))
-            await Task.yield()
+        } catch {
+            free(buffer)
+            throw error
         }
-        if received < data.count { data.removeSubrange(received...) }
-        return data
+        return Data(bytesNoCopy: buffer, count: received, deallocator: .free)
     }
 
     /// The reason given for a FIFO, device, socket or folder.

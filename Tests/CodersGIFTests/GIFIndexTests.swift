@@ -111,4 +111,43 @@ struct GIFIndexTests {
         forever.image(color: 1, delay: 10)
         #expect(try coder.decode(forever.data, options: ImageDecodeOptions()).loopCount == 0)
     }
+
+    @Test("A first-frame-only decode reads nothing after the first image: a broken record after it does not fail it")
+    func firstFrameOnlyStopsAtFirstImage() throws {
+        var gif = Writer()
+        gif.loop(0)
+        gif.image(color: 0, delay: 10)
+        gif.image(color: 1, delay: 10)
+        gif.bytes += [0x99, 1, 2, 3]  // no record starts with 0x99
+        #expect(throws: ImagePipeError.self) { try coder.decode(gif.data, options: ImageDecodeOptions()) }
+        let still = try coder.decode(gif.data, options: ImageDecodeOptions(firstFrameOnly: true))
+        #expect(still.frameCount == 1 && !still.isAnimated)
+        #expect(still.firstFrame.color(x: 0, y: 0) == Self.red)
+        // What follows the first image was not read, so it may hold metadata: the file's bytes
+        // do not stand for the still image.
+        #expect(still.metadata.hasUnreadMetadata)
+        #expect(try coder.animatedImageProvider(for: gif.data, options: ImageDecodeOptions(firstFrameOnly: true)) == nil)
+    }
+
+    @Test("A first-frame-only decode of a still GIF that ends in its trailer has no unread metadata")
+    func firstFrameOnlyOfStill() throws {
+        var gif = Writer()
+        gif.image(color: 1, delay: nil)
+        let still = try coder.decode(gif.data, options: ImageDecodeOptions(firstFrameOnly: true))
+        #expect(still.firstFrame.color(x: 0, y: 0) == Self.blue)
+        #expect(!still.metadata.hasUnreadMetadata)
+        #expect(!(try coder.decode(gif.data, options: ImageDecodeOptions())).metadata.hasUnreadMetadata)
+    }
+
+    @Test("A first-frame-only thumbnail of an animation is the full decode's first frame")
+    func firstFrameOnlyThumbnailMatches() throws {
+        let gif = HostileAnimations.gif(frames: 40, width: 64, height: 48, rect: 8)
+        let options = ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 32, height: 32))
+        var firstOnly = options
+        firstOnly.firstFrameOnly = true
+        let full = try coder.decode(gif, options: options)
+        let still = try coder.decode(gif, options: firstOnly)
+        #expect(full.frameCount == 40 && still.frameCount == 1)
+        #expect(try still.firstFrame == full.frame(at: 0))
+    }
 }

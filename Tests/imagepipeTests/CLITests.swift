@@ -53,6 +53,27 @@ struct CLITests {
         #expect((line["output"] as? String)?.hasSuffix("badge.webp") == true)
     }
 
+    @Test("An animation fetched as JPEG is one frame; without a cache only that frame is read, so a record broken after it does not matter")
+    func stillOutputOfAnimation() async throws {
+        // 1x1, palette red and blue; each frame a graphic control extension and a 1x1 image.
+        let header: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 255, 0, 0, 0, 0, 255]
+        let frame: [UInt8] = [0x21, 0xF9, 4, 0, 10, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0]
+        let broken = temp.path("broken.gif")
+        try Data(header + frame + frame + [0x99, 1, 2, 3]).write(to: URL(fileURLWithPath: broken))
+        let out = temp.path("out")
+        let still = try await cli.run(["fetch", broken, "-o", out, "--format", "jpeg", "--no-cache", "--json"])
+        #expect(still.status == 0, "\(still.stderr)")
+        let line = try #require(still.jsonLines.first)
+        #expect(line["frames"] as? Int == 1 && line["format"] as? String == "jpeg")
+        // Kept animated, the whole file is read and its broken record refused.
+        let animated = try await cli.run(["fetch", broken, "-o", out, "--format", "gif", "--no-cache", "--json"])
+        #expect(animated.status == 1)
+        // Through the cache the whole animation is decoded; the JPEG written is still one frame.
+        let cached = try await cli.run(["fetch", Samples.gif, "-o", out, "--format", "jpeg", "--json"])
+        #expect(cached.status == 0, "\(cached.stderr)")
+        #expect(cached.jsonLines.first?["frames"] as? Int == 1)
+    }
+
     @Test("A missing file and a corrupt image fail alone: the others are written, exit status 1, one line each on stderr")
     func failuresDoNotStopOthers() async throws {
         let corrupt = temp.path("corrupt.png")
@@ -152,7 +173,7 @@ struct CLITests {
 
         run = try await cli.run(["convert", temp.path("missing.gif"), temp.path("never.png")])
         #expect(run.status == 1)
-        #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") }, "no partial output")
+        #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") || $0.hasPrefix(".tmp-") }, "no partial output")
     }
 
     @Test("An animation written to .png or with --format apng stays animated (APNG); --frame picks one; info reports its frames")
@@ -218,7 +239,7 @@ struct CLITests {
         #expect(converted.status == 1)
         #expect(converted.stderr.contains("imagepipe: \(cut): warning: JPEG: Premature end of JPEG file"), "\(converted.stderr)")
         #expect(converted.stderr.contains("--fail-on-warning"), "\(converted.stderr)")
-        #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") }, "no output, not even a partial one")
+        #expect(!temp.files.contains { $0.hasPrefix("never") || $0.hasSuffix(".tmp") || $0.hasPrefix(".tmp-") }, "no output, not even a partial one")
 
         let out = temp.path("out")
         let fetched = try await cli.run(["fetch", cut, Samples.png, "-o", out, "--no-cache", "--json", "--fail-on-warning"])

@@ -6,6 +6,7 @@ extension PixelBuffer {
     /// transparent pixel does not turn into whatever colour happened to be stored under it.
     public func converted(to target: PixelFormat, background: ImageColor = .white) -> PixelBuffer {
         if target == format { return self }
+        if format == .rgba8 && target == .rgb8 { return flattenedRGBA(over: background) }
         let count = width * height
         let src = format.bytesPerPixel
         let dst = target.bytesPerPixel
@@ -46,6 +47,32 @@ extension PixelBuffer {
             }
         }
         return PixelBuffer(unchecked: width, height: height, format: target, bytes: out)
+    }
+
+    /// RGBA to RGB over `background`, the conversion every JPEG of a transparent source makes: the
+    /// general loop's result, without its per-pixel format switches or a zero-filled output.
+    private func flattenedRGBA(over background: ImageColor) -> PixelBuffer {
+        let count = width * height
+        let bg = (UInt32(background.red), UInt32(background.green), UInt32(background.blue))
+        let out = bytes.withUnsafeBufferPointer { input in
+            [UInt8](unsafeUninitializedCapacity: count * 3) { output, initialized in
+                guard var source = input.baseAddress, var target = output.baseAddress else { return }
+                for _ in 0..<count {
+                    let a = UInt32(source[3])
+                    if a == 255 {
+                        target[0] = source[0]; target[1] = source[1]; target[2] = source[2]
+                    } else {
+                        target[0] = UInt8(truncatingIfNeeded: Self.over(UInt32(source[0]), bg.0, a))
+                        target[1] = UInt8(truncatingIfNeeded: Self.over(UInt32(source[1]), bg.1, a))
+                        target[2] = UInt8(truncatingIfNeeded: Self.over(UInt32(source[2]), bg.2, a))
+                    }
+                    source += 4
+                    target += 3
+                }
+                initialized = count * 3
+            }
+        }
+        return PixelBuffer(unchecked: width, height: height, format: .rgb8, bytes: out)
     }
 
     /// `foreground` over `background` with coverage `alpha`, rounded.

@@ -6,12 +6,13 @@ import Musl
 #endif
 
 /// The POSIX calls the disk cache needs and Foundation does not offer: exclusive create, fsync,
-/// rename over, explicit access times, extended attributes. Errors come back as `errno`.
-enum FileIO {
-    struct Failure: Error, CustomStringConvertible {
-        let call: String
-        let code: Int32
-        var description: String { "\(call): \(String(cString: strerror(code)))" }
+/// rename over, explicit access times, extended attributes. Errors come back as `errno`. The CLI's
+/// output files are written through `writeAtomically` too.
+package enum FileIO {
+    package struct Failure: Error, CustomStringConvertible {
+        package let call: String
+        package let code: Int32
+        package var description: String { "\(call): \(String(cString: strerror(code)))" }
     }
 
     /// The path names a FIFO, device, socket or directory where a regular file was expected.
@@ -143,13 +144,14 @@ enum FileIO {
     /// - Parameters:
     ///   - sync: fsync the file before the rename, so a power loss cannot leave an empty file under
     ///     the final name (on ext4 with `data=ordered`, or XFS, rename without fsync may).
+    ///   - permissions: the new file's mode, before the process's umask.
     ///   - beforeRename: runs on the open temporary file (to attach extended attributes atomically).
-    static func writeAtomically(
+    package static func writeAtomically(
         _ data: Data, to path: String, temporaryDirectory directory: String, sync: Bool,
-        beforeRename: ((Int32) -> Void)? = nil
+        permissions: mode_t = 0o644, beforeRename: ((Int32) -> Void)? = nil
     ) throws {
         let temporary = directory + "/" + temporaryName()
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw Failure(call: "open", code: errno) }
         var closed = false
         var renamed = false

@@ -82,6 +82,12 @@ struct FetchCommand: AsyncParsableCommand {
             }
             options.insert(option)
         }
+        // An animation written as a still format (JPEG) is its first frame: decoding that frame
+        // alone spares the rest. Not with a cache, whose entries runs keeping the animation share
+        // (a first-frame decode is stored under the same key, as in SDWebImage).
+        if noCache, output != nil, let format = try outputFormat(), !format.supportsAnimation {
+            options.insert(.decodeFirstFrameOnly)
+        }
         return options
     }
 
@@ -113,7 +119,7 @@ struct FetchCommand: AsyncParsableCommand {
         let progress = ProgressBar(total: sources.count, enabled: !outputOptions.json)
         let json = outputOptions.json
         let failures = await withTaskGroup(of: Bool.self) { group in
-            var pending = Array(sources.enumerated()).makeIterator()
+            var pending = FetchOrder.indices(of: sources, concurrency: concurrency).map { ($0, sources[$0]) }.makeIterator()
             func startNext() {
                 guard let (index, source) = pending.next() else { return }
                 group.addTask {

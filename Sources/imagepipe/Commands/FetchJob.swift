@@ -47,20 +47,22 @@ struct FetchJob: Sendable {
             var written: String?
             var bytes = result.data?.count ?? 0
             var format = upright.format
+            var frames = upright.frameCount
             if let outputFolder {
                 let target = self.format ?? (ImageOutput.writableFormats.contains(image.format) ? image.format : .png)
                 let data = try ImageOutput.encode(upright, originalData: result.data, as: target, options: encodeOptions)
                 let file = try outputFolder.write(data, stem: names[index], fileExtension: target.preferredFileExtension ?? target.identifier)
-                written = file.path
+                written = file
                 bytes = data.count
                 format = target
+                if !target.supportsAnimation { frames = 1 }
             }
             outcome.json.add("output", written)
             outcome.json.add("cacheType", result.cacheType.rawValue)
             outcome.json.add("format", format.identifier)
             outcome.json.add("width", upright.pixelSize.width)
             outcome.json.add("height", upright.pixelSize.height)
-            outcome.json.add("frames", upright.frameCount)
+            outcome.json.add("frames", frames)
             outcome.json.add("bytes", bytes)
         } catch {
             let message = (error as? ImagePipeError)?.description ?? (error as? FetchError)?.description ?? String(describing: error)

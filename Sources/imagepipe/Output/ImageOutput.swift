@@ -57,21 +57,23 @@ enum ImageOutput {
     }
 
     /// Writes `data` to `url` atomically: a temporary file in the same directory, renamed over the
-    /// target, so a reader never sees half a file and a failure leaves no partial output.
-    /// Throws `OutputError.folderMissing` when the folder is not there: nothing makes it here.
+    /// target, so a reader never sees half a file and a failure leaves no partial output. Not
+    /// fsynced, as vipsthumbnail, ImageMagick and Pillow write theirs: a CLI output is made again by
+    /// running the command again, and a sync per file costs a disk round trip (the disk cache, which
+    /// a later run trusts, has its own `syncWrites`). The mode is 0666 less the umask, as
+    /// Foundation's `Data.write` gives. Throws `OutputError.folderMissing` when the folder is not
+    /// there: nothing makes it here.
     static func write(_ data: Data, to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
         try requireFolder(of: url)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        try write(data, path: url.path, folder: url.deletingLastPathComponent().path)
+    }
+
+    /// `write(_:to:)` into a folder known to be there.
+    static func write(_ data: Data, path: String, folder: String) throws {
         do {
-            try data.write(to: temporary)
-            if rename(temporary.path, url.path) != 0 {
-                throw ImagePipeError.fileSystem(path: url.path, reason: String(cString: strerror(errno)))
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            if let error = error as? ImagePipeError { throw error }
-            throw ImagePipeError.fileSystem(path: url.path, reason: error.localizedDescription)
+            try FileIO.writeAtomically(data, to: path, temporaryDirectory: folder, sync: false, permissions: 0o666)
+        } catch let failure as FileIO.Failure {
+            throw ImagePipeError.fileSystem(path: path, reason: String(cString: strerror(failure.code)))
         }
     }
 

@@ -9,6 +9,8 @@ import Synchronization
 /// of the same command replaces the first one's outputs.
 final class OutputFolder: Sendable {
     let url: URL
+    /// `url.path`: output paths are made from it by appending, not through `URL` once per file.
+    private let path: String
     /// The folder as the user spelled it, for messages.
     let shownAs: String
     /// Names in the folder when the run started: earlier outputs, replaced when a source claims them.
@@ -21,6 +23,7 @@ final class OutputFolder: Sendable {
     /// Makes the folder when it is missing (parents too), as `-o` promises, and notes what is in it.
     init(path: String, assignedStems: [String]) throws(OutputError) {
         url = URL(fileURLWithPath: path).standardizedFileURL
+        self.path = url.path
         shownAs = path
         self.assignedStems = Set(assignedStems)
         if let code = Self.makeFolder(url.path) {
@@ -30,18 +33,19 @@ final class OutputFolder: Sendable {
     }
 
     /// Writes `data` as `stem.fileExtension`, or the first free `stem-N.fileExtension`; returns
-    /// where it went.
-    func write(_ data: Data, stem: String, fileExtension: String) throws -> URL {
+    /// the path it went to.
+    func write(_ data: Data, stem: String, fileExtension: String) throws -> String {
         for suffix in 1...Self.maxAttempts {
             let candidate = suffix == 1 ? stem : "\(stem)-\(suffix)"
             if suffix > 1 && assignedStems.contains(candidate) { continue }
             let name = candidate + "." + fileExtension
             guard let claim = try self.claim(name) else { continue }
-            let file = url.appendingPathComponent(name)
+            let file = path + "/" + name
             do {
-                try ImageOutput.write(data, to: file)
+                // The claim has just found the folder there.
+                try ImageOutput.write(data, path: file, folder: path)
             } catch {
-                if claim == .placeholder { unlink(file.path) }
+                if claim == .placeholder { unlink(file) }
                 throw error
             }
             return file
@@ -54,7 +58,7 @@ final class OutputFolder: Sendable {
     /// Takes `name` for this run: a new empty file made with `O_EXCL`, or a file that was there
     /// before the run. Nil when the name is this run's already or someone else's.
     private func claim(_ name: String) throws -> Claim? {
-        let path = url.appendingPathComponent(name).path
+        let path = self.path + "/" + name
         return try claimed.withLock { claimed throws -> Claim? in
             guard !claimed.contains(name) else { return nil }
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)

@@ -27,6 +27,26 @@ struct PixelBufferTests {
         #expect(gray.bytes[0] == 255)
     }
 
+    @Test("RGBA to RGB rounds each channel over the background the same for every alpha and colour")
+    func flattenEveryAlpha() throws {
+        // 256 alphas x a few channel values, on a background that is not white or black.
+        let values: [UInt8] = [0, 1, 77, 128, 200, 254, 255]
+        var bytes: [UInt8] = []
+        for alpha in 0...255 { for value in values { bytes += [value, 255 - value, value / 2, UInt8(alpha)] } }
+        let buffer = try PixelBuffer(width: values.count, height: 256, format: .rgba8, bytes: bytes)
+        let background = ImageColor(red: 30, green: 140, blue: 250)
+        let flat = buffer.converted(to: .rgb8, background: background)
+        var expected: [UInt8] = []
+        for pixel in stride(from: 0, to: bytes.count, by: 4) {
+            let alpha = Int(bytes[pixel + 3])
+            for (channel, under) in [(0, 30), (1, 140), (2, 250)] {
+                expected.append(UInt8((Int(bytes[pixel + channel]) * alpha + under * (255 - alpha) + 127) / 255))
+            }
+        }
+        #expect(flat.format == .rgb8 && flat.size == buffer.size)
+        #expect(flat.bytes == expected)
+    }
+
     @Test("Conversions between all formats keep what both formats can hold", arguments: PixelFormat.allCases, PixelFormat.allCases)
     func roundTrips(from: PixelFormat, to: PixelFormat) throws {
         let gray = ImageColor(red: 90, green: 90, blue: 90, alpha: 255)
