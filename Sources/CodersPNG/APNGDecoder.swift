@@ -16,13 +16,16 @@ enum APNGDecoder {
         if usesStillDecoder(index, options: options) {
             var image = try PNGDecoder.decode(data, options: options)
             for warning in index.warnings { image.metadata.addWarning(warning) }
+            // Frames a first-frame decode skipped are part of the file the image does not carry.
+            if options.firstFrameOnly { image.metadata.hasUnreadMetadata = true }
             return image
         }
         let provider = try APNGAnimationProvider(data: data, index: index, options: options)
         let chunks = PNGMetadataChunks(data).metadata(in: data, options: options)
         let (profile, profileWarning) = try colorProfile(data, options: options)
         let metadata = ImageMetadata(decodeOptions: options, warnings: index.warnings + [profileWarning].compactMap { $0 } + chunks.warnings,
-                                     colorProfile: profile, exif: chunks.exif, xmp: chunks.xmp, hasUnreadMetadata: chunks.hasUnread)
+                                     colorProfile: profile, exif: chunks.exif, xmp: chunks.xmp,
+                                     hasUnreadMetadata: chunks.hasUnread || options.firstFrameOnly)
         let orientation = chunks.orientation ?? .up
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), orientation: orientation, scale: options.scaleFactor, metadata: metadata)

@@ -165,6 +165,22 @@ struct ImageOutputTests {
         #expect(!(try Self.coders.decodeImage(animated, options: ImageDecodeOptions())).metadata.hasUnreadMetadata)
     }
 
+    @Test("A first-frame decode of an animation is written as a still, never as the animated original",
+          arguments: [ImageFormat.webp, .png, .gif])
+    func firstFrameOfAnimationIsNotCopiedThrough(format: ImageFormat) throws {
+        let first = try Self.pixels(.rgba8)
+        let second = try PixelBuffer(width: 8, height: 4, format: .rgba8, bytes: first.bytes.map { ~$0 | 0x0F })
+        let frames = [ImageFrame(first, duration: 0.1), ImageFrame(second, duration: 0.1)]
+        let source = try Self.coders.encode(frames: frames, loopCount: 0, as: format, options: ImageEncodeOptions(lossless: true))
+        var options = ImageDecodeOptions()
+        options.firstFrameOnly = true
+        let image = try Self.coders.decodeImage(source, options: options)
+        #expect(!image.isAnimated)
+        let output = try ImageOutput.encode(image, originalData: source, as: format, options: ImageEncodeOptions(lossless: true), coders: Self.coders)
+        #expect(output != source)
+        #expect(!(try Self.coders.decodeImage(output, options: ImageDecodeOptions())).isAnimated)
+    }
+
     @Test("A file whose EXIF was too big to read is re-encoded, not copied through with its GPS", arguments: [ImageMetadataHandling.strip, .keep])
     func oversizedExifIsNotCopiedThrough(handling: ImageMetadataHandling) throws {
         let source = MetadataFixtures.png(try Self.plain(.png), exif: MetadataFixtures.exif(orientation: 1), xmp: nil)
