@@ -40,12 +40,15 @@ public final class RedisImageCache: ImageCache {
     // MARK: Entries (bytes)
 
     /// The stored entry for `key`; nil on a miss, a fault, or a value that is not a valid entry.
+    /// GETRANGE reads at most one byte past the largest entry we store, so a foreign value of any
+    /// size under our key costs no more memory than an entry may (a missing key reads as empty).
     public func entry(forKey key: String) async -> RedisCacheEntry? {
-        guard case .string(let value)? = await pool.run(["GET", valueKey(key)]) else {
+        let largest = configuration.maxEntryBytes + 4096
+        guard case .string(let value)? = await pool.run(["GETRANGE", valueKey(key), "0", String(largest)]), !value.isEmpty else {
             counters.record(.miss)
             return nil
         }
-        guard value.count <= configuration.maxEntryBytes + 4096, let entry = RedisCacheEntry(decoding: value) else {
+        guard value.count <= largest, let entry = RedisCacheEntry(decoding: value) else {
             counters.record(.corruptValue)
             counters.record(.miss)
             return nil

@@ -78,6 +78,21 @@ struct RedisImageCacheTests {
         #expect(cache.stats.corruptValues == 2)
     }
 
+    @Test("A foreign value larger than any entry is read only up to the entry limit and is a counted miss")
+    func oversizedForeignValueIsBoundedMiss() async throws {
+        let server = try RedisTestServer()
+        var configuration = server.configuration
+        configuration.maxEntryBytes = 1000
+        let cache = RedisImageCache(configuration: configuration)
+        var oversized = try #require(entry(4).encoded())
+        oversized += Data(repeating: 0x41, count: 64 << 10)
+        _ = try RedisConnection(configuration: cache.configuration).command([Data("SET".utf8), Data(cache.valueKey("big").utf8), oversized])
+        #expect(await cache.entry(forKey: "big") == nil)
+        #expect(await cache.entry(forKey: "absent") == nil)
+        #expect(cache.stats.corruptValues == 1)
+        #expect(cache.stats.misses == 2)
+    }
+
     @Test("Prefixes keep caches apart, and clear removes only its own prefix")
     func prefixesAreSeparate() async throws {
         let server = try RedisTestServer()
