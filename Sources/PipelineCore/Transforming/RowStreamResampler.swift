@@ -142,32 +142,33 @@ package final class RowStreamResampler {
         pending = 0
     }
 
-    /// `rows` rows of `width` pixels as `width` rows of `rows` pixels.
+    /// `rows` rows of `width` pixels as `width` rows of `rows` pixels: row `r`'s pixels go to
+    /// `out + r * channels`, `columnBytes` apart.
     @inline(__always)
     private static func transpose(_ block: UnsafePointer<UInt8>, rowBytes: Int, rows: Int, width: Int, into out: UnsafeMutablePointer<UInt8>, channels: Int) {
-        let columnBytes = rows &* channels
-        for r in 0..<rows {
-            var pixel = block + r &* rowBytes
-            var column = out + r &* channels
-            for _ in 0..<width {
-                for c in 0..<channels { column[c] = pixel[c] }
-                pixel += channels
-                column += columnBytes
-            }
-        }
+        copyPixels(rows: rows, width: width, channels: channels, from: block, lineBytes: rowBytes, pixelBytes: channels,
+                   into: out, lineBytes: channels, pixelBytes: rows &* channels)
     }
 
     /// The inverse of `transpose`, into rows `rowBytes` apart.
     @inline(__always)
     private static func untranspose(_ columns: UnsafePointer<UInt8>, rows: Int, width: Int, into out: UnsafeMutablePointer<UInt8>, rowBytes: Int, channels: Int) {
-        let columnBytes = rows &* channels
+        copyPixels(rows: rows, width: width, channels: channels, from: columns, lineBytes: channels, pixelBytes: rows &* channels,
+                   into: out, lineBytes: rowBytes, pixelBytes: channels)
+    }
+
+    /// `rows` lines of `width` pixels of `channels` bytes from one strided layout to another.
+    @inline(__always)
+    private static func copyPixels(rows: Int, width: Int, channels: Int,
+                                   from source: UnsafePointer<UInt8>, lineBytes sourceLine: Int, pixelBytes sourcePixel: Int,
+                                   into destination: UnsafeMutablePointer<UInt8>, lineBytes destinationLine: Int, pixelBytes destinationPixel: Int) {
         for r in 0..<rows {
-            var pixel = out + r &* rowBytes
-            var column = columns + r &* channels
+            var from = source + r &* sourceLine
+            var to = destination + r &* destinationLine
             for _ in 0..<width {
-                for c in 0..<channels { pixel[c] = column[c] }
-                pixel += channels
-                column += columnBytes
+                for c in 0..<channels { to[c] = from[c] }
+                from += sourcePixel
+                to += destinationPixel
             }
         }
     }
