@@ -28,9 +28,11 @@ public struct ImageServerConfiguration: Sendable {
     /// metrics. Nil fetches from the origins directly.
     public var sharedSources: (@Sendable (any ImageLoader, any MetricsFactory) -> any ImageLoader)?
 
-    /// Image requests processed at once. Default: one per core.
+    /// Images decoded, transformed and encoded at once, one per worker; as many more requests
+    /// fetch their sources meanwhile, so no worker waits on an origin. Default: one per core.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
-    /// Image requests waiting for a worker; past this the answer is 429 with `Retry-After`.
+    /// Image requests waiting to start (to fetch their source); past this the answer is 429 with
+    /// `Retry-After`.
     public var queueSize = 64
     /// Seconds a request may take, fetch to last byte encoded; past it the answer is 504.
     public var requestTimeout: Duration = .seconds(10)

@@ -100,8 +100,8 @@ final class ImageRequestHandler: Sendable {
         return (ImageRenderer.Job(source: source, options: url.options, format: format), url.options.format == nil)
     }
 
-    /// Renders within the request deadline, with a worker from the limiter (a memory hit needs
-    /// none), and cancels the work when the client goes.
+    /// Renders within the request deadline, with a place and then a worker from the limiter (a
+    /// memory hit needs neither), and cancels the work when the client goes.
     private func renderBounded(_ job: ImageRenderer.Job, channel: any Channel) async throws(ServiceError) -> (RenderedImage, ImageRenderer.Tier) {
         let key = job.key(defaultQuality: configuration.defaultQuality)
         if let cached = renderer.memoryOutputs?.value(forKey: key) { return (cached, .memory) }
@@ -116,11 +116,11 @@ final class ImageRequestHandler: Sendable {
                 return try await renders.value(for: key) { _ in
                     metrics.queued.increment()
                     do {
-                        return try await limiter.run {
+                        return try await limiter.run { admission in
                             metrics.queued.decrement()
                             metrics.inFlight.increment()
                             defer { metrics.inFlight.decrement() }
-                            return try await renderer.render(job)
+                            return try await renderer.render(job, admission: admission)
                         }
                     } catch let refusal as WorkLimiter.Refusal {
                         metrics.queued.decrement()

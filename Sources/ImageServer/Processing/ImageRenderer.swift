@@ -5,8 +5,8 @@ import Logging
 import PipelineCore
 
 /// Turns a parsed, allowed request into encoded bytes: the output caches first, then the manager
-/// (sources on disk, coalesced fetch, decode and transform), then an encode. The only place the
-/// server touches the pipeline.
+/// (sources on disk, coalesced fetch, decode and transform) and an encode, or without a disk cache
+/// the loader and one decode-transform-encode step. The only place the server touches the pipeline.
 final class ImageRenderer: Sendable {
     let configuration: ImageServerConfiguration
     let coders: ImageCodersManager
@@ -69,7 +69,9 @@ final class ImageRenderer: Sendable {
         return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0, key: key) }
     }
 
-    func render(_ job: Job) async throws(ServiceError) -> (RenderedImage, Tier) {
+    /// The answer to `job`: from the output caches, else fetched holding `admission`'s place and
+    /// processed holding a worker.
+    func render(_ job: Job, admission: WorkLimiter.Admission) async throws(ServiceError) -> (RenderedImage, Tier) {
         let key = job.key(defaultQuality: configuration.defaultQuality)
         if let cached = memoryOutputs?.value(forKey: key) {
             return (cached, .memory)
@@ -81,9 +83,19 @@ final class ImageRenderer: Sendable {
             return (cached, .disk)
         }
         let start = ContinuousClock.now
-        let (image, tier) = try await load(job)
-        let format = job.format ?? formats.fallback(for: image)
-        let data = try await encode(image, as: format, quality: job.options.quality ?? configuration.defaultQuality)
+        let quality = job.options.quality ?? configuration.defaultQuality
+        let (data, format, tier): (Data, ImageFormat, Tier)
+        if diskCache == nil {
+            (data, format) = try await renderDirectly(job, quality: quality, admission: admission)
+            tier = .origin
+        } else {
+            // Sources on disk go through the manager, which fetches them holding the worker.
+            (data, format, tier) = try await Self.processing(admission) { () async throws(ServiceError) in
+                let (image, tier) = try await load(job)
+                let format = job.format ?? formats.fallback(for: image)
+                return (try await encode(image, as: format, quality: quality), format, tier)
+            }
+        }
         let validator = loader.validators.value(forKey: job.source.absoluteString)
             ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
         let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key))
@@ -123,6 +135,85 @@ final class ImageRenderer: Sendable {
         var options: ImageOptions = diskCache == nil ? [] : [.waitStoreCache]
         if configuration.maxFrames > 1 { options.insert(.transformAnimatedImage) } else { options.insert(.decodeFirstFrameOnly) }
         return (options, context)
+    }
+
+    /// `job` with no disk cache, past the manager (whose other stages would keep nothing): the
+    /// source is fetched holding no worker (the HTTP loader shares identical transfers, the handler
+    /// identical renders), then decoded, transformed and encoded in one go, on one Dispatch thread,
+    /// holding one worker.
+    private func renderDirectly(_ job: Job, quality: Int, admission: WorkLimiter.Admission) async throws(ServiceError) -> (Data, ImageFormat) {
+        let (options, context) = requestParameters(for: job)
+        let loaded: ImageLoadResult
+        do {
+            guard loader.canLoad(job.source, options: options, context: context) else { throw ImagePipeError.invalidURL(job.source.absoluteString) }
+            loaded = try await loader.load(job.source, options: options, context: context, progress: nil)
+        } catch let error as ImagePipeError {
+            throw ServiceError(error)
+        } catch {
+            throw .cancelled
+        }
+        // The options the manager would decode with: its original key is the source URL.
+        let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: job.source.absoluteString)
+        let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
+        let (coders, formats, logger) = (self.coders, self.formats, self.logger)
+        let keepsAnimation = configuration.maxFrames > 1
+        do {
+            return try await coders.decodeImage(loaded.data, options: decodeOptions, context: context) { decode in
+                try await Self.processing(admission) { () async throws(ServiceError) in
+                    do {
+                        return try await CPUWorkQueue.runOffPool {
+                            var image = try decode()
+                            if let transformer {
+                                image = try Self.transform(image, with: transformer, logger: logger)
+                            }
+                            if image.orientation != .up { image = try image.applyingOrientation() }
+                            let format = job.format ?? formats.fallback(for: image)
+                            let input = keepsAnimation && image.isAnimated && format.supportsAnimation ? image : image.firstFrameOnly()
+                            return (try coders.encode(input, as: format, options: ImageEncodeOptions(quality: Double(quality) / 100)), format)
+                        }
+                    } catch let error as ServiceError {
+                        throw error
+                    } catch let error as ImagePipeError {
+                        throw ServiceError(error)
+                    } catch {
+                        throw .internalError
+                    }
+                }
+            }
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as ImagePipeError {
+            throw ServiceError(error)
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    /// The transform as the manager runs it: a limit it would exceed fails the request with that
+    /// limit; any other failure is logged and answered 500 (the image is not what the URL asked for).
+    private static func transform(_ image: Image, with transformer: any ImageTransformer, logger: Logger) throws -> Image {
+        do {
+            return try transformer.apply(to: image)
+        } catch let error as ImagePipeError {
+            if case .limitExceeded = error { throw error }
+            logger.warning("transformer failed: \(error)", metadata: ["transformer.key": "\(transformer.key)"])
+        } catch {
+            logger.warning("transformer failed: \(error)", metadata: ["transformer.key": "\(transformer.key)"])
+        }
+        throw ServiceError.internalError
+    }
+
+    /// `work` holding a worker of `admission`; a request cancelled while waiting for one is `cancelled`.
+    private static func processing<T>(
+        _ admission: WorkLimiter.Admission, _ work: () async throws(ServiceError) -> T
+    ) async throws(ServiceError) -> T {
+        do {
+            return try await admission.process { () async throws in try await work() }
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .cancelled
+        }
     }
 
     /// The source through the manager, decoded and transformed.

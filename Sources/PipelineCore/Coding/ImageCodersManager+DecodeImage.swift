@@ -26,17 +26,18 @@ extension ImageCodersManager {
         return image
     }
 
-    /// `decodeImage`, run by `run` (the caller's executor for CPU work) while holding the decode's
-    /// estimated memory from `decodeMemoryBudget`. The estimate is read from the header first;
-    /// waiting for room in the budget holds no executor slot.
+    /// `decodeImage`, run by `run` (the caller's executor for CPU work, which may go on with the
+    /// image: its result is `run`'s) while holding the decode's estimated memory from
+    /// `decodeMemoryBudget`. The estimate is read from the header first; waiting for room in the
+    /// budget holds no executor slot.
     ///
     /// - Throws: as `decodeImage`; `limitExceeded(.decodeMemoryBudget)` when this decode alone is
     ///   over the budget; `cancelled` when the task is cancelled while waiting.
-    package func decodeImage(
+    package func decodeImage<Output>(
         _ data: Data, options: ImageDecodeOptions, context: ImageContext = ImageContext(),
         colorConverters: ImageColorConvertersManager = .shared,
-        on run: (_ work: @escaping @Sendable () throws -> Image) async throws -> Image
-    ) async throws -> Image {
+        on run: (_ work: @escaping @Sendable () throws -> Image) async throws -> Output
+    ) async throws -> Output {
         let coder: any ImageCoder = context[.imageCoder] ?? self
         let bytes = data.isEmpty ? 0 : coder.decodeEstimate(for: data, options: options)?.bytes ?? 0
         return try await decodeMemoryBudget.withReservation(of: bytes) {

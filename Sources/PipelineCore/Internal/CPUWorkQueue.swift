@@ -8,7 +8,7 @@ import Synchronization
 /// limit keeps a burst of requests from starting more decodes (and holding more pixels) than there
 /// are cores to run them. Cancelling the awaiting task sets the work's `DecodeCancellation`, which
 /// coders poll, so a cancelled decode stops instead of running to the end on its thread.
-final class CPUWorkQueue: Sendable {
+package final class CPUWorkQueue: Sendable {
     private struct State {
         var running = 0
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -25,6 +25,12 @@ final class CPUWorkQueue: Sendable {
         await acquire()
         defer { release() }
         if Task.isCancelled { throw ImagePipeError.cancelled }
+        return try await Self.runOffPool(work)
+    }
+
+    /// Runs `work` on a Dispatch thread while the task awaits it, with a `DecodeCancellation` that
+    /// cancelling the task sets. For CPU work whose caller bounds its concurrency itself.
+    package static func runOffPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         let cancellation = DecodeCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

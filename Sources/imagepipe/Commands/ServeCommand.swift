@@ -30,8 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-private-sources"), help: "Let sources resolve to loopback, private and link-local addresses (the SSRF guard is on otherwise).")
     var allowPrivateSources = false
     @Option(name: .customLong("local-root"), help: ArgumentHelp("Serve local:///path sources from this folder (refused otherwise).", valueName: "dir")) var localRoot: String?
-    @Option(help: "Image requests processed at once (default: one per core).") var workers: Int?
-    @Option(help: "Image requests waiting for a worker before answering 429 (default 64).") var queue: Int?
+    @Option(help: "Images decoded, transformed and encoded at once; as many more fetch their sources meanwhile (default: one per core).") var workers: Int?
+    @Option(help: "Image requests waiting to start before answering 429 (default 64).") var queue: Int?
     @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds (default 31536000, a year).", valueName: "seconds")) var ttl: Int?
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Keep sources and results on disk in this folder (default: memory only).", valueName: "dir")) var cacheDirectory: String?
     @Flag(name: .customLong("no-cache"), help: "Keep nothing, neither in memory nor on disk.") var noCache = false

@@ -61,6 +61,28 @@ struct LoadTests {
         }
     }
 
+    @Test("a request waiting on its origin holds a place but no worker")
+    func fetchHoldsNoWorker() async throws {
+        let fixture = try ServerFixture().with {
+            $0.workers = 1
+            $0.queueSize = 1
+        }
+        let gate = Gate()
+        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+        let server = fixture.makeServer()
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            async let answer = RawHTTPClient.get(port: port, fixture.url("w:10", "/held.png", ext: "png"))
+            #expect(await eventually(timeout: .seconds(30)) { fixture.origin.requestCount("/held.png") == 1 })
+            let limiter = server.handler.limiter
+            #expect(limiter.admitted == 1)
+            #expect(limiter.processing == 0)
+            gate.open()
+            #expect(try await answer?.status == 200)
+            #expect(limiter.admitted == 0 && limiter.processing == 0)
+        }
+    }
+
     @Test("a client that disconnects cancels the origin fetch it alone waited for")
     func disconnectCancelsFetch() async throws {
         let fixture = try ServerFixture()
@@ -89,13 +111,11 @@ struct LoadTests {
             leaving.send(get: fixture.url("w:10", "/held.png", ext: "png"))
             #expect(await eventually(timeout: .seconds(30)) { fixture.origin.requestCount("/held.png") == 1 })
             async let staying = RawHTTPClient.get(port: port, fixture.url("w:11", "/held.png", ext: "png"))
-            // Both requests wait on one decode of one fetch before the first client leaves.
+            // Both requests wait on one fetch before the first client leaves.
             let renderer = server.handler.renderer
-            let job = ImageRenderer.Job(source: fixture.origin.url("/held.png"), options: ProcessingOptions(), format: .png)
-            let decodeKey = renderer.decodeKey(for: job)
-            #expect(await eventually(timeout: .seconds(30)) { renderer.manager.decodes.joinerCount(for: decodeKey) == 2 })
+            #expect(await eventually(timeout: .seconds(30)) { renderer.originWaiters == 2 })
             shutdown(leaving.fd, Int32(SHUT_RDWR))
-            #expect(await eventually(timeout: .seconds(30)) { renderer.manager.decodes.joinerCount(for: decodeKey) == 1 })
+            #expect(await eventually(timeout: .seconds(30)) { renderer.originWaiters == 1 })
             gate.open()
             #expect(try await staying?.status == 200)
             #expect(fixture.origin.requestCount("/held.png") == 1)
