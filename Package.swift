@@ -178,6 +178,7 @@ let package = Package(
         .testTarget(name: "ImageServerTests", dependencies: [
             "ImageServer", "PipelineCore", "PipelineConformance", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(name: "imagepipeTests", dependencies: [
             "imagepipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "PipelineConformance", "TestSupport",

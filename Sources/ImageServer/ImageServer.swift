@@ -53,7 +53,7 @@ public struct ImageServer: Sendable {
     func makeApplication(onReady: @escaping @Sendable (String) async -> Void = { _ in }) -> Application<ImageResponder> {
         Application(
             responder: ImageResponder(handler: handler, servesMetrics: configuration.metricsPort == nil),
-            server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler()])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler(registry: handler.disconnects)])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 await onReady(Self.describe(channel.localAddress, host: configuration.host))

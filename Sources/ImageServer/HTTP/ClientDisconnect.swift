@@ -36,12 +36,29 @@ final class ClientDisconnect: Sendable {
         }
         watchers.forEach { $0() }
     }
+}
 
-    /// The connection's `ClientDisconnect`, when its pipeline has a `DisconnectHandler`.
-    static func of(_ channel: any Channel) async -> ClientDisconnect? {
-        try? await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.handler(type: DisconnectHandler.self).disconnect
-        }.get()
+/// The open connections' `ClientDisconnect`s by channel, so a request finds its connection's from
+/// any thread with one lock, without a trip to the channel's event loop.
+final class ClientDisconnects: Sendable {
+    private let byChannel = Mutex<[ObjectIdentifier: ClientDisconnect]>([:])
+
+    /// The connection's `ClientDisconnect`, while its pipeline has a `DisconnectHandler` of this registry.
+    func of(_ channel: any Channel) -> ClientDisconnect? {
+        byChannel.withLock { $0[ObjectIdentifier(channel)] }
+    }
+
+    /// Connections open: registered and not yet closed.
+    var count: Int { byChannel.withLock { $0.count } }
+
+    fileprivate func register(_ disconnect: ClientDisconnect, for channel: any Channel) {
+        byChannel.withLock { $0[ObjectIdentifier(channel)] = disconnect }
+    }
+
+    /// A channel is removed when it closes, while its object is alive: its identifier is not
+    /// reused until then.
+    fileprivate func remove(_ channel: any Channel) {
+        _ = byChannel.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 }
 
@@ -49,6 +66,19 @@ final class ClientDisconnect: Sendable {
 final class DisconnectHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     let disconnect = ClientDisconnect()
+    private let registry: ClientDisconnects
+
+    init(registry: ClientDisconnects) {
+        self.registry = registry
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        registry.register(disconnect, for: context.channel)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        registry.remove(context.channel)
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed { disconnect.disconnected() }
@@ -57,6 +87,7 @@ final class DisconnectHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         disconnect.disconnected()
+        registry.remove(context.channel)
         context.fireChannelInactive()
     }
 }

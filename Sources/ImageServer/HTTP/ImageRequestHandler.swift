@@ -17,6 +17,8 @@ final class ImageRequestHandler: Sendable {
     let logger: Logger
     private let draining = Atomic(false)
     let renders = Coalescer<String, (RenderedImage, ImageRenderer.Tier), Never>()
+    /// The open connections' disconnect signals; the application's `DisconnectHandler`s fill it.
+    let disconnects = ClientDisconnects()
 
     init(configuration: ImageServerConfiguration, renderer: ImageRenderer, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
@@ -106,7 +108,7 @@ final class ImageRequestHandler: Sendable {
         let key = job.key(defaultQuality: configuration.defaultQuality)
         if let cached = renderer.memoryOutputs?.value(forKey: key) { return (cached, .memory) }
 
-        let disconnect = await ClientDisconnect.of(channel)
+        let disconnect = disconnects.of(channel)
         let timedOut = OnceFlag()
         let (renderer, limiter, metrics, renders) = (self.renderer, self.limiter, self.metrics, self.renders)
         // Identical requests in flight share one render, fetch to encode, and one worker; each
