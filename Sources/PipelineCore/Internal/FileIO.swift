@@ -150,14 +150,59 @@ package enum FileIO {
         _ data: Data, to path: String, temporaryDirectory directory: String, sync: Bool,
         permissions: mode_t = 0o644, beforeRename: ((Int32) -> Void)? = nil
     ) throws {
+        let temporary = try writeTemporaryFile(data, in: directory, sync: sync, permissions: permissions, beforeClose: beforeRename)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw Failure(call: "rename", code: code)
+        }
+    }
+
+    /// Writes `data` to a new file in `directory` and gives it the name `path` only if nothing has
+    /// that name yet, so the file appears whole and never replaces another: a hard link from the
+    /// temporary name, which fails when the name is taken. On a file system without hard links the
+    /// name is claimed with an empty `O_EXCL` file and the data renamed over it (a rename over an
+    /// existing file makes ext4 write the data out at once, which the link avoids). False, and
+    /// nothing left behind, when `path` exists. Not fsynced.
+    package static func writeExclusively(_ data: Data, to path: String, temporaryDirectory directory: String,
+                                         permissions: mode_t) throws -> Bool {
+        let temporary = try writeTemporaryFile(data, in: directory, sync: false, permissions: permissions, beforeClose: nil)
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        if link(temporary, path) == 0 { return true }
+        switch errno {
+        case EEXIST: return false
+        // No hard links here (FAT, some network and FUSE file systems).
+        case EPERM, EOPNOTSUPP, EMLINK, ENOSYS: break
+        case let code: throw Failure(call: "link", code: code)
+        }
+        let claim = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard claim >= 0 else {
+            if errno == EEXIST { return false }
+            throw Failure(call: "open", code: errno)
+        }
+        close(claim)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(path)
+            throw Failure(call: "rename", code: code)
+        }
+        renamed = true
+        return true
+    }
+
+    /// A new hidden file in `directory` holding `data`, closed; its path. Removed again on failure.
+    /// `beforeClose` runs on the open file (to attach extended attributes before it is published).
+    private static func writeTemporaryFile(_ data: Data, in directory: String, sync: Bool, permissions: mode_t,
+                                           beforeClose: ((Int32) -> Void)?) throws -> String {
         let temporary = directory + "/" + temporaryName()
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw Failure(call: "open", code: errno) }
         var closed = false
-        var renamed = false
+        var complete = false
         defer {
             if !closed { close(fd) }
-            if !renamed { unlink(temporary) }
+            if !complete { unlink(temporary) }
         }
         try data.withUnsafeBytes { buffer in
             var written = 0
@@ -170,12 +215,12 @@ package enum FileIO {
                 written += n
             }
         }
-        beforeRename?(fd)
+        beforeClose?(fd)
         if sync, fsync(fd) != 0 { throw Failure(call: "fsync", code: errno) }
         closed = true
         guard close(fd) == 0 else { throw Failure(call: "close", code: errno) }
-        guard rename(temporary, path) == 0 else { throw Failure(call: "rename", code: errno) }
-        renamed = true
+        complete = true
+        return temporary
     }
 
     /// Temporary files start with a dot so directory scans (which skip hidden files, as

@@ -3,8 +3,8 @@ import PipelineCore
 import Synchronization
 
 /// The folder `fetch -o` writes into. No two outputs of a run share a file, and no output replaces
-/// a file someone else made while the run was going: each name is claimed with `O_EXCL` (an empty
-/// placeholder) before the image is written beside it and renamed over it, and a taken name moves
+/// a file someone else made while the run was going: a new name is taken only if it is still free
+/// when the finished file is published under it (`FileIO.writeExclusively`), and a taken name moves
 /// on to the next free `-N`. Files already there when the run started are replaced, as a second run
 /// of the same command replaces the first one's outputs.
 final class OutputFolder: Sendable {
@@ -17,7 +17,7 @@ final class OutputFolder: Sendable {
     private let earlierNames: Set<String>
     /// Stems `OutputNames` gave the run's sources: a `-N` fallback never takes one of them.
     private let assignedStems: Set<String>
-    /// Names this run has claimed.
+    /// Names this run has taken or tried.
     private let claimed = Mutex(Set<String>())
 
     /// Makes the folder when it is missing (parents too), as `-o` promises, and notes what is in it.
@@ -39,45 +39,20 @@ final class OutputFolder: Sendable {
             let candidate = suffix == 1 ? stem : "\(stem)-\(suffix)"
             if suffix > 1 && assignedStems.contains(candidate) { continue }
             let name = candidate + "." + fileExtension
-            guard let claim = try self.claim(name) else { continue }
+            guard claimed.withLock({ $0.insert(name).inserted }) else { continue }
             let file = path + "/" + name
-            do {
-                // The claim has just found the folder there.
+            if earlierNames.contains(name), Self.isReplaceable(file) {
                 try ImageOutput.write(data, path: file, folder: path)
-            } catch {
-                if claim == .placeholder { unlink(file) }
-                throw error
+                return file
             }
-            return file
+            do {
+                if try FileIO.writeExclusively(data, to: file, temporaryDirectory: path, permissions: 0o666) { return file }
+            } catch let failure as FileIO.Failure {
+                if failure.code == ENOENT || failure.code == ENOTDIR { throw OutputError.folderMissing(shownAs) }
+                throw ImagePipeError.fileSystem(path: file, reason: String(cString: strerror(failure.code)))
+            }
         }
         throw OutputError.noFreeName(shownAs, stem + "." + fileExtension)
-    }
-
-    private enum Claim { case placeholder, earlierFile }
-
-    /// Takes `name` for this run: a new empty file made with `O_EXCL`, or a file that was there
-    /// before the run. Nil when the name is this run's already or someone else's.
-    private func claim(_ name: String) throws -> Claim? {
-        let path = self.path + "/" + name
-        return try claimed.withLock { claimed throws -> Claim? in
-            guard !claimed.contains(name) else { return nil }
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                close(fd)
-                claimed.insert(name)
-                return .placeholder
-            }
-            switch errno {
-            case EEXIST:
-                guard earlierNames.contains(name), Self.isReplaceable(path) else { return nil }
-                claimed.insert(name)
-                return .earlierFile
-            case ENOENT, ENOTDIR:
-                throw OutputError.folderMissing(shownAs)
-            case let code:
-                throw ImagePipeError.fileSystem(path: path, reason: String(cString: strerror(code)))
-            }
-        }
     }
 
     /// A file or symbolic link can be renamed over (a link is replaced, its target untouched); a
