@@ -35,6 +35,8 @@ extension ImageDecodeOptions {
     /// scale; anything else 1.
     static func scaleFactor(fromKey key: String) -> Double {
         let name = (URL(string: key)?.lastPathComponent).flatMap { $0.isEmpty ? nil : $0 } ?? PathText.lastPathComponent(key)
+        // Foundation's `contains` goes through NSString, once per decode; most names have no "@".
+        guard name.utf8.contains(UInt8(ascii: "@")) else { return 1 }
         for scale in [2, 3] where name.contains("@\(scale)x.") {
             return Double(scale)
         }
