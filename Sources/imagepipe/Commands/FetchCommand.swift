@@ -92,6 +92,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        BatchMemory.reuseFreedMemory()
         outputOptions.bootstrapLogging()
         let logger = Logger(label: "imagepipe.fetch")
         try network.apply()
