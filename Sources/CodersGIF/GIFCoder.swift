@@ -37,6 +37,11 @@ public struct GIFCoder: AnimatedImageCoder {
         return Image(try provider.frame(at: 0), format: .gif, scale: options.scaleFactor, metadata: metadata)
     }
 
+    /// The end of the first image block's data (`GIFFirstFrameExtent`).
+    public func firstFrameExtent(of prefix: Data) -> ImageFirstFrameExtent {
+        canDecode(prefix) ? GIFFirstFrameExtent.of(prefix) : .unknown
+    }
+
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "GIFCoder", format: .gif) }
         let provider = try GIFAnimationProvider(data: data, options: options)

@@ -29,15 +29,20 @@ public final class FileLoader: ImageLoader {
         }
     }
 
+    /// With the context's `FirstFrameLoad` (a first-frame-only decode), a file is read only as far
+    /// as its first frame ends when its coder can tell where that is (GIF): the result is then
+    /// `isPrefix`, and the last progress event reports that length as the total.
     public func load(
         _ url: URL, options: ImageOptions, context: ImageContext,
         progress: (@Sendable (ImageLoadProgress) -> Void)?
     ) async throws -> ImageLoadResult {
-        try await loadTyped(url, progress: progress)
+        try await loadTyped(url, firstFrame: context[.firstFrameLoad], progress: progress)
     }
 
     /// `load` with its error type spelled out.
-    public func loadTyped(_ url: URL, progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws(ImagePipeError) -> ImageLoadResult {
+    public func loadTyped(
+        _ url: URL, firstFrame: FirstFrameLoad? = nil, progress: (@Sendable (ImageLoadProgress) -> Void)?
+    ) async throws(ImagePipeError) -> ImageLoadResult {
         if Task.isCancelled { throw .cancelled }
         if url.scheme?.lowercased() == "data" {
             let data = try DataURL.decode(url.absoluteString, maxBytes: configuration.maxBytes)
@@ -47,9 +52,9 @@ public final class FileLoader: ImageLoader {
         let path = url.path
         guard !path.isEmpty else { throw .invalidURL(url.absoluteString) }
         let readPath = try checkedPath(path)
-        let data = try await FileReader.read(path: readPath, maxBytes: configuration.maxBytes,
-                                             chunkSize: configuration.chunkSize, progress: progress)
-        return ImageLoadResult(data: data)
+        let read = try await FileReader.read(path: readPath, maxBytes: configuration.maxBytes,
+                                             chunkSize: configuration.chunkSize, firstFrame: firstFrame, progress: progress)
+        return ImageLoadResult(data: read.data, isPrefix: read.isPrefix)
     }
 
     public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {

@@ -6,15 +6,24 @@ import Glibc
 
 /// Reads one regular file into a single buffer sized from `fstat`, so a large file costs its size
 /// once (no growing buffer, no second copy, no zero-fill), in chunks so progress and cancellation
-/// work.
+/// work. Given a `FirstFrameLoad`, it reads the file's beginning in growing pieces and stops where
+/// the first frame ends: the pages of the buffer past that point are never touched.
 enum FileReader {
     /// The reason given for a missing file; `FileLoader` blocks such URLs (see there).
     static let missingReason = "no such file or directory"
+    /// The first piece read for a first-frame load; each further piece doubles what was read.
+    static let firstFrameProbe = 64 << 10
+
+    /// The bytes read, and whether they are the file's beginning only (`ImageLoadResult.isPrefix`).
+    struct Reading {
+        var data: Data
+        var isPrefix: Bool
+    }
 
     static func read(
-        path: String, maxBytes: Int64, chunkSize: Int,
+        path: String, maxBytes: Int64, chunkSize: Int, firstFrame: FirstFrameLoad? = nil,
         progress: (@Sendable (ImageLoadProgress) -> Void)?
-    ) async throws(ImagePipeError) -> Data {
+    ) async throws(ImagePipeError) -> Reading {
         let (fd, info) = try openRegularFile(path)
         defer { close(fd) }
         let size = Int64(info.st_size)
@@ -26,16 +35,39 @@ enum FileReader {
         let count = Int(size)
         guard let buffer = malloc(max(count, 1)) else { throw failure(path, ENOMEM) }
         var received = 0
+        // Where reading stops for now: the whole file, or the piece a first-frame load asks about.
+        var target = firstFrame == nil ? count : min(count, firstFrameProbe)
+        var asking = firstFrame != nil
+        var stoppedEarly = false
         do throws(ImagePipeError) {
             progress?(ImageLoadProgress(receivedBytes: 0, expectedBytes: size))
-            while received < count {
+            reading: while received < count {
+                if received == target {
+                    // Only a first-frame load stops short of the end: ask whether its frame is in.
+                    guard asking, let firstFrame else {
+                        stoppedEarly = true
+                        break reading
+                    }
+                    // Borrowed for the call only (`ImageCoder.firstFrameExtent` keeps nothing).
+                    switch firstFrame.extent(of: Data(bytesNoCopy: buffer, count: received, deallocator: .none)) {
+                    case .endsAt(let end):
+                        target = min(count, max(end, received))
+                        asking = false
+                    case .needsMoreBytes:
+                        target = min(count, received * 2)
+                    case .unknown:
+                        target = count
+                        asking = false
+                    }
+                    continue reading
+                }
                 if Task.isCancelled { throw .cancelled }
-                let got = Glibc.read(fd, buffer + received, min(chunkSize, count - received))
+                let got = Glibc.read(fd, buffer + received, min(chunkSize, target - received))
                 if got < 0 {
                     if errno == EINTR { continue }
                     throw failure(path, errno)
                 }
-                if got == 0 { break }  // The file shrank while we read it: keep what is there.
+                if got == 0 { break reading }  // The file shrank while we read it: keep what is there.
                 received += got
                 progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: size))
                 await Task.yield()
@@ -44,7 +76,11 @@ enum FileReader {
             free(buffer)
             throw error
         }
-        return Data(bytesNoCopy: buffer, count: received, deallocator: .free)
+        if stoppedEarly {
+            // The load is complete at what the first frame needs: progress ends at that total.
+            progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: Int64(received)))
+        }
+        return Reading(data: Data(bytesNoCopy: buffer, count: received, deallocator: .free), isPrefix: stoppedEarly)
     }
 
     /// The reason given for a FIFO, device, socket or folder.

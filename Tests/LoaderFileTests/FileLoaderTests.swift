@@ -154,4 +154,69 @@ struct FileLoaderTests {
             #expect(error as? ImagePipeError == .cancelled)
         }
     }
+
+    // MARK: First-frame loads
+
+    /// A TIMG file of `frames` 200 x 200 RGBA frames (160,000 bytes each), the first white.
+    func animation(frames: Int) throws -> Data {
+        let buffers = try (0..<frames).map { try PixelBuffer(width: 200, height: 200, format: .rgba8, fill: $0 == 0 ? .white : .black) }
+        return TestCoder.file(buffers)
+    }
+
+    /// Loads `url` as the manager does for a first-frame decode by `coder`, keeping every progress event.
+    func firstFrameLoad(_ url: URL, loader: FileLoader = FileLoader(), coder: any ImageCoder = TestCoder())
+        async throws -> (result: ImageLoadResult, events: [ImageLoadProgress]) {
+        let events = Mutex<[ImageLoadProgress]>([])
+        let context = ImageContext().with(.firstFrameLoad, FirstFrameLoad(coder: coder))
+        let result = try await loader.load(url, options: [.decodeFirstFrameOnly], context: context) { event in
+            events.withLock { $0.append(event) }
+        }
+        return (result, events.withLock { $0 })
+    }
+
+    @Test("a first-frame load reads in growing pieces until the first frame is in, and progress ends at what it read")
+    func firstFrameLoadStopsEarly() async throws {
+        let bytes = try animation(frames: 5)
+        let url = try write("anim.timg", bytes)
+        let (result, events) = try await firstFrameLoad(url)
+        let firstFrameEnd = 11 + 4 + 160_000
+        #expect(result.isPrefix)
+        #expect(result.data.count >= firstFrameEnd && result.data.count < 2 * firstFrameEnd)
+        #expect(result.data == bytes.prefix(result.data.count))
+        #expect(events.map(\.receivedBytes) == events.map(\.receivedBytes).sorted())
+        #expect(events.allSatisfy { $0.receivedBytes <= result.data.count })
+        #expect(events.last == ImageLoadProgress(receivedBytes: Int64(result.data.count), expectedBytes: Int64(result.data.count)))
+        let image = try TestCoder().decode(result.data, options: ImageDecodeOptions(firstFrameOnly: true))
+        #expect(image.firstFrame.color(x: 0, y: 0) == .white)
+    }
+
+    @Test("without a first-frame request, or when the coder cannot tell, the whole file is read")
+    func wholeFileWithoutAnswer() async throws {
+        let bytes = try animation(frames: 3)
+        let url = try write("whole.timg", bytes)
+        let full = try await FileLoader().load(url, options: [], context: ImageContext(), progress: nil)
+        #expect(!full.isPrefix && full.data == bytes)
+        let png = try write("unknown.bin", Data(repeating: 7, count: 300_000))
+        let (unknown, events) = try await firstFrameLoad(png)
+        #expect(!unknown.isPrefix && unknown.data.count == 300_000)
+        #expect(events.last == ImageLoadProgress(receivedBytes: 300_000, expectedBytes: 300_000))
+    }
+
+    @Test("a file that ends inside its first frame is read whole and is not a prefix, so its decode fails as before")
+    func truncatedFirstFrameIsReadWhole() async throws {
+        let bytes = try animation(frames: 2).prefix(150_000)
+        let url = try write("cut.timg", bytes)
+        let (result, _) = try await firstFrameLoad(url)
+        #expect(!result.isPrefix && result.data == bytes)
+        #expect(throws: ImagePipeError.badImageData(reason: "not a TIMG")) {
+            try TestCoder().decode(result.data, options: ImageDecodeOptions(firstFrameOnly: true))
+        }
+    }
+
+    @Test("a first-frame load still refuses files over the byte limit before reading")
+    func firstFrameLoadKeepsSizeLimit() async throws {
+        let url = try write("big.timg", try animation(frames: 3))
+        let small = FileLoader(configuration: .init(maxBytes: 100_000))
+        #expect(await error { try await firstFrameLoad(url, loader: small).result } == .limitExceeded(.fileSize, value: 480_015, maximum: 100_000))
+    }
 }

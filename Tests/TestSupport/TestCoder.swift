@@ -6,7 +6,8 @@ import Synchronization
 /// manager are exercised without a C library: `TIMG`, width and height as UInt16 big-endian, the
 /// pixel format's index, the frame count, the length and bytes of the identifier of the image
 /// format the file says it holds, then each frame's pixels. A file of several frames decodes as an
-/// animation unless the options ask for the first frame only.
+/// animation unless the options ask for the first frame only; then its first frame is all it needs
+/// (`firstFrameExtent(of:)` says where it ends, and a decode takes a file cut after it).
 public struct TestCoder: ImageCoder {
     public static let format = ImageFormat(identifier: "timg", mimeType: "image/x-test", fileExtensions: ["timg"])
     static let magic = Array("TIMG".utf8)
@@ -46,8 +47,9 @@ public struct TestCoder: ImageCoder {
         let format = ImageFormat.named(identifier) ?? ImageFormat(identifier: identifier, mimeType: "image/x-test", fileExtensions: [])
         try options.checkPixelLimit(size)
         let frameBytes = size.width * size.height * pixelFormat.bytesPerPixel
-        guard bytes.count == nameEnd + frameCount * frameBytes else { throw fail() }
-        var frames = try (0..<frameCount).map { index in
+        let whole = bytes.count == nameEnd + frameCount * frameBytes
+        guard whole || options.firstFrameOnly && bytes.count >= nameEnd + frameBytes else { throw fail() }
+        var frames = try (0..<(whole ? frameCount : 1)).map { index in
             let start = nameEnd + index * frameBytes
             return try PixelBuffer(width: size.width, height: size.height, format: pixelFormat, bytes: Array(bytes[start..<(start + frameBytes)]))
         }
@@ -61,6 +63,17 @@ public struct TestCoder: ImageCoder {
             frames[0] = try PixelBuffer(width: target.width, height: target.height, format: pixelFormat, fill: frames[0].color(x: 0, y: 0))
         }
         return Image(frames[0], format: format, scale: options.scaleFactor)
+    }
+
+    /// The end of the first frame's pixels, once the header is in.
+    public func firstFrameExtent(of prefix: Data) -> ImageFirstFrameExtent {
+        let bytes = [UInt8](prefix.prefix(11 + 255))
+        guard bytes.starts(with: Self.magic) else { return bytes.count < Self.magic.count ? .needsMoreBytes : .unknown }
+        guard bytes.count >= 11, bytes.count >= 11 + Int(bytes[10]),
+              let pixelFormat = PixelFormat.allCases.dropFirst(Int(bytes[8])).first
+        else { return .needsMoreBytes }
+        let frameBytes = (Int(bytes[4]) << 8 | Int(bytes[5])) * (Int(bytes[6]) << 8 | Int(bytes[7])) * pixelFormat.bytesPerPixel
+        return .endsAt(11 + Int(bytes[10]) + frameBytes)
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { encodesEveryFormat || format == Self.format }

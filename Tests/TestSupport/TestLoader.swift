@@ -5,7 +5,8 @@ import Synchronization
 /// The tests' `ImageLoader`: answers the URLs of one scheme with the bytes or error set for each
 /// (`missing` for the others, or else `invalidURL`), after `delay` (spent in four progress steps for bytes) and, for a
 /// URL given a gate, only once the gate opens; a cancelled wait fails `cancelled`. It counts the
-/// requests per URL and keeps every context it was given.
+/// requests per URL and keeps every context it was given. Given a `FirstFrameLoad` (a first-frame
+/// decode), it answers the bytes up to where the first frame ends, as the file loader does.
 public final class TestLoader: ImageLoader {
     public enum Answer: Sendable { case data(Data), error(ImagePipeError) }
     public typealias BlockRule = @Sendable (ImagePipeError) -> Bool
@@ -50,10 +51,15 @@ public final class TestLoader: ImageLoader {
         if let gate {
             do { try await gate.wait() } catch { throw ImagePipeError.cancelled }
         }
-        guard case .data(let data) = answer else {
+        guard case .data(var data) = answer else {
             try await pause(delay)
             if case .error(let error) = answer { throw error }
             return ImageLoadResult(data: Data())
+        }
+        var isPrefix = false
+        if case .endsAt(let end) = context[.firstFrameLoad]?.extent(of: data), end < data.count {
+            data = data.prefix(end)
+            isPrefix = true
         }
         let steps = 4
         for step in 1...steps {
@@ -62,7 +68,7 @@ public final class TestLoader: ImageLoader {
             progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: Int64(data.count),
                                         partialData: options.contains(.progressiveLoad) ? data.prefix(received) : nil))
         }
-        return ImageLoadResult(data: data)
+        return ImageLoadResult(data: data, isPrefix: isPrefix)
     }
 
     public func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {

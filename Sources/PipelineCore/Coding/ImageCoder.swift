@@ -22,12 +22,20 @@ public protocol ImageCoder: Sendable {
     /// pipeline reserves it from the `DecodeMemoryBudget` before calling `decode`; a decode
     /// without an estimate is not counted. Default: nil.
     func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate?
+    /// Where the first frame of the file that `prefix` begins ends, read from `prefix` alone (no
+    /// pixel work): a loader asked for the first frame only (`FirstFrameLoad`) reads until this
+    /// answers `.endsAt`. The answer must cover every byte `decode` reads with
+    /// `ImageDecodeOptions.firstFrameOnly`. `prefix` may borrow the loader's buffer: keep nothing
+    /// of it after returning. Default: `.unknown` (the whole file is read).
+    func firstFrameExtent(of prefix: Data) -> ImageFirstFrameExtent
 }
 
 extension ImageCoder {
     public func canDecode(format: ImageFormat) -> Bool { canEncode(to: format) }
 
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? { nil }
+
+    public func firstFrameExtent(of prefix: Data) -> ImageFirstFrameExtent { .unknown }
 
     public func encode(frames: [ImageFrame], loopCount: Int, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
         guard let first = frames.first else {

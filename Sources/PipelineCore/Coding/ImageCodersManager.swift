@@ -88,6 +88,11 @@ public final class ImageCodersManager: ImageCoder {
         coder(for: data)?.decodeEstimate(for: data, options: options)
     }
 
+    /// The answer of the coder that would decode these bytes; `.unknown` when none would.
+    public func firstFrameExtent(of prefix: Data) -> ImageFirstFrameExtent {
+        coder(for: prefix)?.firstFrameExtent(of: prefix) ?? .unknown
+    }
+
     public func canEncode(to format: ImageFormat) -> Bool { encoder(for: format) != nil }
 
     public func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {

@@ -6,5 +6,8 @@ struct DecodedSource: Sendable {
     var image: Image
     var data: Data?
     var validators: CacheValidators?
+    /// Decoded from the file's first bytes only (`ImageLoadResult.isPrefix`): `data` is nil, and
+    /// nothing is stored on disk under the original key (the image is one frame of a longer file).
+    var isPrefix = false
     var metrics = ImageTaskMetrics()
 }

@@ -264,10 +264,12 @@ struct ImageLoadFlow: Sendable {
     /// joiner only if that request asked for them too.
     private func download(loader: any ImageLoader, for task: ImageTask) async throws -> ProcessedSource {
         let url = self.url
-        let download = downloadIdentity(loader: loader)
         let decodeOptions = decodeOptions(cacheKey: keys.original)
+        // The loader may stop once the first frame is in (only the manager sets this key).
+        let context = self.context.with(.firstFrameLoad, decodeOptions.firstFrameOnly ? FirstFrameLoad(coder: self.context[.imageCoder] ?? manager.coders) : nil)
+        let download = downloadIdentity(loader: loader, firstFrameOnly: decodeOptions.firstFrameOnly)
         let decode = DecodeIdentity(download: download, options: decodeOptions)
-        let (manager, options, context, metrics, logger) = (self.manager, self.options, self.context, self.metrics, self.logger)
+        let (manager, options, metrics, logger) = (self.manager, self.options, self.metrics, self.logger)
         let priority = Self.taskPriority(options)
         let progressive = options.contains(.progressiveLoad) ? ProgressiveDecoding(flow: self, task: task, cacheKey: keys.original) : nil
         let onProgress: @Sendable (ImageLoadProgress) -> Void = { progress in
@@ -285,12 +287,15 @@ struct ImageLoadFlow: Sendable {
                 }
                 if joinedDownload { metrics.downloadJoins.increment() }
                 let decodeStart = ContinuousClock.now
-                let image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
+                var image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
                     try await manager.cpu.run { try PipelineMetrics.time(metrics.loaderDecodeDuration, work) }
                 }
+                // Whatever follows the first frame was never seen: the image cannot claim the file's metadata.
+                if loaded.isPrefix { image.metadata.hasUnreadMetadata = true }
                 let stages = ImageTaskMetrics(loadDuration: decodeStart - loadStart, decodeDuration: .now - decodeStart,
                                               loadedBytes: loaded.data.count, isCoalesced: joinedDownload)
-                return DecodedSource(image: image, data: loaded.data, validators: loaded.response?.cacheValidators, metrics: stages)
+                return DecodedSource(image: image, data: loaded.isPrefix ? nil : loaded.data, validators: loaded.response?.cacheValidators,
+                                     isPrefix: loaded.isPrefix, metrics: stages)
             }
             var source = shared
             if joinedDecode {
@@ -402,7 +407,7 @@ struct ImageLoadFlow: Sendable {
             type = ImageCacheType(memory: type.includesMemory || finalType.includesMemory, disk: type.includesDisk || finalType.includesDisk)
             image = source.image
         }
-        if cacheType == .disk { type = type.removingDisk }
+        if cacheType == .disk || source.isPrefix { type = type.removingDisk }
         if cacheType == .memory { return }
         guard type != .none else { return }
         let data = serialize(image ?? source.image, data: source.data, type: type)
@@ -441,11 +446,12 @@ struct ImageLoadFlow: Sendable {
     }
 
     /// This request's download, as `DownloadIdentity` defines it.
-    private func downloadIdentity(loader: any ImageLoader) -> DownloadIdentity<LoaderRequest> {
+    private func downloadIdentity(loader: any ImageLoader, firstFrameOnly: Bool) -> DownloadIdentity<LoaderRequest> {
         // `_typeName` spells what `String(reflecting:)` would, without its protocol-conformance
         // lookups: each is a scan of every conformance in the program on its first use.
         let request = LoaderRequest(url: url.absoluteString, loader: _typeName(type(of: loader), qualified: true),
-                                    unique: context.preventsCoalescing ? UInt64.random(in: 0...UInt64.max) : nil)
+                                    unique: context.preventsCoalescing ? UInt64.random(in: 0...UInt64.max) : nil,
+                                    firstFrameOnly: firstFrameOnly)
         return DownloadIdentity(request: request, options: options)
     }
 
