@@ -60,10 +60,10 @@ public struct RedisSharedLoader: ImageLoader {
     }
 
     /// Fetches from the origin and keeps an image's bytes with its validators, through the cache's
-    /// one store path (anything that is not an image is not stored).
+    /// one store path (anything that is not an image, or only its first frame's part, is not stored).
     private func fetchAndStore(key: String, _ fetch: () async throws -> ImageLoadResult) async throws -> ImageLoadResult {
         let result = try await fetch()
-        if ImageFormat.detect(in: result.data) != .undefined {
+        if !result.isPrefix, ImageFormat.detect(in: result.data) != .undefined {
             let context = ImageContext().with(.cacheValidators, result.response?.cacheValidators)
             await cache.store(nil, data: result.data, key: key, options: [], context: context, cacheType: .disk)
         }
