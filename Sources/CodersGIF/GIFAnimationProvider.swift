@@ -50,6 +50,10 @@ final class GIFAnimationProvider: AnimatedImageProvider {
 
     func frame(at index: Int) throws -> PixelBuffer {
         let checkpoint = try startFrameDecode(index, options: options)
+        if canvasSize != screen, frameCount == 1,
+           let thumbnail = try compositor.withLock({ try $0.streamedOnlyBlock(to: canvasSize, checkpoint: checkpoint) }) {
+            return thumbnail
+        }
         let pixels = try compositor.withLock { try $0.render(frame: index, checkpoint: checkpoint) }
         var buffer = try PixelBuffer(width: screen.width, height: screen.height, format: pixelFormat, bytes: pixels)
         if canvasSize != screen { buffer = buffer.resampled(to: canvasSize) }

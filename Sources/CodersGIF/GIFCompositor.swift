@@ -8,13 +8,16 @@ import PipelineCore
 struct GIFCompositor: Sendable {
     let data: Data
     let index: GIFIndex
-    var format: PixelFormat { canvas.format }
-    private var canvas: AnimationCanvas
+    let format: PixelFormat
+    /// Made on the first render: a still thumbnail streamed from its block needs none.
+    private var canvas: AnimationCanvas?
 
     init(data: Data, index: GIFIndex) throws {
         self.data = data
         self.index = index
-        canvas = try AnimationCanvas(size: index.screen, format: index.hasTransparency ? .rgba8 : .rgb8)
+        format = index.hasTransparency ? .rgba8 : .rgb8
+        // The canvas's size is checked now, so a screen too large to address fails the decode at once.
+        _ = try PixelBuffer.byteCount(width: index.screen.width, height: index.screen.height, format: format)
     }
 
     /// The canvas showing displayed frame `frame`: continues from the last block drawn when that
@@ -23,7 +26,8 @@ struct GIFCompositor: Sendable {
     mutating func render(frame: Int, checkpoint: DecodeCheckpoint) throws -> [UInt8] {
         let target = index.frames[frame].lastBlock
         let (data, index) = (data, index)
-        return try canvas.render(target, key: index.keyBlocks[target], checkpoint: checkpoint,
+        if canvas == nil { canvas = try AnimationCanvas(size: index.screen, format: format) }
+        return try canvas!.render(target, key: index.keyBlocks[target], checkpoint: checkpoint,
                                  area: { Self.visibleArea(index.blocks[$0], screen: index.screen) },
                                  disposal: { Self.disposal(index.blocks[$0]) },
                                  draw: { block, pixels in try Self.draw(block, of: data, index: index, into: &pixels) })
@@ -54,12 +58,8 @@ struct GIFCompositor: Sendable {
     private static func draw(_ number: Int, of data: Data, index: GIFIndex, into canvas: inout [UInt8]) throws {
         let block = index.blocks[number]
         if block.isEmpty { return }
-        let file = try GIFFile(GIFByteReader(data, segments: [0..<index.headerLength, block.descriptorOffset..<data.count]))
+        let file = try openBlock(block, of: data, index: index)
         let handle = file.handle
-        var type = UNDEFINED_RECORD_TYPE
-        guard DGifGetRecordType(handle, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
-              DGifGetImageDesc(handle) == GIF_OK
-        else { throw file.lastError }
         let palette = Self.palette(handle.pointee.Image.ColorMap ?? handle.pointee.SColorMap, transparent: block.transparentIndex)
         let screen = index.screen
         let visibleWidth = max(0, min(block.width, screen.width - block.left))
@@ -78,15 +78,8 @@ struct GIFCompositor: Sendable {
                         let y = block.top + (interlaced ? Self.interlacedRow(stored, height: block.height) : stored)
                         guard y < screen.height, visibleWidth > 0 else { continue }
                         if bytesPerPixel == 3 {
-                            // No transparency anywhere in the file: every index is drawn.
-                            var out = pixels.baseAddress! + (y * screen.width + block.left) * 3
-                            for x in 0..<visibleWidth {
-                                let entry = palette.baseAddress! + Int(line[x]) &* 4
-                                out[0] = entry[0]
-                                out[1] = entry[1]
-                                out[2] = entry[2]
-                                out += 3
-                            }
+                            drawOpaque(line.baseAddress!, count: visibleWidth, palette: palette.baseAddress!,
+                                       into: pixels.baseAddress! + (y * screen.width + block.left) * 3)
                             continue
                         }
                         var out = pixels.baseAddress! + (y * screen.width + block.left) * 4
@@ -106,10 +99,33 @@ struct GIFCompositor: Sendable {
         }
     }
 
+    /// giflib opened on the header followed by `block`'s own bytes, its descriptor read.
+    static func openBlock(_ block: GIFBlock, of data: Data, index: GIFIndex) throws -> GIFFile {
+        let file = try GIFFile(GIFByteReader(data, segments: [0..<index.headerLength, block.descriptorOffset..<data.count]))
+        var type = UNDEFINED_RECORD_TYPE
+        guard DGifGetRecordType(file.handle, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
+              DGifGetImageDesc(file.handle) == GIF_OK
+        else { throw file.lastError }
+        return file
+    }
+
+    /// `count` indices as their palette colours, 3 bytes a pixel: in a file without transparency
+    /// every index is drawn.
+    static func drawOpaque(_ line: UnsafePointer<UInt8>, count: Int, palette: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) {
+        var out = out
+        for x in 0..<count {
+            let entry = palette + Int(line[x]) &* 4
+            out[0] = entry[0]
+            out[1] = entry[1]
+            out[2] = entry[2]
+            out += 3
+        }
+    }
+
     /// 256 RGBA entries. The transparent index gets alpha 0 and leaves the canvas untouched;
     /// indices past the table's end draw opaque black, as most decoders do, so a block's
     /// opacity depends only on its transparency flag.
-    private static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparent: Int?) -> [UInt8] {
+    static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparent: Int?) -> [UInt8] {
         var table = [UInt8](repeating: 0, count: 256 * 4)
         for entry in 0..<256 { table[entry * 4 + 3] = 255 }
         if let map, let colors = map.pointee.Colors {

@@ -95,6 +95,17 @@ struct GIFAnimationTests {
         #expect(try image.frame(at: 1).size == ImageSize(width: 100, height: 100))
     }
 
+    @Test("A still's thumbnail, resampled as its rows are decoded, equals the full decode resampled", arguments: [false, true])
+    func streamedStillThumbnail(firstFrameOfAnimation: Bool) throws {
+        let frames = try Self.frames(count: firstFrameOfAnimation ? 3 : 1, width: 90, height: 60, alpha: false)
+        let data = try coder.encode(frames: frames, loopCount: 0, as: .gif, options: ImageEncodeOptions())
+        let box = ImageSize(width: 40, height: 40)
+        let thumbnail = try coder.decode(data, options: ImageDecodeOptions(firstFrameOnly: true, thumbnailPixelSize: box))
+        let full = try coder.decode(data, options: ImageDecodeOptions(firstFrameOnly: true))
+        #expect(thumbnail.firstFrame.format == .rgb8)
+        #expect(thumbnail.firstFrame == full.firstFrame.resampled(to: ImageSize(width: 40, height: 27)))
+    }
+
     @Test("Limits: a screen over maxPixels and too many frames fail before decoding")
     func limits() throws {
         let data = try Corpus.data("gif", "peterdn-gif-test-suite/animated_loop.gif")
