@@ -266,7 +266,8 @@ struct ImageLoadFlow: Sendable {
         let url = self.url
         let decodeOptions = decodeOptions(cacheKey: keys.original)
         // The loader may stop once the first frame is in (only the manager sets this key).
-        let context = self.context.with(.firstFrameLoad, decodeOptions.firstFrameOnly ? FirstFrameLoad(coder: self.context[.imageCoder] ?? manager.coders) : nil)
+        let firstFrame = decodeOptions.firstFrameOnly ? FirstFrameLoad(coder: self.context[.imageCoder] ?? manager.coders) : nil
+        let context = self.context.with(.firstFrameLoad, firstFrame)
         let download = downloadIdentity(loader: loader, firstFrameOnly: decodeOptions.firstFrameOnly)
         let decode = DecodeIdentity(download: download, options: decodeOptions)
         let (manager, options, metrics, logger) = (self.manager, self.options, self.metrics, self.logger)
