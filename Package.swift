@@ -181,7 +181,7 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(name: "imagepipeTests", dependencies: [
-            "imagepipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "PipelineConformance", "TestSupport",
+            "imagepipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "LoaderFile", "PipelineConformance", "TestSupport",
         ]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with

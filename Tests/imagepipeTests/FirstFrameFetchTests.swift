@@ -1,16 +1,17 @@
 import CodersGIF
 import Foundation
-@testable import imagepipe
+import LoaderFile
 import PipelineCore
 import Testing
 import TestSupport
 
-/// `fetch` of an animation into a still format decodes its first frame only: through the tool's
-/// manager and file loader, a GIF is then read only as far as that frame, and nothing else changes.
+/// `fetch` of an animation into a still format decodes its first frame only: through a manager
+/// like the tool's (no cache, the file loader), a GIF is then read only as far as that frame, and
+/// nothing else changes. Its own registries: the shared ones are left as other suites expect them.
 @Suite("fetch reads an animation's first frame only", .dedicatedThreads)
 struct FirstFrameFetchTests {
     let directory: URL
-    let manager = PipelineSetup.manager(cacheDirectory: nil).manager
+    let manager = ImageManager(cache: ImageCachesManager(), loader: FileLoader(), coders: ImageCodersManager(coders: [GIFCoder()]))
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-first-frame-\(UUID().uuidString)")
