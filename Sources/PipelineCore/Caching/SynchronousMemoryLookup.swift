@@ -34,10 +34,14 @@ enum UnretainedMemoryLookup: Sendable {
     case cachesManager(Unmanaged<ImageCachesManager>)
 
     /// nil for caches that do not answer memory hits synchronously.
+    /// Both classes are final, so the dynamic type tells first; only a cast that succeeds is made.
+    /// A class cast that fails makes the runtime search every conformance record of the program
+    /// (for Foundation's boxed values), which every process that builds a manager would pay.
     init?(_ cache: any ImageCache) {
-        if let cache = cache as? DefaultImageCache {
+        let dynamicType = type(of: cache)
+        if dynamicType == DefaultImageCache.self, let cache = cache as? DefaultImageCache {
             self = .defaultCache(.passUnretained(cache))
-        } else if let caches = cache as? ImageCachesManager {
+        } else if dynamicType == ImageCachesManager.self, let caches = cache as? ImageCachesManager {
             self = .cachesManager(.passUnretained(caches))
         } else {
             return nil
