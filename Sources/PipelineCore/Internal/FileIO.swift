@@ -90,6 +90,28 @@ package enum FileIO {
         return data
     }
 
+    /// The text of a small kernel file (`/proc`, `/sys`), at most `maxSize` bytes; nil when it cannot
+    /// be opened or read. Such files report a size of 0, so this reads until the end. Plain POSIX
+    /// calls: Foundation's `FileHandle` sets up far more than a few reads need, on every start-up.
+    static func readSystemText(_ path: String, maxSize: Int = 64 * 1024) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < maxSize {
+            let wanted = min(chunk.count, maxSize - bytes.count)
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Opens `path` for reading only if it is a regular file, without following a symlink in its
     /// last component (entries are files the cache wrote; a planted link must not make a read return
     /// another file's bytes). `O_NONBLOCK` makes the open itself return at once on a FIFO (which would

@@ -11,18 +11,21 @@ enum SystemMemory {
     /// A cgroup's limit file and usage file, either of which may be missing.
     typealias CgroupFiles = (limit: String?, usage: String?)
 
+    private static let cgroupV2Limit = "/sys/fs/cgroup/memory.max"
+    private static let cgroupV1Limit = "/sys/fs/cgroup/memory/memory.limit_in_bytes"
+
     static func cgroupV2() -> CgroupFiles {
-        (read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current"))
+        (read(cgroupV2Limit), read("/sys/fs/cgroup/memory.current"))
     }
 
     static func cgroupV1() -> CgroupFiles {
-        (read("/sys/fs/cgroup/memory/memory.limit_in_bytes"), read("/sys/fs/cgroup/memory/memory.usage_in_bytes"))
+        (read(cgroupV1Limit), read("/sys/fs/cgroup/memory/memory.usage_in_bytes"))
     }
 
     /// All the memory this process may use: the smaller of physical memory and the cgroup limit,
     /// in bytes; nil when neither can be read.
     static func availableBytes(
-        meminfo: String? = read("/proc/meminfo"), cgroupV2: String? = cgroupV2().limit, cgroupV1: String? = cgroupV1().limit
+        meminfo: String? = read("/proc/meminfo"), cgroupV2: String? = read(cgroupV2Limit), cgroupV1: String? = read(cgroupV1Limit)
     ) -> UInt64? {
         let physical = meminfo.flatMap { field("MemTotal", in: $0) } ?? UInt64(ProcessInfo.processInfo.physicalMemory)
         let limits = [cgroupV2, cgroupV1].compactMap { $0.flatMap(cgroupLimit(in:)) }
@@ -53,8 +56,9 @@ enum SystemMemory {
         for line in meminfo.split(separator: "\n") where line.hasPrefix(name + ":") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 2, let value = UInt64(fields[1]) else { return nil }
-            let unit = fields.count >= 3 ? fields[2].lowercased() : ""
-            let (bytes, overflow) = value.multipliedReportingOverflow(by: unit == "kb" ? 1024 : 1)
+            // "kB", compared as ASCII without case: `lowercased()` would load Unicode's case tables.
+            let isKB = fields.count >= 3 && fields[2].utf8.elementsEqual("kb".utf8) { $0 | 0x20 == $1 }
+            let (bytes, overflow) = value.multipliedReportingOverflow(by: isKB ? 1024 : 1)
             return overflow ? nil : bytes
         }
         return nil
@@ -66,18 +70,21 @@ enum SystemMemory {
         return value
     }
 
-    /// `text` without white space at either end. Not Foundation's `trimmingCharacters`, whose first
-    /// use sets up NSString: a tenth of a millisecond of every command's start-up.
+    /// `text` without ASCII white space at either end (the kernel writes these files in ASCII).
+    /// Not Foundation's `trimmingCharacters`, whose first use sets up NSString, nor
+    /// `Character.isWhitespace`, which loads Unicode's property tables: each is a tenth of a
+    /// millisecond of every command's start-up.
     static func trimmed(_ text: String) -> Substring {
-        let start = text.drop(while: \.isWhitespace)
-        return start.dropLast(start.reversed().prefix(while: \.isWhitespace).count)
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return text[text.endIndex...]
+        }
+        return text[first..<bytes.index(after: last)]
     }
 
+    /// These files are tiny; a cap keeps a strange mount from making us read much.
     private static func read(_ path: String) -> String? {
-        // These files are tiny; a cap keeps a strange mount from making us read much.
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 64 * 1024) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        FileIO.readSystemText(path)
     }
 }
