@@ -17,8 +17,14 @@ enum ImageOutput {
     static var writableExtensions: String { listed(writableFormats.flatMap(\.fileExtensions).map { "." + $0 }) }
 
     private static func listed(_ items: [String]) -> String {
-        guard let last = items.last, items.count > 1 else { return items.first ?? "" }
-        return items.dropLast().joined(separator: ", ") + " or " + last
+        // A plain loop: `joined` on the slice runs the standard library's unspecialised code, which
+        // looks conformances up at run time, and `fetch` builds this text on every start-up.
+        var text = ""
+        for (index, item) in items.enumerated() {
+            if index > 0 { text += index == items.count - 1 ? " or " : ", " }
+            text += item
+        }
+        return text
     }
 
     /// The image as a viewer shows it: orientation applied and, when the orientation turned it,
