@@ -42,6 +42,24 @@ enum RootHelp {
     }
 }
 
+/// `imagepipe fetch …` parsed by `FetchCommand` alone, through the same definitions: the root's
+/// tree (every subcommand's configuration, the plugins their help texts list) is never built, about
+/// half a millisecond of each `fetch` process. Only runs the root would parse the same way take it:
+/// no help, version, dump or completion request, and no `help` argument (ArgumentParser adds `help`
+/// as a subcommand of whatever it parses as the root). A run that fails here is parsed again from
+/// the root, whose errors and usage are the ones shown.
+enum DirectParse {
+    private static let rootOnly = ["help", "-h", "-help", "--help", "--version", "--experimental-dump-help"]
+
+    static func fetch(arguments: [String]) -> FetchCommand? {
+        guard arguments.count > 2, arguments[1] == "fetch" else { return nil }
+        let rest = Array(arguments.dropFirst(2))
+        let asksRoot = rest.contains { rootOnly.contains($0) || $0.hasPrefix("--generate-completion-script") || $0.hasPrefix("---") }
+        guard !asksRoot else { return nil }
+        return (try? FetchCommand.parseAsRoot(rest)) as? FetchCommand
+    }
+}
+
 enum ImagePipeVersion {
     static let current = "0.1.0"
 }
@@ -50,8 +68,16 @@ enum ImagePipeVersion {
 enum ImagePipeTool {
     static func main() async {
         do {
+            if let fetch = DirectParse.fetch(arguments: CommandLine.arguments) {
+                try await fetch.run()
+                return
+            }
             var command = try ImagePipeCommand.parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
+            // `fetch` by its type: a cast to a protocol searches every conformance record of the
+            // program on its first use, a cost each short-lived `fetch` process would pay.
+            if let fetch = command as? FetchCommand {
+                try await fetch.run()
+            } else if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
