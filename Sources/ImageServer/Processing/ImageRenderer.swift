@@ -147,16 +147,13 @@ final class ImageRenderer: Sendable {
         do {
             guard loader.canLoad(job.source, options: options, context: context) else { throw ImagePipeError.invalidURL(job.source.absoluteString) }
             loaded = try await loader.load(job.source, options: options, context: context, progress: nil)
-        } catch let error as ImagePipeError {
-            throw ServiceError(error)
         } catch {
-            throw .cancelled
+            throw Self.serviceError(error, otherwise: .cancelled)
         }
         // The options the manager would decode with: its original key is the source URL.
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: job.source.absoluteString)
         let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
-        let (coders, formats, logger) = (self.coders, self.formats, self.logger)
-        let keepsAnimation = configuration.maxFrames > 1
+        let (coders, formats, logger, maxFrames) = (self.coders, self.formats, self.logger, configuration.maxFrames)
         do {
             return try await coders.decodeImage(loaded.data, options: decodeOptions, context: context) { decode in
                 try await Self.processing(admission) { () async throws(ServiceError) in
@@ -168,29 +165,22 @@ final class ImageRenderer: Sendable {
                             }
                             if image.orientation != .up { image = try image.applyingOrientation() }
                             let format = job.format ?? formats.fallback(for: image)
-                            let input = keepsAnimation && image.isAnimated && format.supportsAnimation ? image : image.firstFrameOnly()
+                            let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
                             return (try coders.encode(input, as: format, options: ImageEncodeOptions(quality: Double(quality) / 100)), format)
                         }
-                    } catch let error as ServiceError {
-                        throw error
-                    } catch let error as ImagePipeError {
-                        throw ServiceError(error)
                     } catch {
-                        throw .internalError
+                        throw Self.serviceError(error, otherwise: .internalError)
                     }
                 }
             }
-        } catch let error as ServiceError {
-            throw error
-        } catch let error as ImagePipeError {
-            throw ServiceError(error)
         } catch {
-            throw .cancelled
+            throw Self.serviceError(error, otherwise: .cancelled)
         }
     }
 
-    /// The transform as the manager runs it: a limit it would exceed fails the request with that
-    /// limit; any other failure is logged and answered 500 (the image is not what the URL asked for).
+    /// The transform with the answers the manager's path gives: a limit it would exceed fails the
+    /// request with that limit; any other failure is logged and answered 500 (the manager goes on
+    /// untransformed, which `load` refuses: the image is not what the URL asked for).
     private static func transform(_ image: Image, with transformer: any ImageTransformer, logger: Logger) throws -> Image {
         do {
             return try transformer.apply(to: image)
@@ -209,11 +199,25 @@ final class ImageRenderer: Sendable {
     ) async throws(ServiceError) -> T {
         do {
             return try await admission.process { () async throws in try await work() }
-        } catch let error as ServiceError {
-            throw error
         } catch {
-            throw .cancelled
+            throw serviceError(error, otherwise: .cancelled)
         }
+    }
+
+    /// `error` as the answer: a `ServiceError` as it is, a pipeline error by its kind, anything
+    /// else `otherwise`.
+    private static func serviceError(_ error: any Error, otherwise: ServiceError) -> ServiceError {
+        switch error {
+        case let error as ServiceError: error
+        case let error as ImagePipeError: ServiceError(error)
+        default: otherwise
+        }
+    }
+
+    /// What is encoded of `image` as `format`: the animation when frames are allowed and the
+    /// format can hold them, else the first frame.
+    private static func encodeInput(_ image: Image, as format: ImageFormat, maxFrames: Int) -> Image {
+        image.isAnimated && maxFrames > 1 && format.supportsAnimation ? image : image.firstFrameOnly()
     }
 
     /// The source through the manager, decoded and transformed.
@@ -223,10 +227,8 @@ final class ImageRenderer: Sendable {
         let result: ImageResult
         do {
             result = try await withTaskCancellationHandler { try await task.result() } onCancel: { task.cancel() }
-        } catch let error as ImagePipeError {
-            throw ServiceError(error)
         } catch {
-            throw .cancelled
+            throw Self.serviceError(error, otherwise: .cancelled)
         }
         guard var image = result.image else { throw ServiceError.notFound }
         // A transformer that failed leaves the image as it was; that is not what the URL asked for.
@@ -239,8 +241,7 @@ final class ImageRenderer: Sendable {
 
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core).
     private func encode(_ image: Image, as format: ImageFormat, quality: Int) async throws(ServiceError) -> Data {
-        let keepsAnimation = image.isAnimated && configuration.maxFrames > 1 && format.supportsAnimation
-        let input = keepsAnimation ? image : image.firstFrameOnly()
+        let input = Self.encodeInput(image, as: format, maxFrames: configuration.maxFrames)
         let options = ImageEncodeOptions(quality: Double(quality) / 100)
         let coders = self.coders
         let result: Result<Data, ImagePipeError> = await withCheckedContinuation { continuation in

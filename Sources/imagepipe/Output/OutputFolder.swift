@@ -17,7 +17,7 @@ final class OutputFolder: Sendable {
     private let earlierNames: Set<String>
     /// Stems `OutputNames` gave the run's sources: a `-N` fallback never takes one of them.
     private let assignedStems: Set<String>
-    /// Names this run has taken or tried.
+    /// Names an output of this run has claimed, written or not: no two outputs try one name.
     private let claimed = Mutex(Set<String>())
 
     /// Makes the folder when it is missing (parents too), as `-o` promises, and notes what is in it.
