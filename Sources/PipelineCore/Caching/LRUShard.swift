@@ -126,27 +126,30 @@ struct LRUShard<Key: Hashable, Value> {
             weakValues[key] = nil
             return nil
         }
-        set(value, forKey: key, hash: hash, cost: entry.cost, expiry: entry.expiry, weak: nil, evicted: &evicted)
+        set(value, forKey: key, hash: hash, cost: entry.cost, expiry: entry.expiry, evicted: &evicted)
         return value
+    }
+
+    /// Makes `entry` the key's weak table entry, sweeping out dead entries first when the table
+    /// has grown to `weakSweepCount`.
+    @usableFromInline
+    mutating func keepWeakly(_ entry: WeakEntry<Value>, forKey key: Key) {
+        if weakValues.count >= weakSweepCount {
+            weakValues = weakValues.filter { $0.value.reference.isAlive }
+            weakSweepCount = max(weakValues.count * 2, 64)
+        }
+        weakValues[key] = entry
     }
 
     /// Inserts or replaces as the most recently used entry, then evicts the least recently used
     /// ones while the shard is over its limits. Replaced and evicted values go to `evicted`, to be
-    /// released after the lock. `weak`, when given, replaces the key's weak table entry.
+    /// released after the lock.
     @inlinable
-    mutating func set(
-        _ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, weak: WeakEntry<Value>? = nil, evicted: inout Evictions<Value>
-    ) {
-        if let weak {
-            if weakValues.count >= weakSweepCount {
-                weakValues = weakValues.filter { $0.value.reference.isAlive }
-                weakSweepCount = max(weakValues.count * 2, 64)
-            }
-            weakValues[key] = weak
-        }
+    mutating func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, evicted: inout Evictions<Value>) {
         if let slot = find(key, hash: hash) {
             totalCost += cost - slots[slot].cost
-            if let old = slots[slot].value { evicted.append(old) }
+            // Taken out rather than copied: no retain and release of the old value under the lock.
+            if let old = slots[slot].value.take() { evicted.append(old) }
             slots[slot].value = value
             slots[slot].cost = cost
             slots[slot].expiry = expiry
@@ -159,7 +162,7 @@ struct LRUShard<Key: Hashable, Value> {
             totalCost += cost
             linkAsNewest(slot)
         }
-        evict(untilCost: costLimit, count: countLimit, into: &evicted)
+        if count > countLimit || totalCost > costLimit { evict(untilCost: costLimit, count: countLimit, into: &evicted) }
     }
 
     /// Removes the entry and its weak table entry.
@@ -359,13 +362,25 @@ struct LRUShard<Key: Hashable, Value> {
 @usableFromInline
 struct Evictions<Value> {
     @usableFromInline var first: Value?
-    @usableFromInline var rest: [Value] = []
+    /// nil rather than empty: an empty array is still a reference to release.
+    @usableFromInline var rest: [Value]?
 
     @inlinable init() {}
 
-    @inlinable
-    mutating func append(_ value: Value) {
-        if first == nil { first = value } else { rest.append(value) }
+    @inlinable @inline(__always)
+    mutating func append(_ value: consuming Value) {
+        if first == nil {
+            first = value
+        } else {
+            appendToRest(value)
+        }
+    }
+
+    /// Out of line: only an insert that evicts several entries comes here.
+    @inlinable @inline(never)
+    mutating func appendToRest(_ value: consuming Value) {
+        if rest == nil { rest = [] }
+        rest!.append(value)
     }
 }
 

@@ -203,15 +203,26 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             return
         }
         let expiry = (timeToLive ?? self.timeToLive).map { clock.seconds + $0 } ?? .infinity
-        let weak: WeakEntry<Value>? = if let makeWeakReference, weakCacheEnabled.load(ordering: .relaxed) {
-            WeakEntry(reference: makeWeakReference(value), cost: cost, expiry: expiry)
-        } else {
-            nil
+        if let makeWeakReference, weakCacheEnabled.load(ordering: .relaxed) {
+            return set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, keepingWeakly: makeWeakReference)
         }
         // Replaced and evicted values are released when this function returns, after the lock:
         // freeing a large image is not free.
         var evicted = Evictions<Value>()
-        shards[index].lru.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, weak: weak, evicted: &evicted) }
+        shards[index].lru.withLock { $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted) }
+    }
+
+    /// `set` with the weak cache on: the value also goes to its shard's weak table. Out of line, so
+    /// that a plain `set` carries no weak entry: a value holding a weak reference is copied and
+    /// destroyed through its type's metadata, which cost a plain `set` a fifth of its instructions.
+    @usableFromInline
+    func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, keepingWeakly makeWeakReference: (Value) -> WeakReference<Value>) {
+        let weak = WeakEntry(reference: makeWeakReference(value), cost: cost, expiry: expiry)
+        var evicted = Evictions<Value>()
+        shards[shardIndex(forHash: hash)].lru.withLock {
+            $0.keepWeakly(weak, forKey: key)
+            $0.set(value, forKey: key, hash: hash, cost: cost, expiry: expiry, evicted: &evicted)
+        }
     }
 
     @inlinable
