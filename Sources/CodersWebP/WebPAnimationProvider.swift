@@ -69,10 +69,13 @@ final class WebPAnimationProvider: AnimatedImageProvider {
         guard frames.indices.contains(index) else {
             throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
         }
+        // Each frame is a decode of its own: its time budget starts here.
+        let checkpoint = DecodeCheckpoint(options: options)
         if pixelFormat == .rgb8 {
             // Opaque full-canvas frames replace the canvas entirely (every frame is a key frame):
             // decode the frame alone, as RGB, with no canvas and no conversion, and for a thumbnail
             // straight at the thumbnail's size (one frame alone has no seams to leave).
+            try checkpoint.check()
             return try state.withLock { state in
                 try state.demuxer.withFrame(index) { iterator in
                     let fragment = iterator.fragmentBytes
@@ -84,8 +87,6 @@ final class WebPAnimationProvider: AnimatedImageProvider {
                 }
             }
         }
-        // Each frame is a decode of its own: its time budget starts here.
-        let checkpoint = DecodeCheckpoint(options: options)
         let pixels = try state.withLock { state in try composite(upTo: index, in: &state, checkpoint: checkpoint) }
         var buffer = try PixelBuffer(width: fullSize.width, height: fullSize.height, format: .rgba8, bytes: pixels)
         if canvasSize != fullSize { buffer = buffer.resampled(to: canvasSize) }

@@ -42,6 +42,24 @@ struct WebPAnimationBudgetTests {
         }
     }
 
+    @Test("An opaque full-canvas animation (decoded frame by frame, with no canvas) stops for cancellation and a spent time budget")
+    func opaqueFramesStopWhenAsked() throws {
+        let data = HostileAnimations.webpFullFrames(frames: 3, width: 32, height: 24)
+        let image = try coder.decode(data, options: ImageDecodeOptions())
+        #expect(image.frameCount == 3 && image.pixelFormat == .rgb8, "the opaque path")
+        let cancellation = DecodeCancellation()
+        cancellation.cancel()
+        let cancelled = #expect(throws: ImagePipeError.self) {
+            try DecodeCancellation.$current.withValue(cancellation) { try image.frame(at: 2) }
+        }
+        #expect(cancelled == .cancelled)
+        let late = #expect(throws: ImagePipeError.self) {
+            try coder.decode(data, options: ImageDecodeOptions(maxDecodeTime: .seconds(-1))).frame(at: 2)
+        }
+        guard case .limitExceeded(let limit, _, _) = late else { Issue.record("got \(String(describing: late))"); return }
+        #expect(limit == .decodeTime)
+    }
+
     @Test("Re-encoding a decoded animation walks its frames without filling the frame cache, and keeps them")
     func encodeStreamsFrames() throws {
         let source = try coder.decode(HostileAnimations.webp(frames: 9, width: 30, height: 20), options: ImageDecodeOptions())
