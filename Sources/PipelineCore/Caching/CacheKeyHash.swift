@@ -3,9 +3,9 @@ import Foundation
 /// The hash `MemoryCache` files a key under.
 ///
 /// String keys (URLs, cache keys: nearly every real key) are hashed over their UTF-8 bytes with a
-/// folded-multiply hash, 16 bytes per step (48, in three lanes, for long keys), keyed with a random
-/// seed drawn for each cache: several times cheaper than Swift's own `hashValue` (SipHash-1-3),
-/// which would be a large part of a cache read's cost for an 80-byte URL.
+/// folded-multiply hash, 16 bytes per step, keyed with a random seed drawn for each cache: several
+/// times cheaper than Swift's own `hashValue` (SipHash-1-3), which would be a large part of a
+/// cache read's cost for an 80-byte URL.
 ///
 /// The trade-off is hash flooding. SipHash is designed so that nobody can make keys collide; a
 /// folded multiply with a secret seed (the construction of wyhash and of Rust's foldhash, which
@@ -22,14 +22,11 @@ struct CacheKeyHash: Sendable {
     /// Random, so which keys collide cannot be worked out ahead of time. Held by each cache rather
     /// than in one lazily initialised global, whose every read is a `swift_once` call.
     @usableFromInline let seed: (UInt64, UInt64, UInt64)
-    /// The second and third lanes' keys, for strings over 48 bytes.
-    @usableFromInline let laneSeed: (UInt64, UInt64)
 
     @usableFromInline
     init() {
         var generator = SystemRandomNumberGenerator()
         seed = (generator.next() | 1, generator.next() | 1, generator.next())
-        laneSeed = (generator.next() | 1, generator.next() | 1)
     }
 
     /// Always inlined, with `hash(bytes:)`: every cache operation starts here, and as calls they
@@ -68,13 +65,9 @@ struct CacheKeyHash: Sendable {
     /// The hash, and every word hashed or-ed together: whether any byte had its high bit set
     /// (not ASCII) is then one test, without a second pass over the bytes.
     ///
-    /// Over 48 bytes, three lanes take 48 bytes a step, as wyhash does: their multiplies do not
-    /// wait for each other, so a URL's hash is ready in fewer multiply latencies.
-    ///
-    /// The loads are unchecked; every one stays inside `bytes`: the lanes read 48 bytes while more
-    /// than 48 remain, the loop 16 while more than 16 remain, and the tail a word from each end
-    /// of the last 1...16 bytes (`CacheKeyHashTests.everyByteCounts` covers every length through
-    /// three lane steps).
+    /// The loads are unchecked; every one stays inside `bytes`: the loop reads 16 bytes while more
+    /// than 16 remain, and the tail reads a word from each end of the last 1...16 bytes
+    /// (`CacheKeyHashTests.everyByteCounts` covers every tail length).
     @inlinable @inline(__always)
     func hash(bytes: UnsafeBufferPointer<UInt8>) -> (hash: Int, bits: UInt64) {
         let (k0, k1, k2) = seed
@@ -83,25 +76,6 @@ struct CacheKeyHash: Sendable {
         var bits: UInt64 = 0
         let raw = UnsafeRawPointer(base)
         var offset = 0, remaining = bytes.count
-        if remaining > 48 {
-            let (k3, k4) = laneSeed
-            var h2 = h, h3 = h
-            repeat {
-                let a = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                let b = raw.loadUnaligned(fromByteOffset: offset &+ 8, as: UInt64.self)
-                let c = raw.loadUnaligned(fromByteOffset: offset &+ 16, as: UInt64.self)
-                let d = raw.loadUnaligned(fromByteOffset: offset &+ 24, as: UInt64.self)
-                let e = raw.loadUnaligned(fromByteOffset: offset &+ 32, as: UInt64.self)
-                let f = raw.loadUnaligned(fromByteOffset: offset &+ 40, as: UInt64.self)
-                h = fold(a ^ k0, b ^ h ^ k1)
-                h2 = fold(c ^ k3, d ^ h2 ^ k1)
-                h3 = fold(e ^ k4, f ^ h3 ^ k1)
-                bits |= a | b | c | d | e | f
-                offset &+= 48
-                remaining &-= 48
-            } while remaining > 48
-            h ^= h2 ^ h3
-        }
         while remaining > 16 {
             let a = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             let b = raw.loadUnaligned(fromByteOffset: offset &+ 8, as: UInt64.self)
