@@ -213,8 +213,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// `set` with the weak cache on: the value also goes to its shard's weak table. Out of line, so
-    /// that a plain `set` carries no weak entry: a value holding a weak reference is copied and
-    /// destroyed through its type's metadata, which cost a plain `set` a fifth of its instructions.
+    /// that a plain `set` carries no weak entry, which (holding a weak reference) is copied and
+    /// destroyed through its type's metadata even when nil.
     @usableFromInline
     func set(_ value: Value, forKey key: Key, hash: Int, cost: Int, expiry: Double, keepingWeakly makeWeakReference: (Value) -> WeakReference<Value>) {
         let weak = WeakEntry(reference: makeWeakReference(value), cost: cost, expiry: expiry)
