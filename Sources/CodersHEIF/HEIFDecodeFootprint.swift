@@ -8,6 +8,9 @@ import PipelineCore
 /// gigabytes. Every image the decode reaches is measured: the item, the items it is derived from
 /// (`dimg`, recursively: grid tiles, overlay inputs, and derived images nested in them) and their
 /// auxiliary images (`auxl`: alpha, and depth, which libheif skips but is counted all the same).
+/// The HEVC sequence parameter sets of every coded image libde265 will decode are checked on the
+/// way, as libde265 checks them: one it would refuse (printing on stderr as it does) makes the
+/// measure unreadable, so that libde265 never sees it.
 enum HEIFDecodeFootprint {
     struct Footprint: Equatable {
         /// The largest image allocated: a derived image's canvas or a coded picture.
@@ -46,31 +49,40 @@ enum HEIFDecodeFootprint {
     }
 
     private struct Walk {
+        /// An item and whether libde265 decodes it (a depth map is measured, not decoded).
+        struct Visit: Hashable {
+            let id: Int
+            let decoded: Bool
+        }
+
         let table: HEIFItemTable
-        var measured: [Int: Footprint] = [:]
+        var measured: [Visit: Footprint] = [:]
         var inProgress: Set<Int> = []
 
-        mutating func measure(_ id: Int, depth: Int) throws(Failure) -> Footprint {
-            if let known = measured[id] { return known }
+        mutating func measure(_ id: Int, depth: Int, decoded: Bool = true) throws(Failure) -> Footprint {
+            let visit = Visit(id: id, decoded: decoded)
+            if let known = measured[visit] { return known }
             guard let item = table[id] else { throw Failure(reason: "HEIF item \(id) is referenced but not listed") }
             guard depth <= maxDepth else { throw Failure(reason: "HEIF derived images are nested more than \(maxDepth) deep") }
             guard inProgress.insert(id).inserted else { throw Failure(reason: "HEIF item \(id) is derived from itself") }
             defer { inProgress.remove(id) }
-            let own = try ownSize(of: item, id: id)
+            let own = try ownSize(of: item, id: id, decoded: decoded)
             let isDerived = item.type == "grid" || item.type == "iovl" || item.type == "iden"
             var footprint = Footprint(largest: own, decodedPixels: isDerived ? 0 : own.pixelCount ?? .max)
-            for next in item.derivedFrom + item.auxiliaries {
-                let part = try measure(next, depth: depth + 1)
+            let parts = item.derivedFrom.map { ($0, decoded) } + item.auxiliaries.map { ($0, decoded && table[$0]?.isAlpha == true) }
+            for (next, nextDecoded) in parts {
+                let part = try measure(next, depth: depth + 1, decoded: nextDecoded)
                 if (part.largest.pixelCount ?? .max) > (footprint.largest.pixelCount ?? .max) { footprint.largest = part.largest }
                 let (sum, overflow) = footprint.decodedPixels.addingReportingOverflow(part.decodedPixels)
                 footprint.decodedPixels = overflow ? .max : sum
             }
-            measured[id] = footprint
+            measured[visit] = footprint
             return footprint
         }
 
         /// A derived image's canvas, a coded picture's largest declared size, else its `ispe`.
-        func ownSize(of item: HEIFItemTable.Item, id: Int) throws(Failure) -> ImageSize {
+        /// A coded picture libde265 decodes must have sequence parameter sets it accepts.
+        func ownSize(of item: HEIFItemTable.Item, id: Int, decoded: Bool) throws(Failure) -> ImageSize {
             let declared = item.declaredSize ?? ImageSize(width: 0, height: 0)
             switch item.type {
             case "grid", "iovl":
@@ -81,10 +93,15 @@ enum HEIFDecodeFootprint {
             case "hvc1":
                 guard let configuration = item.hevcConfiguration else { return declared }
                 var sizes = [declared]
-                if let size = HEVCPictureSize.largest(inConfiguration: configuration, of: table.bytes) { sizes.append(size) }
-                if let lengthSize = HEVCPictureSize.lengthFieldSize(inConfiguration: configuration, of: table.bytes),
-                   let size = HEVCPictureSize.largest(inItemData: item.extents, of: table.bytes, lengthFieldSize: lengthSize) {
-                    sizes.append(size)
+                for unit in HEVCSequenceParameterSetUnits.units(configuration: configuration, data: item.extents, of: table.bytes) {
+                    do throws(HEVCSequenceParameterSet.Invalid) {
+                        let parameters = try HEVCSequenceParameterSet(nal: unit)
+                        if decoded { try parameters.checkDecodable() }
+                        sizes.append(ImageSize(width: parameters.width, height: parameters.height))
+                    } catch {
+                        guard decoded else { continue }
+                        throw Failure(reason: "HEIF item \(id) has an HEVC sequence parameter set the decoder refuses: \(error.reason)")
+                    }
                 }
                 return sizes.max { ($0.pixelCount ?? .max) < ($1.pixelCount ?? .max) }!
             default:

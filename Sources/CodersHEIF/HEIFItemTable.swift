@@ -1,7 +1,8 @@
 import PipelineCore
 
 /// The items of a HEIF file's `meta` box as libheif reads them, from the boxes alone: each item's
-/// type, where its data lies, its `ispe` and `hvcC` properties, and the references between items.
+/// type, where its data lies, its `ispe`, `hvcC` and `auxC` properties, and the references between
+/// items.
 /// Read before libheif decodes anything, to know what a decode will allocate.
 struct HEIFItemTable {
     struct Item {
@@ -12,12 +13,21 @@ struct HEIFItemTable {
         var declaredSize: ImageSize?
         /// The payload of the item's `hvcC` box.
         var hevcConfiguration: Range<Int>?
+        /// `auxC`: what an auxiliary image holds, as a URN.
+        var auxiliaryType: String?
         /// `dimg`: the items this one is derived from (grid tiles, overlay inputs), in order.
         var derivedFrom: [Int] = []
         /// `auxl`: items that are auxiliary images of this one (alpha, depth).
         var auxiliaries: [Int] = []
         /// True when the item's data could not be located.
         var unlocated = false
+
+        /// An alpha plane as libheif 1.15 recognises one: the only auxiliary image it decodes
+        /// (depth maps are left alone unless asked for).
+        var isAlpha: Bool {
+            ["urn:mpeg:avc:2015:auxid:1", "urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"]
+                .contains(auxiliaryType)
+        }
     }
 
     let bytes: [UInt8]
@@ -100,7 +110,7 @@ struct HEIFItemTable {
         }
     }
 
-    /// `ispe` and `hvcC` of each item, through `ipma`'s associations into `ipco`.
+    /// `ispe`, `hvcC` and `auxC` of each item, through `ipma`'s associations into `ipco`.
     private mutating func readProperties(_ iprp: ISOBMFFBox) {
         let children = ISOBMFFBox.children(of: bytes, in: iprp.payload)
         guard let ipco = children.first(where: { $0.type == "ipco" }) else { return }
@@ -122,6 +132,11 @@ struct HEIFItemTable {
                         items[id]!.declaredSize = ImageSize(width: width, height: height)
                     case "hvcC":
                         if items[id]!.hevcConfiguration == nil { items[id]!.hevcConfiguration = property.payload }
+                    case "auxC":
+                        // A full box, then the type as a null-terminated string.
+                        guard items[id]!.auxiliaryType == nil, property.payload.count > 4 else { continue }
+                        let text = bytes[property.payload.lowerBound + 4..<property.payload.upperBound].prefix(256).prefix { $0 != 0 }
+                        items[id]!.auxiliaryType = String(decoding: text, as: UTF8.self)
                     default:
                         continue
                     }
