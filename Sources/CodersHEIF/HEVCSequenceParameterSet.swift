@@ -1,7 +1,7 @@
 /// An HEVC sequence parameter set (ITU-T H.265 7.3.2.2) read up to its transform hierarchy
 /// depths, as libde265 1.0.11 (Debian's, libheif's decoder) reads it: the same bits, and the same
 /// range checks it makes while reading, each of which makes it refuse the set without a word.
-/// What it checks after reading, and prints on stderr, is `libde265Refusal`.
+/// What it checks after reading, and prints on stderr, is `checkDecodable()`.
 struct HEVCSequenceParameterSet: Equatable {
     struct ConformanceWindow: Equatable {
         var left = 0, right = 0, top = 0, bottom = 0
