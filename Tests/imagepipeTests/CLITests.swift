@@ -46,6 +46,11 @@ struct CLITests {
         #expect(described.jsonLines.first?["width"] as? Int == 100 && described.jsonLines.first?["orientation"] as? Int == 1)
         #expect((photo["bytes"] as? Int) == (try FileManager.default.attributesOfItem(atPath: written)[.size] as? Int))
 
+        // Without -o, `bytes` is what was loaded, thumbnail or not.
+        let unwritten = try await cli.run(["fetch", Samples.jpeg, "--thumbnail", "100x100", "--no-cache", "--json"])
+        #expect(unwritten.status == 0, "\(unwritten.stderr)")
+        #expect(unwritten.jsonLines.first?["bytes"] as? Int == (try FileManager.default.attributesOfItem(atPath: Samples.jpeg)[.size] as? Int))
+
         let webp = try await cli.run(["fetch", Samples.png, "-o", out, "--format", "webp", "--transform", "resize:50x40:cover", "--transform", "grayscale", "--no-cache", "--json"])
         #expect(webp.status == 0, "\(webp.stderr)")
         let line = try #require(webp.jsonLines.first)

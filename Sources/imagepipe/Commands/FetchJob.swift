@@ -41,11 +41,14 @@ struct FetchJob: Sendable {
             // Before anything is encoded or written: a refused source leaves no output file.
             outcome.warnings = result.warnings
             try warningOptions.check(outcome.warnings)
-            progress.received(Int64(result.data?.count ?? 0))
+            // A thumbnail's or first frame's result carries no data (it no longer describes the
+            // image); the loader's count still says what was read.
+            let loadedBytes = result.data?.count ?? result.metrics?.loadedBytes ?? 0
+            progress.received(Int64(loadedBytes))
             logger.debug("\(url.absoluteString): \(image.pixelSize) from \(result.cacheType.rawValue)")
             let upright = try ImageOutput.upright(image, thumbnail: thumbnail)
             var written: String?
-            var bytes = result.data?.count ?? 0
+            var bytes = loadedBytes
             var format = upright.format
             var frames = upright.frameCount
             if let outputFolder {
