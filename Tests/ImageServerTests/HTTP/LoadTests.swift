@@ -13,6 +13,13 @@ final class Gate: Sendable {
     private let opened = Atomic(false)
     private let clientLeft = Atomic(0)
 
+    /// A gate serving a 16x16 PNG at `/held.png` on `origin`.
+    static func heldPNG(on origin: TestHTTPServer) -> Gate {
+        let gate = Gate()
+        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: origin)
+        return gate
+    }
+
     func open() { opened.store(true, ordering: .releasing) }
     var clientsThatLeft: Int { clientLeft.load(ordering: .acquiring) }
 
@@ -36,14 +43,18 @@ final class Gate: Sendable {
 
 @Suite("Load: bounded work, 429, deadlines and disconnects over real sockets")
 struct LoadTests {
-    @Test("past the workers and the queue, a request is answered 429 with Retry-After; the others complete")
-    func queueFull() async throws {
-        let fixture = try ServerFixture().with {
+    /// One worker and a queue of one: a second request waits, a third is refused.
+    static func oneWorkerOneQueued() throws -> ServerFixture {
+        try ServerFixture().with {
             $0.workers = 1
             $0.queueSize = 1
         }
-        let gate = Gate()
-        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+    }
+
+    @Test("past the workers and the queue, a request is answered 429 with Retry-After; the others complete")
+    func queueFull() async throws {
+        let fixture = try Self.oneWorkerOneQueued()
+        let gate = Gate.heldPNG(on: fixture.origin)
         let server = fixture.makeServer()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
@@ -63,12 +74,8 @@ struct LoadTests {
 
     @Test("a request waiting on its origin holds a place but no worker")
     func fetchHoldsNoWorker() async throws {
-        let fixture = try ServerFixture().with {
-            $0.workers = 1
-            $0.queueSize = 1
-        }
-        let gate = Gate()
-        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+        let fixture = try Self.oneWorkerOneQueued()
+        let gate = Gate.heldPNG(on: fixture.origin)
         let server = fixture.makeServer()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
@@ -86,8 +93,7 @@ struct LoadTests {
     @Test("a client that disconnects cancels the origin fetch it alone waited for")
     func disconnectCancelsFetch() async throws {
         let fixture = try ServerFixture()
-        let gate = Gate()
-        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+        let gate = Gate.heldPNG(on: fixture.origin)
         try await fixture.makeServer().makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let raw = try RawHTTPClient(port: port)
@@ -102,8 +108,7 @@ struct LoadTests {
     @Test("a client that disconnects leaves a fetch another request shares running")
     func sharedFetchSurvivesDisconnect() async throws {
         let fixture = try ServerFixture()
-        let gate = Gate()
-        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+        let gate = Gate.heldPNG(on: fixture.origin)
         let server = fixture.makeServer()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
@@ -129,8 +134,7 @@ struct LoadTests {
             $0.memoryLimit = 0
             $0.workers = 1
         }
-        let gate = Gate()
-        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+        let gate = Gate.heldPNG(on: fixture.origin)
         let server = fixture.makeServer()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
@@ -155,8 +159,7 @@ struct LoadTests {
         let fixture = try ServerFixture().with {
             $0.requestTimeout = .seconds(1)
         }
-        let gate = Gate()
-        gate.serve(ServerFixture.png(width: 16, height: 16), at: "/held.png", on: fixture.origin)
+        let gate = Gate.heldPNG(on: fixture.origin)
         try await fixture.makeServer().makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let answer = try #require(try await RawHTTPClient.get(port: port, fixture.url("w:10", "/held.png", ext: "png")))
