@@ -7,6 +7,8 @@ let package = Package(
     name: "ImagePipe",
     products: [
         .library(name: "PipelineCore", targets: ["PipelineCore"]),
+        .library(name: "ImagePipe", targets: ["ImagePipe"]),
+        .library(name: "ImagePipeTargets", targets: ["ImagePipeTargets"]),
         .library(name: "CodersPNG", targets: ["CodersPNG"]),
         .library(name: "CodersJPEG", targets: ["CodersJPEG"]),
         .library(name: "CodersWebP", targets: ["CodersWebP"]),
@@ -44,6 +46,15 @@ let package = Package(
         .target(name: "PipelineCore", dependencies: [
             .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
+        // The engine: what an application imports to load images. The manager and its flow, the
+        // memory, disk and two-level caches, the built-in transformers, the prefetcher.
+        .target(name: "ImagePipe", dependencies: [
+            "PipelineCore", .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+        ]),
+        // SDWebImage's view categories for any object: `ImageTarget`, transitions, indicators, and the
+        // animated image player with its frame buffer (as NukeUI sits beside Nuke).
+        .target(name: "ImagePipeTargets", dependencies: ["PipelineCore", "ImagePipe"]),
 
         // Opens a C library on first use instead of linking it (libcurl, libavif, libheif), for the
         // shims that forward their own prefixed functions to it.
@@ -108,7 +119,7 @@ let package = Package(
         // The image service (`imagepipe serve`): imgproxy's URL grammar on Hummingbird. Its own product
         // so that users of the core and the plugins never build the server stack.
         .target(name: "ImageServer", dependencies: [
-            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
+            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -120,14 +131,14 @@ let package = Package(
 
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
-            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
+            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
             "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Helper process for the disk cache's crash (kill -9) and two-process tests.
-        .executableTarget(name: "cache-stress", dependencies: ["PipelineCore"]),
+        .executableTarget(name: "cache-stress", dependencies: ["PipelineCore", "ImagePipe"]),
 
         // Programs built from one coder product each, whose linked libraries ProductLinkageTests reads.
         .executableTarget(name: "linkage-probe-png", dependencies: ["PipelineCore", "CodersPNG"], path: "Tests/LinkageProbes/png-only"),
@@ -139,31 +150,35 @@ let package = Package(
         // colour-tagged files made with lcms2.
         // The plain HTTP server is the kit's (PipelineConformance), so one piece serves both.
         .target(name: "TestSupport", dependencies: [
-            "CZlib", "CLCMS2", "PipelineConformance", .product(name: "Logging", package: "swift-log"),
+            "CZlib", "CLCMS2", "PipelineConformance", "ImagePipe", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/TestSupport"),
         // zlib for TestSupport's reference-PNG reader.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: [
-            "PipelineCore", "TestSupport", "cache-stress", .product(name: "Logging", package: "swift-log"),
+            "PipelineCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "ImagePipeTests", dependencies: [
+            "ImagePipe", "PipelineCore", "TestSupport", "cache-stress", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
+        .testTarget(name: "ImagePipeTargetsTests", dependencies: ["ImagePipeTargets", "ImagePipe", "PipelineCore", "TestSupport"]),
         .testTarget(name: "PipelineConformanceTests", dependencies: [
-            "PipelineConformance", "PipelineCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "PipelineConformance", "ImagePipe", "PipelineCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CodersPNGTests", dependencies: ["CodersPNG", "CPNGShim", "CZlib", "TestSupport"]),
         .testTarget(name: "CodersJPEGTests", dependencies: ["CodersJPEG", "CodersPNG", "TestSupport"]),
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "CAVIFShim", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersHEIFTests", dependencies: ["CodersHEIF", "PipelineCore", "TestSupport"]),
-        .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "ImagePipe", "PipelineCore", "TestSupport"]),
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
             "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
         ]),
         .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
-        .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "PipelineConformance", "TestSupport"]),
+        .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "ImagePipe", "PipelineConformance", "TestSupport"]),
         // The kit run against every built-in coder, loader, cache and transformer.
         .testTarget(name: "ConformanceTests", dependencies: [
-            "PipelineConformance", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF",
+            "PipelineConformance", "ImagePipe", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF",
             "CodersHEIF", "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         .testTarget(name: "ProductLinkageTests", dependencies: [
@@ -181,14 +196,14 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(name: "imagepipeTests", dependencies: [
-            "imagepipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "LoaderFile", "PipelineConformance", "TestSupport",
+            "imagepipe", "ImagePipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "LoaderFile", "PipelineConformance", "TestSupport",
         ]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept
         // in Tests/Fixtures/fuzz. Not a product: users never build it.
         .target(name: "FuzzHarness", dependencies: [
-            "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
+            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
         ], path: "Fuzz/Sources/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"]),
     ],

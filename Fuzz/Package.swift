@@ -15,6 +15,7 @@ let package = Package(
     targets: [
         .target(name: "FuzzTargets", dependencies: [
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
             .product(name: "CodersPNG", package: "ImagePipe"),
             .product(name: "CodersJPEG", package: "ImagePipe"),
             .product(name: "CodersWebP", package: "ImagePipe"),

@@ -6,7 +6,7 @@ import Foundation
 import PackageDescription
 
 let imagePipe: [Target.Dependency] = [
-    "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF",
+    "PipelineCore", "ImagePipe", "ImagePipeTargets", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF",
     "LoaderFile", "LoaderHTTP", "ColorConverterLCMS", "CacheRedis",
 ].map { .product(name: $0, package: "ImagePipe") }
 
@@ -25,6 +25,7 @@ let package = Package(
     targets: [
         .executableTarget(name: "BatchThumbnailer", dependencies: [
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
             .product(name: "CodersPNG", package: "ImagePipe"),
             .product(name: "CodersJPEG", package: "ImagePipe"),
             .product(name: "CodersWebP", package: "ImagePipe"),

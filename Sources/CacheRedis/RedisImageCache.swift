@@ -106,7 +106,7 @@ public final class RedisImageCache: ImageCache {
             let coder: any ImageCoder = context[.imageCoder] ?? coders
             let encodeOptions = context[.encodeOptions] ?? ImageEncodeOptions()
             bytes = try? await BlockingIO.run(on: codingQueue) {
-                let format = DefaultImageCache.encodingFormat(for: image)
+                let format = image.storageFormat
                 let frames = image.frameCount > 1 && !encodeOptions.firstFrameOnly ? image : image.firstFrameOnly()
                 return try coder.encode(frames, as: format, options: encodeOptions)
             }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import PipelineCore
+import ImagePipe
 
 /// Everything `ImageServer` does, with defaults a public-facing server survives. The command line
 /// (`imagepipe serve`) fills it from flags and `IMAGEPIPE_…` environment variables.

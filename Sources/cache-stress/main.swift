@@ -8,6 +8,7 @@
 //   cache-stress hammer DIR ID COUNT     write COUNT own keys and shared keys, verifying every read
 import Foundation
 import PipelineCore
+import ImagePipe
 
 func entry(size: Int, seed: UInt8) -> Data {
     var bytes = [UInt8](repeating: 0, count: max(size, 9))

@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+@testable import ImagePipe
 
 @Suite("GIF animation budget and streaming", .dedicatedThreads)
 struct GIFAnimationBudgetTests {

@@ -2,6 +2,7 @@ import Foundation
 import PipelineConformance
 import PipelineCore
 import Testing
+import ImagePipe
 
 @Suite("Built-in caches keep the kit's cache contracts")
 struct BuiltInCacheConformanceTests {

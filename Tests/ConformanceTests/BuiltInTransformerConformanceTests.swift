@@ -3,6 +3,7 @@ import PipelineConformance
 import PipelineCore
 import Testing
 import TestSupport
+import ImagePipe
 
 /// The kit on every built-in transformer, each with variants that differ in one parameter (every
 /// parameter that changes the output must change the key), on images of each 8-bit pixel format.

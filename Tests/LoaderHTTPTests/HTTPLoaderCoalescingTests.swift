@@ -5,6 +5,7 @@ import PipelineConformance
 import Synchronization
 import Testing
 import TestSupport
+@testable import ImagePipe
 
 @Suite("HTTPLoader: coalescing")
 struct HTTPLoaderCoalescingTests {

@@ -4,6 +4,7 @@ import PipelineConformance
 import PipelineCore
 import Testing
 import TestSupport
+import ImagePipe
 
 /// `.refreshCached` through the manager, with the validators kept in the disk cache: what a
 /// server restarted (or a second process on the same cache folder) sends its origin.

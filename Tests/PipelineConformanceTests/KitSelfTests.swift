@@ -3,6 +3,7 @@ import PipelineConformance
 import PipelineCore
 import Testing
 import TestSupport
+import ImagePipe
 
 @Suite("Conformance kit finds broken plugins")
 struct KitSelfTests {

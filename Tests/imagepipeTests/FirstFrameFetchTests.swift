@@ -4,6 +4,7 @@ import LoaderFile
 import PipelineCore
 import Testing
 import TestSupport
+import ImagePipe
 
 /// `fetch` of an animation into a still format decodes its first frame only: through a manager
 /// like the tool's (no cache, the file loader), a GIF is then read only as far as that frame, and

@@ -3,6 +3,7 @@ import Foundation
 import PipelineCore
 import Testing
 import TestSupport
+import ImagePipe
 
 /// The root command's help lists every transform spelling, built only for runs that can show it.
 @Suite("imagepipe root help")

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import ImagePipe
 
 /// Arbitrary keys through the disk cache's naming: every name must be a single plain file name
 /// (MD5 hex, optionally `.` and an extension) of at most 255 bytes, whatever the key. The cache key

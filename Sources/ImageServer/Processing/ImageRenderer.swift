@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import PipelineCore
+import ImagePipe
 
 /// Turns a parsed, allowed request into encoded bytes: the output caches first, then the manager
 /// (sources on disk, coalesced fetch, decode and transform) and an encode, or without a disk cache

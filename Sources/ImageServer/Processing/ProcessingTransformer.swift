@@ -1,4 +1,5 @@
 import PipelineCore
+import ImagePipe
 
 /// A URL's pixel work as one transformer the manager runs (and shares between identical requests):
 /// rotate, resize per `ResizePlan`, crop by gravity, blur. Built from the core's transformers; the

@@ -3,6 +3,7 @@ import Foundation
 import LoaderFile
 import LoaderHTTP
 import PipelineCore
+import ImagePipe
 
 /// The server's loader: http(s) through `HTTPLoader` (its SSRF guard on unless configured off,
 /// redirects held to the allow-list), optionally behind a fleet's shared tier, and files through

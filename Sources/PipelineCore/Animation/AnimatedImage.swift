@@ -9,7 +9,7 @@ import Synchronization
 /// what it would cost fully decoded.
 public final class AnimatedImage: Sendable {
     public let provider: any AnimatedImageProvider
-    let posterFrame: PixelBuffer
+    package let posterFrame: PixelBuffer
     public let frameCount: Int
     public let loopCount: Int
     /// Seconds each frame is shown, read once from the provider.

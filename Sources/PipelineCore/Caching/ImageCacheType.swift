@@ -9,7 +9,7 @@ public enum ImageCacheType: String, Sendable, Hashable, CaseIterable, Codable {
     public var includesMemory: Bool { self == .memory || self == .all }
     public var includesDisk: Bool { self == .disk || self == .all }
 
-    init(memory: Bool, disk: Bool) {
+    package init(memory: Bool, disk: Bool) {
         switch (memory, disk) {
         case (true, true): self = .all
         case (true, false): self = .memory
@@ -20,7 +20,7 @@ public enum ImageCacheType: String, Sendable, Hashable, CaseIterable, Codable {
 
     /// This type without the disk level (SDWebImage strips disk from the original store when the
     /// image was just read from disk, so the same bytes are not written back).
-    var removingDisk: ImageCacheType { ImageCacheType(memory: includesMemory, disk: false) }
+    package var removingDisk: ImageCacheType { ImageCacheType(memory: includesMemory, disk: false) }
 
     func intersection(_ other: ImageCacheType) -> ImageCacheType {
         ImageCacheType(memory: includesMemory && other.includesMemory, disk: includesDisk && other.includesDisk)

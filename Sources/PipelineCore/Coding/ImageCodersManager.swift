@@ -44,7 +44,7 @@ public final class ImageCodersManager: ImageCoder {
     }
 
     /// The highest-priority progressive coder that can start on these bytes.
-    func progressiveCoder(for data: Data) -> (any ProgressiveImageCoder)? {
+    package func progressiveCoder(for data: Data) -> (any ProgressiveImageCoder)? {
         for coder in byPriority {
             if let progressive = coder as? any ProgressiveImageCoder, progressive.canDecodeIncrementally(data) {
                 return progressive

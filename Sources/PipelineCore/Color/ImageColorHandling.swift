@@ -12,7 +12,7 @@ public enum ImageColorHandling: Hashable, Sendable {
 
     /// Appended to cache keys when not the default, since the pixels differ: e.g.
     /// `ColorHandling(keepSourceProfile)`.
-    var cacheKeySuffix: String? {
+    package var cacheKeySuffix: String? {
         switch self {
         case .convertToSRGB(.perceptual): nil
         case .convertToSRGB(let intent): "ColorHandling(\(intent.rawValue))"

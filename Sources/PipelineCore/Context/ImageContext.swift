@@ -54,7 +54,7 @@ public struct ImageContext: Sendable {
 
     /// Whether a value in this context keeps its load from sharing a download (see
     /// `Key.preventsCoalescing`).
-    var preventsCoalescing: Bool { !uncoalescable.isEmpty }
+    package var preventsCoalescing: Bool { !uncoalescable.isEmpty }
 
     /// The names of the keys that hold a value, for diagnostics.
     var keyNames: [String] { storage.keys.sorted() }
@@ -65,7 +65,7 @@ public struct ImageContext: Sendable {
 
     /// This context with `other`'s values added where this one has none (SDWebImage's manager fills
     /// in its transformer, key filter and serializer this way: the caller's context wins).
-    func fillingGaps(from other: ImageContext) -> ImageContext {
+    package func fillingGaps(from other: ImageContext) -> ImageContext {
         var merged = self
         for (name, value) in other.storage where merged.storage[name] == nil {
             merged.storage[name] = value

@@ -28,22 +28,22 @@ public final class PipelineMetrics: Sendable {
     let factory: any MetricsFactory
     /// The factory is swift-metrics' no-op one: counting into it changes nothing, so a memory hit
     /// may skip it (see `ImageManager.Settings.asksNothingOfMemoryHits`).
-    let recordsNothing: Bool
-    let memoryHits: Counter
-    let memoryMisses: Counter
-    let diskHits: Counter
-    let diskMisses: Counter
-    let loads: Counter
-    let loadedBytes: Counter
-    let downloadJoins: Counter
-    let decodeJoins: Counter
-    let transformJoins: Counter
-    let loaderDecodeDuration: CoreMetrics.Timer
-    let diskDecodeDuration: CoreMetrics.Timer
-    let transformDuration: CoreMetrics.Timer
-    let encodeDuration: CoreMetrics.Timer
-    let encodeStoreFailures: Counter
-    let writeStoreFailures: Counter
+    package let recordsNothing: Bool
+    package let memoryHits: Counter
+    package let memoryMisses: Counter
+    package let diskHits: Counter
+    package let diskMisses: Counter
+    package let loads: Counter
+    package let loadedBytes: Counter
+    package let downloadJoins: Counter
+    package let decodeJoins: Counter
+    package let transformJoins: Counter
+    package let loaderDecodeDuration: CoreMetrics.Timer
+    package let diskDecodeDuration: CoreMetrics.Timer
+    package let transformDuration: CoreMetrics.Timer
+    package let encodeDuration: CoreMetrics.Timer
+    package let encodeStoreFailures: Counter
+    package let writeStoreFailures: Counter
     /// One counter per error kind, made when the kind first fails (kinds are a small, fixed set:
     /// cases, limit names and loader failure names).
     private let failures = Mutex<[String: Counter]>([:])
@@ -75,7 +75,7 @@ public final class PipelineMetrics: Sendable {
     }
 
     /// Counts a request that failed with `error`.
-    func recordFailure(_ error: ImagePipeError) {
+    package func recordFailure(_ error: ImagePipeError) {
         let kind = error.kind
         let counter = failures.withLock { counters in
             if let counter = counters[kind] { return counter }
@@ -87,7 +87,7 @@ public final class PipelineMetrics: Sendable {
     }
 
     /// Runs `work`, recording its duration on `timer` (a failed run too).
-    static func time<T>(_ timer: CoreMetrics.Timer, _ work: () throws -> T) rethrows -> T {
+    package static func time<T>(_ timer: CoreMetrics.Timer, _ work: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now
         defer { timer.recordNanoseconds((ContinuousClock.now - start).nanoseconds) }
         return try work()

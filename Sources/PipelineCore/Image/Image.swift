@@ -14,7 +14,7 @@ public struct Image: Sendable {
 
     /// Every copy of an image holds this one box, so it lives exactly as long as some copy does:
     /// `MemoryCache`'s weak table watches it to find images still in use after the cache let them go.
-    final class ContentBox: Sendable {
+    package final class ContentBox: Sendable {
         let content: Content
         init(_ content: Content) { self.content = content }
     }
@@ -31,7 +31,7 @@ public struct Image: Sendable {
         let scale: Double
         let metadata: ImageMetadata
 
-        init(box: ContentBox, format: ImageFormat, orientation: ImageOrientation, scale: Double, metadata: ImageMetadata) {
+        package init(box: ContentBox, format: ImageFormat, orientation: ImageOrientation, scale: Double, metadata: ImageMetadata) {
             self.box = box
             self.format = format
             self.orientation = orientation
@@ -42,7 +42,7 @@ public struct Image: Sendable {
 
     private var storage: Storage
 
-    var box: ContentBox { storage.box }
+    package var box: ContentBox { storage.box }
     package var content: Content { storage.box.content }
     /// The format the image was decoded from (`.undefined` for images made in memory).
     public var format: ImageFormat {
@@ -86,7 +86,7 @@ public struct Image: Sendable {
     }
 
     /// An image over an existing box: the memory cache's weak table rebuilds a stored image so.
-    init(box: ContentBox, format: ImageFormat, orientation: ImageOrientation, scale: Double, metadata: ImageMetadata) {
+    package init(box: ContentBox, format: ImageFormat, orientation: ImageOrientation, scale: Double, metadata: ImageMetadata) {
         storage = Storage(box: box, format: format, orientation: orientation, scale: scale, metadata: metadata)
     }
 

@@ -30,7 +30,7 @@ public struct ImageColor: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// SDWebImage's spelling in transformer keys: `#aarrggbb`, lowercase, alpha first.
-    var keyDescription: String {
+    package var keyDescription: String {
         "#" + [alpha, red, green, blue].map { byte in
             let text = String(byte, radix: 16)
             return text.count == 1 ? "0" + text : text

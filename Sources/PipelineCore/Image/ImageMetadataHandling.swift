@@ -18,7 +18,7 @@ public enum ImageMetadataHandling: Hashable, Sendable {
     public static let `default` = ImageMetadataHandling.strip
 
     /// Appended to cache keys when not the default, since the image differs: `Metadata(keep)`.
-    var cacheKeySuffix: String? {
+    package var cacheKeySuffix: String? {
         switch self {
         case .strip: nil
         case .keep: "Metadata(keep)"

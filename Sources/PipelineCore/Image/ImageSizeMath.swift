@@ -3,14 +3,14 @@ import Foundation
 /// The size arithmetic of thumbnails and byte budgets, exactly as SDWebImage's
 /// `SDImageCoderHelper` does it (its test table is in this module's tests), in integer arithmetic
 /// so that an exact quotient never rounds up by a floating-point hair.
-enum ImageSizeMath {
+package enum ImageSizeMath {
     /// The size an image of `size` takes inside `box`.
     ///
     /// - Preserving the aspect ratio, the side that limits fills the box and the other is rounded up.
     ///   Otherwise the result is the box (stretch).
     /// - Without upscaling, each side is clamped to the image's.
     /// - A box or image with a non-positive side means "no box": the image's size is returned.
-    static func scaledSize(
+    package static func scaledSize(
         _ size: ImageSize, toFit box: ImageSize, preserveAspectRatio: Bool, allowUpscaling: Bool
     ) -> ImageSize {
         guard !size.isEmpty, !box.isEmpty else { return size }

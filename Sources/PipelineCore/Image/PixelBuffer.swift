@@ -40,7 +40,7 @@ public struct PixelBuffer: Hashable, Sendable {
     }
 
     /// For code that has already checked the size (conversions, coders after their own checks).
-    init(unchecked width: Int, height: Int, format: PixelFormat, bytes: [UInt8]) {
+    package init(unchecked width: Int, height: Int, format: PixelFormat, bytes: [UInt8]) {
         assert(bytes.count == width * height * format.bytesPerPixel)
         self.width = width
         self.height = height
@@ -65,7 +65,7 @@ public struct PixelBuffer: Hashable, Sendable {
     public var size: ImageSize { ImageSize(width: width, height: height) }
     package var bytesPerRow: Int { width * format.bytesPerPixel }
     /// Memory held by the pixels, the unit of every cache's cost.
-    var memoryCost: Int { bytes.count }
+    package var memoryCost: Int { bytes.count }
 
     /// The pixel at (x, y) as a colour (gray formats spread to r = g = b).
     package func color(x: Int, y: Int) -> ImageColor {
@@ -93,7 +93,7 @@ public struct PixelBuffer: Hashable, Sendable {
         }
     }
 
-    static func encode(_ color: ImageColor, as format: PixelFormat) -> [UInt8] {
+    package static func encode(_ color: ImageColor, as format: PixelFormat) -> [UInt8] {
         switch format {
         case .gray8: [color.luma]
         case .grayAlpha8: [color.luma, color.alpha]

@@ -25,8 +25,8 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, Codable {
     package var isGray: Bool { self == .gray8 || self == .grayAlpha8 }
 
     /// The same colour model with an alpha channel added.
-    var withAlpha: PixelFormat { isGray ? .grayAlpha8 : .rgba8 }
+    package var withAlpha: PixelFormat { isGray ? .grayAlpha8 : .rgba8 }
 
     /// The same colour model without its alpha channel.
-    var withoutAlpha: PixelFormat { isGray ? .gray8 : .rgb8 }
+    package var withoutAlpha: PixelFormat { isGray ? .gray8 : .rgb8 }
 }

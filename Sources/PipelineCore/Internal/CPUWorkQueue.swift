@@ -10,18 +10,18 @@ import Synchronization
 /// coders poll, so a cancelled decode stops instead of running to the end on its thread.
 package final class CPUWorkQueue: Sendable {
     private struct State {
-        var running = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        package var running = 0
+        package var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    let limit: Int
+    package let limit: Int
     private let state = Mutex(State())
 
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = max(limit, 1)
     }
 
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         await acquire()
         defer { release() }
         if Task.isCancelled { throw ImagePipeError.cancelled }

@@ -22,13 +22,13 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     public typealias Work = @Sendable (_ report: @escaping @Sendable (Progress) -> Void) async throws -> Value
 
     @usableFromInline
-    struct Joiner: Sendable {
-        @usableFromInline let id: UInt64
-        @usableFromInline var continuation: CheckedContinuation<Value, any Error>?
-        @usableFromInline let onProgress: (@Sendable (Progress) -> Void)?
+    package struct Joiner: Sendable {
+        @usableFromInline package let id: UInt64
+        @usableFromInline package var continuation: CheckedContinuation<Value, any Error>?
+        @usableFromInline package let onProgress: (@Sendable (Progress) -> Void)?
 
         @inlinable
-        init(id: UInt64, onProgress: (@Sendable (Progress) -> Void)?) {
+        package init(id: UInt64, onProgress: (@Sendable (Progress) -> Void)?) {
             self.id = id
             self.onProgress = onProgress
         }
@@ -37,42 +37,42 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     /// One run of the work and its joiners. Progress goes to the flight itself, never through the
     /// key: a report costs no hashing. Lock order: the coalescer's, then a flight's.
     @usableFromInline
-    final class Flight: Sendable {
+    package final class Flight: Sendable {
         @usableFromInline
-        struct State: Sendable {
-            @usableFromInline var task: Task<Void, Never>?
-            @usableFromInline var joiners: [Joiner] = []
+        package struct State: Sendable {
+            @usableFromInline package var task: Task<Void, Never>?
+            @usableFromInline package var joiners: [Joiner] = []
             /// Answers for joiners that had not registered their continuation yet when the work
             /// finished or they left; they pick it up when they register.
-            @usableFromInline var early: [UInt64: Result<Value, any Error>] = [:]
+            @usableFromInline package var early: [UInt64: Result<Value, any Error>] = [:]
             /// The highest priority any joiner asked for; the task runs at least at this.
-            @usableFromInline var priority: TaskPriority
+            @usableFromInline package var priority: TaskPriority
             /// Finished, or left by its last joiner: it takes no one new.
-            @usableFromInline var isOver = false
+            @usableFromInline package var isOver = false
 
             @inlinable
-            init(priority: TaskPriority) { self.priority = priority }
+            package init(priority: TaskPriority) { self.priority = priority }
         }
 
-        @usableFromInline let state: Mutex<State>
+        @usableFromInline package let state: Mutex<State>
 
         @inlinable
-        init(priority: TaskPriority) {
+        package init(priority: TaskPriority) {
             state = Mutex(State(priority: priority))
         }
     }
 
     @usableFromInline
-    struct Registry: Sendable {
-        @usableFromInline var flights: [Key: Flight] = [:]
-        @usableFromInline var nextID: UInt64 = 0
-        @usableFromInline var started = 0
+    package struct Registry: Sendable {
+        @usableFromInline package var flights: [Key: Flight] = [:]
+        @usableFromInline package var nextID: UInt64 = 0
+        @usableFromInline package var started = 0
 
         @inlinable
-        init() {}
+        package init() {}
     }
 
-    @usableFromInline let registry = Mutex(Registry())
+    @usableFromInline package let registry = Mutex(Registry())
 
     public init() {}
 
@@ -85,13 +85,13 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     }
 
     /// How many times work has been started.
-    var startedCount: Int { registry.withLock { $0.started } }
+    package var startedCount: Int { registry.withLock { $0.started } }
 
     /// Keys with work in flight.
-    var inFlightCount: Int { registry.withLock { $0.flights.count } }
+    package var inFlightCount: Int { registry.withLock { $0.flights.count } }
 
     /// Callers waiting for the work in flight for `key`.
-    func joinerCount(for key: Key) -> Int {
+    package func joinerCount(for key: Key) -> Int {
         registry.withLock { $0.flights[key]?.state.withLock { $0.joiners.count } ?? 0 }
     }
 
@@ -109,7 +109,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     /// `value(for:priority:onProgress:work:)`, saying whether this caller joined work another had
     /// started (`joined`) rather than starting it.
     @inlinable
-    func joinedValue(
+    package func joinedValue(
         for key: Key, priority: TaskPriority? = nil,
         onProgress: (@Sendable (Progress) -> Void)? = nil,
         work: @escaping Work
@@ -140,7 +140,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     /// Adds a joiner to the flight for `key`, or to a new one (`isNew`, which the caller starts);
     /// `escalate` is a running task this joiner's higher priority must raise.
     @inlinable
-    func join(
+    package func join(
         key: Key, priority: TaskPriority, onProgress: (@Sendable (Progress) -> Void)?
     ) -> (Flight, id: UInt64, isNew: Bool, escalate: Task<Void, Never>?) {
         registry.withLock { registry in
@@ -167,7 +167,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     }
 
     @inlinable
-    func start(_ flight: Flight, key: Key, priority: TaskPriority, work: @escaping Work) {
+    package func start(_ flight: Flight, key: Key, priority: TaskPriority, work: @escaping Work) {
         let task = Task(priority: priority) {
             let result: Result<Value, any Error>
             do {
@@ -189,14 +189,14 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     }
 
     @inlinable
-    static func report(_ progress: Progress, to flight: Flight) {
+    package static func report(_ progress: Progress, to flight: Flight) {
         let joiners = flight.state.withLock { $0.isOver ? [] : $0.joiners }
         for joiner in joiners { joiner.onProgress?(progress) }
     }
 
     /// Frees the key before answering, so a caller arriving from now on starts the work afresh.
     @inlinable
-    func finish(_ flight: Flight, key: Key, result: Result<Value, any Error>) {
+    package func finish(_ flight: Flight, key: Key, result: Result<Value, any Error>) {
         registry.withLock { registry in
             if registry.flights[key] === flight { registry.flights[key] = nil }
         }
@@ -214,7 +214,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     }
 
     @inlinable
-    func leave(_ flight: Flight, key: Key, id: UInt64) {
+    package func leave(_ flight: Flight, key: Key, id: UInt64) {
         let (continuation, taskToCancel, wasLast) = flight.state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, Bool) in
             guard !state.isOver, let index = state.joiners.firstIndex(where: { $0.id == id }) else { return (nil, nil, false) }
             let joiner = state.joiners.remove(at: index)

@@ -12,29 +12,33 @@ package enum FileIO {
     package struct Failure: Error, CustomStringConvertible {
         package let call: String
         package let code: Int32
+        package init(call: String, code: Int32) {
+            self.call = call
+            self.code = code
+        }
         package var description: String { "\(call): \(String(cString: strerror(code)))" }
     }
 
     /// The path names a FIFO, device, socket or directory where a regular file was expected.
-    struct NotRegularFile: Error, CustomStringConvertible {
-        let path: String
-        var description: String { "\(path) is not a regular file" }
+    package struct NotRegularFile: Error, CustomStringConvertible {
+        package let path: String
+        package var description: String { "\(path) is not a regular file" }
     }
 
     /// What one `stat` tells the disk cache.
-    struct Status {
-        var isRegular: Bool
-        var isDirectory: Bool
-        var size: Int
+    package struct Status {
+        package var isRegular: Bool
+        package var isDirectory: Bool
+        package var size: Int
         /// Bytes the file occupies on disk (blocks), what a size limit really costs.
-        var allocatedSize: Int
-        var accessDate: Date
-        var modificationDate: Date
+        package var allocatedSize: Int
+        package var accessDate: Date
+        package var modificationDate: Date
         /// When the file's metadata last changed (a write, a rename, an attribute).
-        var changeDate: Date
+        package var changeDate: Date
     }
 
-    static func status(_ path: String) -> Status? {
+    package static func status(_ path: String) -> Status? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return Status(
@@ -61,7 +65,7 @@ package enum FileIO {
     /// because `relatime`/`noatime` mounts would otherwise leave the access date stale and the trim
     /// would evict hot entries; the resolution spares a metadata write (a journal transaction on
     /// ext4) on every hit of a hot entry. Returns nil when the file does not exist.
-    static func read(_ path: String, maxSize: Int, accessDate: Date?, resolution: TimeInterval = 0) throws -> Data? {
+    package static func read(_ path: String, maxSize: Int, accessDate: Date?, resolution: TimeInterval = 0) throws -> Data? {
         guard let (fd, info) = try openRegularFile(path) else { return nil }
         defer { close(fd) }
         let size = Int(info.st_size)
@@ -93,7 +97,7 @@ package enum FileIO {
     /// The text of a small kernel file (`/proc`, `/sys`), at most `maxSize` bytes; nil when it cannot
     /// be opened or read. Such files report a size of 0, so this reads until the end. Plain POSIX
     /// calls: Foundation's `FileHandle` sets up far more than a few reads need, on every start-up.
-    static func readSystemText(_ path: String, maxSize: Int = 64 * 1024) -> String? {
+    package static func readSystemText(_ path: String, maxSize: Int = 64 * 1024) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -155,7 +159,7 @@ package enum FileIO {
     }
 
     /// Sets a file's access and modification times.
-    static func setTimes(fd: Int32, access: Date, modification: Date?) {
+    package static func setTimes(fd: Int32, access: Date, modification: Date?) {
         var times = [timespec(access), modification.map(timespec) ?? Glibc.timespec(tv_sec: 0, tv_nsec: utimeOmit)]
         _ = futimens(fd, &times)
     }
@@ -247,16 +251,16 @@ package enum FileIO {
 
     /// Temporary files start with a dot so directory scans (which skip hidden files, as
     /// SDWebImage's do) never count or serve them.
-    static let temporaryPrefix = ".tmp-"
+    package static let temporaryPrefix = ".tmp-"
 
     /// `.tmp-PID-RANDOM`: unique across processes and calls, and recognisable afterwards, so only
     /// leftovers of this naming are ever swept.
-    static func temporaryName() -> String {
+    package static func temporaryName() -> String {
         temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     }
 
     /// Whether `temporaryName()` can give `name`.
-    static func isTemporaryName(_ name: String) -> Bool {
+    package static func isTemporaryName(_ name: String) -> Bool {
         guard name.hasPrefix(temporaryPrefix) else { return false }
         let parts = name.dropFirst(temporaryPrefix.count).split(separator: "-", omittingEmptySubsequences: false)
         return parts.count == 2 && parts.allSatisfy { part in
@@ -266,7 +270,7 @@ package enum FileIO {
 
     /// Removes a file; true when it existed.
     @discardableResult
-    static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+    package static func remove(_ path: String) -> Bool { unlink(path) == 0 }
 
     /// `O_NOATIME` from <fcntl.h> (Linux, all architectures Swift supports), which the Glibc module
     /// leaves out because it is a GNU extension.
@@ -275,22 +279,22 @@ package enum FileIO {
     /// `UTIME_OMIT` from <sys/stat.h>, which the Glibc module does not export: leave that time alone.
     private static let utimeOmit = (1 << 30) - 2
 
-    static func setAttribute(_ name: String, _ value: Data, fd: Int32) -> Bool {
+    package static func setAttribute(_ name: String, _ value: Data, fd: Int32) -> Bool {
         guard let call = XAttr.fset else { return false }
         return value.withUnsafeBytes { call(fd, name, $0.baseAddress, $0.count, 0) == 0 }
     }
 
-    static func setAttribute(_ name: String, _ value: Data, path: String) -> Bool {
+    package static func setAttribute(_ name: String, _ value: Data, path: String) -> Bool {
         guard let call = XAttr.set else { return false }
         return value.withUnsafeBytes { call(path, name, $0.baseAddress, $0.count, 0) == 0 }
     }
 
-    static func removeAttribute(_ name: String, path: String) {
+    package static func removeAttribute(_ name: String, path: String) {
         _ = XAttr.remove?(path, name)
     }
 
     /// The attribute's bytes; nil when absent, unsupported or larger than `maxSize`.
-    static func attribute(_ name: String, path: String, maxSize: Int) -> Data? {
+    package static func attribute(_ name: String, path: String, maxSize: Int) -> Data? {
         guard let call = XAttr.get else { return nil }
         let size = call(path, name, nil, 0)
         guard size >= 0, size <= maxSize else { return nil }
@@ -303,7 +307,7 @@ package enum FileIO {
     }
 
     /// Names of the entries in `directory` (no `.` and `..`); empty when it does not exist.
-    static func contents(of directory: String) -> [String] {
+    package static func contents(of directory: String) -> [String] {
         var names: [String] = []
         _ = firstName(in: directory) { names.append($0); return false }
         return names
@@ -312,7 +316,7 @@ package enum FileIO {
     /// The first name in `directory` (in the order the file system lists them, no `.` and `..`)
     /// for which `matches` holds; the listing stops there. Nil when none does or the directory
     /// does not exist.
-    static func firstName(in directory: String, where matches: (String) -> Bool) -> String? {
+    package static func firstName(in directory: String, where matches: (String) -> Bool) -> String? {
         guard let dir = opendir(directory) else { return nil }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
@@ -326,7 +330,7 @@ package enum FileIO {
 
     /// Calls `body` with each name in `directory` as bytes (no `.` and `..`), without making a
     /// string of each: a cache folder may hold a million names.
-    static func forEachName(in directory: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+    package static func forEachName(in directory: String, _ body: (UnsafeRawBufferPointer) -> Void) {
         guard let dir = opendir(directory) else { return }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
@@ -339,7 +343,7 @@ package enum FileIO {
         }
     }
 
-    static func makeDirectory(_ path: String) throws {
+    package static func makeDirectory(_ path: String) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 }

@@ -1,7 +1,7 @@
 /// RFC 1321 MD5, only to name disk cache files the way SDWebImage does (so a cache directory's
 /// layout is predictable and matches SDWebImage's). Not for security: MD5 is broken for that, and
 /// nothing here relies on collision resistance beyond "keys don't collide by accident".
-enum MD5 {
+package enum MD5 {
     /// Per-round left-rotation amounts (RFC 1321, 3.4).
     private static let shifts: [UInt32] = [
         7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
@@ -23,7 +23,7 @@ enum MD5 {
     ]
 
     /// The 16-byte digest of `bytes`.
-    static func digest<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
+    package static func digest<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
         var message = Array(bytes)
         let bitLength = UInt64(truncatingIfNeeded: message.count) &* 8
         message.append(0x80)
@@ -69,7 +69,7 @@ enum MD5 {
     }
 
     /// Lowercase hex of the digest of `string`'s UTF-8 bytes, as SDWebImage names cache files.
-    static func hex(_ string: String) -> String {
+    package static func hex(_ string: String) -> String {
         let hexDigits = Array("0123456789abcdef".utf8)
         var chars: [UInt8] = []
         chars.reserveCapacity(32)

@@ -3,21 +3,21 @@
 /// slashes (`"a//é"`, `"a//// //"`), and a cache key is any string a caller or key filter makes.
 /// The results equal `NSString`'s wherever those return (checked on a million random strings), but
 /// for strings of slashes only: `/` here, as on Darwin, where Linux's `NSString` says `""` for `//`.
-enum PathText {
+package enum PathText {
     /// After the last `.` of the last component (trailing slashes ignored); empty when none.
-    static func pathExtension(_ path: String) -> String {
+    package static func pathExtension(_ path: String) -> String {
         guard let dot = extensionDot(path) else { return "" }
         return String(path[path.index(after: dot)..<withoutTrailingSlashes(path).endIndex])
     }
 
-    static func lastPathComponent(_ path: String) -> String {
+    package static func lastPathComponent(_ path: String) -> String {
         if !path.isEmpty, withoutTrailingSlashes(path).isEmpty { return "/" }
         return String(lastComponent(path))
     }
 
     /// Without the extension and its dot, trailing slashes dropped and runs of slashes folded
     /// into one, as `NSString` returns it.
-    static func deletingPathExtension(_ path: String) -> String {
+    package static func deletingPathExtension(_ path: String) -> String {
         let trimmed = withoutTrailingSlashes(path)
         if !path.isEmpty, trimmed.isEmpty { return "/" }
         var result = ""

@@ -8,7 +8,7 @@ import Foundation
 /// A file's creation ("birth") date through `statx(2)`, looked up at run time like `XAttr`: the
 /// Glibc module leaves `statx` out (it is a GNU extension), and a C shim for one call would give
 /// PipelineCore a C dependency. The kernel's `struct statx` layout is fixed ABI.
-enum Statx {
+package enum Statx {
     private typealias Call = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer) -> Int32
 
     private static let call: Call? = dlsym(nil, "statx").map { unsafeBitCast($0, to: Call.self) }
@@ -20,7 +20,7 @@ enum Statx {
 
     /// When `path` (not followed if a symlink) was created; nil when the C library or the file
     /// system does not say.
-    static func creationDate(_ path: String) -> Date? {
+    package static func creationDate(_ path: String) -> Date? {
         guard let call else { return nil }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: structSize, alignment: 8)
         defer { buffer.deallocate() }

@@ -3,28 +3,28 @@ import Foundation
 /// How much memory this process may use, read from `/proc/meminfo` and lowered by a cgroup limit
 /// when the process runs in a container. A server's cache or buffer sized from the host's RAM alone
 /// gets OOM-killed in a container whose limit is a tenth of it. The one reader of these files.
-enum SystemMemory {
+package enum SystemMemory {
     /// cgroup v1 reports "no limit" as a huge number (about 2^63 rounded to pages); anything above
     /// this is treated as unlimited.
     private static let unlimitedThreshold: UInt64 = 1 << 60
 
     /// A cgroup's limit file and usage file, either of which may be missing.
-    typealias CgroupFiles = (limit: String?, usage: String?)
+    package typealias CgroupFiles = (limit: String?, usage: String?)
 
     private static let cgroupV2Limit = "/sys/fs/cgroup/memory.max"
     private static let cgroupV1Limit = "/sys/fs/cgroup/memory/memory.limit_in_bytes"
 
-    static func cgroupV2() -> CgroupFiles {
+    package static func cgroupV2() -> CgroupFiles {
         (read(cgroupV2Limit), read("/sys/fs/cgroup/memory.current"))
     }
 
-    static func cgroupV1() -> CgroupFiles {
+    package static func cgroupV1() -> CgroupFiles {
         (read(cgroupV1Limit), read("/sys/fs/cgroup/memory/memory.usage_in_bytes"))
     }
 
     /// All the memory this process may use: the smaller of physical memory and the cgroup limit,
     /// in bytes; nil when neither can be read.
-    static func availableBytes(
+    package static func availableBytes(
         meminfo: String? = read("/proc/meminfo"), cgroupV2: String? = read(cgroupV2Limit), cgroupV1: String? = read(cgroupV1Limit)
     ) -> UInt64? {
         let physical = meminfo.flatMap { field("MemTotal", in: $0) } ?? UInt64(ProcessInfo.processInfo.physicalMemory)
@@ -35,7 +35,7 @@ enum SystemMemory {
     /// The memory still to be had without swapping: `MemAvailable` (page cache the kernel can
     /// drop included; `MemFree` on kernels without it), lowered to the room left under a cgroup
     /// limit (limit − usage). Nil when nothing can be read.
-    static func freeBytes(
+    package static func freeBytes(
         meminfo: String? = read("/proc/meminfo"), cgroupV2: CgroupFiles = cgroupV2(), cgroupV1: CgroupFiles = cgroupV1()
     ) -> UInt64? {
         let host = meminfo.flatMap { field("MemAvailable", in: $0) ?? field("MemFree", in: $0) }
@@ -49,10 +49,10 @@ enum SystemMemory {
     }
 
     /// `MemTotal:  24684096 kB` → bytes.
-    static func memTotal(in meminfo: String) -> UInt64? { field("MemTotal", in: meminfo) }
+    package static func memTotal(in meminfo: String) -> UInt64? { field("MemTotal", in: meminfo) }
 
     /// A `/proc/meminfo` field in bytes (`Name:  24684096 kB`).
-    static func field(_ name: String, in meminfo: String) -> UInt64? {
+    package static func field(_ name: String, in meminfo: String) -> UInt64? {
         for line in meminfo.split(separator: "\n") where line.hasPrefix(name + ":") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 2, let value = UInt64(fields[1]) else { return nil }
@@ -65,7 +65,7 @@ enum SystemMemory {
     }
 
     /// A cgroup file's limit: a byte count, or `max` (v2) / a huge number (v1) for none.
-    static func cgroupLimit(in text: String) -> UInt64? {
+    package static func cgroupLimit(in text: String) -> UInt64? {
         guard let value = UInt64(trimmed(text)), value < unlimitedThreshold else { return nil }
         return value
     }
@@ -74,7 +74,7 @@ enum SystemMemory {
     /// Not Foundation's `trimmingCharacters`, whose first use sets up NSString, nor
     /// `Character.isWhitespace`, which loads Unicode's property tables: each is a tenth of a
     /// millisecond of every command's start-up.
-    static func trimmed(_ text: String) -> Substring {
+    package static func trimmed(_ text: String) -> Substring {
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
         let bytes = text.utf8
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {

@@ -8,16 +8,16 @@ import Musl
 /// <sys/xattr.h>, and a C shim target for four functions would give PipelineCore a C dependency.
 /// Each is nil where the C library lacks it; callers then fall back to sidecar files. The by-path
 /// calls are the `l` variants: a symlink planted under an entry's name is never followed.
-enum XAttr {
-    typealias SetByFD = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
-    typealias SetByPath = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
-    typealias Get = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
-    typealias Remove = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
+package enum XAttr {
+    package typealias SetByFD = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
+    package typealias SetByPath = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
+    package typealias Get = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
+    package typealias Remove = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
 
-    static let fset = lookup("fsetxattr", as: SetByFD.self)
-    static let set = lookup("lsetxattr", as: SetByPath.self)
-    static let get = lookup("lgetxattr", as: Get.self)
-    static let remove = lookup("lremovexattr", as: Remove.self)
+    package static let fset = lookup("fsetxattr", as: SetByFD.self)
+    package static let set = lookup("lsetxattr", as: SetByPath.self)
+    package static let get = lookup("lgetxattr", as: Get.self)
+    package static let remove = lookup("lremovexattr", as: Remove.self)
 
     private static func lookup<Function>(_ name: String, as type: Function.Type) -> Function? {
         // A null handle is RTLD_DEFAULT: search the process's global symbols (libc is among them).

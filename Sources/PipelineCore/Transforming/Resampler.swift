@@ -31,7 +31,7 @@ extension PixelBuffer {
     }
 }
 
-enum Resampler {
+package enum Resampler {
     /// Fixed-point precision of filter weights: 14 bits keeps a weight (at most 1.0 plus rounding) in
     /// an Int16 and sums of up to ~100 taps of 255 in Int32.
     static let precisionBits: Int32 = 14
@@ -311,7 +311,7 @@ enum Resampler {
         }
     }
 
-    static func premultiplied(_ buffer: PixelBuffer) -> PixelBuffer {
+    package static func premultiplied(_ buffer: PixelBuffer) -> PixelBuffer {
         let channels = buffer.format.bytesPerPixel
         var bytes = buffer.bytes
         bytes.withUnsafeMutableBufferPointer { p in
@@ -327,7 +327,7 @@ enum Resampler {
         return PixelBuffer(unchecked: buffer.width, height: buffer.height, format: buffer.format, bytes: bytes)
     }
 
-    static func unpremultiplied(_ buffer: PixelBuffer) -> PixelBuffer {
+    package static func unpremultiplied(_ buffer: PixelBuffer) -> PixelBuffer {
         let channels = buffer.format.bytesPerPixel
         var bytes = buffer.bytes
         bytes.withUnsafeMutableBufferPointer { p in

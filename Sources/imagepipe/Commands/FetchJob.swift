@@ -2,6 +2,7 @@ import CacheRedis
 import Foundation
 import Logging
 import PipelineCore
+import ImagePipe
 
 /// One `fetch` run's settings, and the work for one source.
 struct FetchJob: Sendable {

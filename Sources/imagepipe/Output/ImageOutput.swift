@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import ImagePipe
 
 /// Turns a loaded image into the bytes of an output file.
 enum ImageOutput {

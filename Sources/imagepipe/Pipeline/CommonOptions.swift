@@ -3,6 +3,7 @@ import Foundation
 import LoaderHTTP
 import Logging
 import PipelineCore
+import ImagePipe
 
 /// `--thumbnail`, `--transform`, `--quality`, `--keep-icc` and `--keep-metadata`, shared by `fetch` and `convert`.
 struct ImageProcessingOptions: ParsableArguments {

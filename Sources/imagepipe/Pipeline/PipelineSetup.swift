@@ -11,6 +11,7 @@ import LoaderFile
 import LoaderHTTP
 import Logging
 import PipelineCore
+import ImagePipe
 
 /// Registers the built-in plugins into the shared registries, one line each, as a library user
 /// would, and makes the manager a command uses.

@@ -4,23 +4,6 @@ import Testing
 @testable import PipelineCore
 import TestSupport
 
-/// Frames of solid gray, frame i has value i % 256; counts decodes.
-final class GrayRampProvider: AnimatedImageProvider {
-    let frameCount: Int
-    let canvasSize = ImageSize(width: 16, height: 16)
-    let decodes = Counter()
-    init(frames: Int) { frameCount = frames }
-    var data: Data { Data("ramp".utf8) }
-    var format: ImageFormat { .gif }
-    var pixelFormat: PixelFormat { .gray8 }
-    var loopCount: Int { 0 }
-    func duration(at index: Int) -> Double { 0.1 }
-    func frame(at index: Int) throws -> PixelBuffer {
-        decodes.increment()
-        return try PixelBuffer(width: 16, height: 16, format: .gray8, fill: ImageColor(red: UInt8(index % 256), green: UInt8(index % 256), blue: UInt8(index % 256)))
-    }
-}
-
 @Suite("Animated images")
 struct AnimatedImageTests {
     @Test("Only the first frame is decoded up front; the others when asked for")

@@ -146,8 +146,8 @@ struct CoalescerTests {
     @Test("Errors reach every caller; a caller after the work finished starts it again")
     func errorsAndRestart() async throws {
         let stage = Stage()
-        await #expect(throws: ImagePipeError.badStatusCode(500)) {
-            try await stage.value(for: "k") { _ in throw ImagePipeError.badStatusCode(500) }
+        await #expect(throws: ImagePipeError.stubBadStatus(500)) {
+            try await stage.value(for: "k") { _ in throw ImagePipeError.stubBadStatus(500) }
         }
         #expect(try await stage.value(for: "k") { _ in 3 } == 3)
         #expect(stage.startedCount == 2)

@@ -40,8 +40,8 @@ struct ImageLoadersManagerTests {
         #expect(blocks(.badImageData(reason: "x")))
         #expect(blocks(.invalidURL("x")))
         #expect(!blocks(.cancelled))
-        #expect(!blocks(.transport(kind: .timedOut, message: "t")))
-        #expect(!blocks(.badStatusCode(404)), "SDWebImage does not block 404s either")
+        #expect(!blocks(.stubTransport(kind: .stubTimedOut, message: "t")))
+        #expect(!blocks(.stubBadStatus(404)), "SDWebImage does not block 404s either")
     }
 
     @Test("Loaders can be added while loads run")

@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+import PipelineCore
+
+extension ImageManager {
+    /// Settings that apply to every request unless its context says otherwise.
+    public struct Settings: Sendable {
+        public var transformer: (any ImageTransformer)?
+        public var cacheKeyFilter: ImageCacheKeyFilter?
+        public var cacheSerializer: ImageCacheSerializer?
+        public var optionsProcessor: ImageOptionsProcessor?
+        /// SDWebImage's delegate `shouldDownloadImageForURL`: false skips the download.
+        public var shouldDownload: (@Sendable (URL) -> Bool)?
+        /// SDWebImage's delegate `shouldBlockFailedURL`: overrides the loader's answer.
+        public var shouldBlockURL: (@Sendable (URL, ImagePipeError) -> Bool)?
+        /// Where the manager says what a caller cannot see in the result: a failed load (debug), a
+        /// URL blocked after a permanent failure (notice), a transformer that failed so the image went
+        /// on untransformed (warning), each with the URL in `image.url` and the key in `cache.key`.
+        /// Silent by default.
+        public var logger = Logger(label: "imagepipe.manager", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// The counters and timers the manager records (see `PipelineMetrics`).
+        public var metrics: PipelineMetrics = .system
+        public init() {}
+
+        /// True when a memory hit needs nothing from these settings: no transformer, key filter,
+        /// serializer or options processor (they shape the request and its key), and metrics that
+        /// record nothing (the default until `MetricsSystem.bootstrap`). The logger is only read
+        /// when a load fails.
+        var asksNothingOfMemoryHits: Bool {
+            transformer == nil && cacheKeyFilter == nil && cacheSerializer == nil && optionsProcessor == nil && metrics.recordsNothing
+        }
+    }
+}

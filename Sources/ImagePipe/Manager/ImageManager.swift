@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+import PipelineCore
+
+/// Ties caches, loaders, coders and transformers together (SDWebImage's `SDWebImageManager`):
+/// cache query, load, decode, transform, store, complete. The flow itself reads top to bottom in
+/// `ImageLoadFlow`.
+///
+/// Identical requests in flight share their download, their decode (same decode options) and their
+/// transform (same transformer key); cancelling one caller never cancels the others.
+public final class ImageManager: Sendable {
+    /// The manager over the shared registries: `ImageCachesManager.shared` and
+    /// `ImageLoadersManager.shared`, into which caches and loader plugins register.
+    public static let shared = ImageManager()
+
+    public let cache: any ImageCache
+    public let loader: any ImageLoader
+    public let coders: ImageCodersManager
+    /// URLs blocked after a failure a retry cannot fix; see `ImageOptions.retryFailed`.
+    let blockedURLs = BlockedURLList()
+
+    private let settingsStorage: Mutex<Settings>
+    /// `settings.asksNothingOfMemoryHits`, kept beside them: stored under their lock before it is
+    /// let go, loaded without it with acquiring order. A memory hit that finds it true reads no
+    /// settings at all: no lock every thread takes, no copy retaining their logger and metrics
+    /// (objects every thread shares). A load that starts after a change of the settings has
+    /// returned sees the change; one that runs beside it may act on the settings before it.
+    private let settingsAskNothingOfHits: Atomic<Bool>
+    public var settings: Settings {
+        get { settingsStorage.withLock { $0 } }
+        set {
+            settingsStorage.withLock { settings in
+                settings = newValue
+                settingsAskNothingOfHits.store(newValue.asksNothingOfMemoryHits, ordering: .releasing)
+            }
+        }
+    }
+
+    /// Whether the settings hold nothing a memory hit uses (see `Settings.asksNothingOfMemoryHits`).
+    @inline(__always)
+    var settingsAskNothingOfMemoryHits: Bool { settingsAskNothingOfHits.load(ordering: .acquiring) }
+
+    let downloads = Coalescer<DownloadIdentity<LoaderRequest>, ImageLoadResult, ImageLoadProgress>()
+    let decodes = Coalescer<DecodeIdentity, DecodedSource, ImageLoadProgress>()
+    let transforms = Coalescer<TransformIdentity, ProcessedSource, ImageLoadProgress>()
+    let cpu: CPUWorkQueue
+    /// `cache`, when it answers memory hits synchronously; cast once, as the cast costs more than
+    /// the hit itself. Unretained: `cache` holds it for the manager's life.
+    let memoryLookup: UnretainedMemoryLookup?
+    private let running = Mutex<Set<ImageTask>>([])
+
+    /// `cpuConcurrency`: decodes and transforms run at once at most; default one per core.
+    public init(
+        cache: any ImageCache = ImageCachesManager.shared,
+        loader: any ImageLoader = ImageLoadersManager.shared,
+        coders: ImageCodersManager = .shared,
+        cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
+        let settings = Settings()
+        settingsStorage = Mutex(settings)
+        settingsAskNothingOfHits = Atomic(settings.asksNothingOfMemoryHits)
+        self.cache = cache
+        self.memoryLookup = UnretainedMemoryLookup(cache)
+        self.loader = loader
+        self.coders = coders
+        self.cpu = CPUWorkQueue(limit: cpuConcurrency)
+    }
+
+    // MARK: Loading
+
+    /// Starts a load and returns its handle at once.
+    @discardableResult
+    public func imageTask(
+        with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext(),
+        onEvent: (@Sendable (ImageTaskEvent) -> Void)? = nil
+    ) -> ImageTask {
+        startTask(url: url, onEvent: onEvent) { [self] task in
+            await ImageLoadFlow.run(manager: self, url: url, options: options, context: context, for: task)
+        }
+    }
+
+    /// Loads an image; cancelling the calling task cancels the load. Returns the final result (with
+    /// `.refreshCached`, the revalidated one); a `.fromCacheOnly` miss returns a result without image,
+    /// a URL no loader takes throws `invalidURL`. `image(with:options:context:)` returns the image alone.
+    /// The flow's steps up to the memory cache run in the caller: a memory hit returns at once,
+    /// without starting a task.
+    ///
+    /// It takes no closure on purpose: `loadImage(with: url) { … }` always means the callback form.
+    /// For progress, use `imageTask(with:options:context:onEvent:)` and await its `result()`.
+    public func loadImage(
+        with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext()
+    ) async throws -> ImageResult {
+        if Task.isCancelled { throw ImagePipeError.cancelled }
+        if let hit = ImageLoadFlow.plainMemoryHit(manager: self, url: url, options: options, context: context) { return hit }
+        return try await loadThroughFlow(url: url, options: options, context: context)
+    }
+
+    /// `loadImage(with:options:context:)` past a plain memory hit: the flow's steps up to the memory
+    /// cache in the caller, the rest in a task. Out of line, so that a hit's frame stays small.
+    @inline(never)
+    private func loadThroughFlow(url: URL?, options: ImageOptions, context: ImageContext) async throws -> ImageResult {
+        let flow = try ImageLoadFlow(manager: self, url: url, options: options, context: context)
+        if let hit = flow.answerFromMemory() { return hit }
+        let task = startTask(url: url, onEvent: nil) { task in await flow.load(for: task) }
+        return try await withTaskCancellationHandler {
+            try await task.result()
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// SDWebImage's callback form: `completed` runs on the context's `.callbackExecutor` (default:
+    /// at once), once — or, with `.refreshCached`, first with the cached image — and with
+    /// `isFinished == false` for partial images of a progressive load.
+    @discardableResult
+    public func loadImage(
+        with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext(),
+        progress: (@Sendable (ImageLoadProgress) -> Void)? = nil,
+        completed: @escaping @Sendable (Result<ImageResult, ImagePipeError>) -> Void
+    ) -> ImageTask {
+        let executor: any CallbackExecutor = context[.callbackExecutor] ?? ImmediateCallbackExecutor()
+        return imageTask(with: url, options: options, context: context) { event in
+            switch event {
+            case .progress(let value): progress?(value)
+            case .partialImage(let image):
+                executor.execute { completed(.success(ImageResult(image: image, data: nil, cacheType: .none, url: url, isFinished: false))) }
+            case .completed(let result): executor.execute { completed(.success(result)) }
+            case .failed(let error): executor.execute { completed(.failure(error)) }
+            }
+        }
+    }
+
+    /// Cancels every running load.
+    public func cancelAll() {
+        for task in running.withLock({ Array($0) }) { task.cancel() }
+    }
+
+    public var isRunning: Bool { running.withLock { !$0.isEmpty } }
+    var runningCount: Int { running.withLock { $0.count } }
+
+    /// A running task for `work`, counted in `runningCount` until it finishes.
+    private func startTask(url: URL?, onEvent: (@Sendable (ImageTaskEvent) -> Void)?, work: @escaping @Sendable (ImageTask) async -> Void) -> ImageTask {
+        let task = ImageTask(url: url, onEvent: onEvent)
+        running.withLock { _ = $0.insert(task) }
+        task.start(Task { await work(task) }) { [weak self] in
+            _ = self?.running.withLock { $0.remove(task) }
+        }
+        return task
+    }
+
+    // MARK: Keys
+
+    /// The key a request's final image is cached under: the URL through the key filter, then the
+    /// thumbnail suffix, then the transformer's key (SDWebImage's `cacheKeyForURL:context:`).
+    public func cacheKey(for url: URL?, context: ImageContext = ImageContext()) -> String {
+        ImageCacheKeys(url: url, context: context, settings: settings).final
+    }
+}

@@ -1,5 +1,0 @@
-/// Decodes are shared when they decode the same download with equal decode options.
-struct DecodeIdentity: Hashable, Sendable {
-    let download: DownloadIdentity<LoaderRequest>
-    let options: ImageDecodeOptions
-}

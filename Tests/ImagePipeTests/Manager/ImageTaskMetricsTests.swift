@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import PipelineCore
+import TestSupport
+@testable import ImagePipe
+
+@Suite("Per-request metrics on ImageResult")
+struct ImageTaskMetricsTests {
+    let url = URL(string: "test://img/photo.timg")!
+
+    @Test("A downloaded result says where its time went: the query, the load with its bytes, the decode")
+    func loaded() async throws {
+        let f = ManagerFixture(delay: .milliseconds(40))
+        let data = f.serve(url.absoluteString)
+        let result = try await f.manager.loadImage(with: url)
+        let metrics = try #require(result.metrics)
+        #expect(metrics.cacheType == .none && !metrics.isCoalesced)
+        #expect(metrics.loadedBytes == data.count)
+        let load = try #require(metrics.loadDuration)
+        let decode = try #require(metrics.decodeDuration)
+        #expect(metrics.cacheQueryDuration != nil)
+        // The loader sleeps 40 ms in all: a lower bound, whatever the machine's load.
+        #expect(load >= .milliseconds(40))
+        #expect(metrics.totalDuration >= load + decode)
+        #expect(metrics.transformDuration == nil && metrics.storeDuration == nil)
+    }
+
+    @Test("Waiting for the stores and running a transformer each add their stage")
+    func storeAndTransform() async throws {
+        let f = ManagerFixture(delay: .zero)
+        f.serve(url.absoluteString)
+        let context = ImageContext().with(.imageTransformer, CountingInvertTransformer())
+        let result = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+        #expect(result.metrics?.transformDuration != nil)
+        #expect(result.metrics?.storeDuration != nil)
+    }
+
+    @Test("A memory hit reports memory and no stage; a disk hit reports disk and its query, no load")
+    func hits() async throws {
+        let f = ManagerFixture(delay: .zero)
+        f.cache.putOnDisk(TestCoder.sample(), key: url.absoluteString)
+        let disk = try #require(try await f.manager.loadImage(with: url).metrics)
+        #expect(disk.cacheType == .disk && disk.cacheQueryDuration != nil)
+        #expect(disk.loadDuration == nil && disk.loadedBytes == nil && disk.decodeDuration == nil)
+        let memory = try #require(try await f.manager.loadImage(with: url).metrics)
+        #expect(memory.cacheType == .memory)
+        #expect(memory.loadDuration == nil && memory.decodeDuration == nil && !memory.isCoalesced)
+    }
+
+    @Test("The callback form's final result carries the metrics too")
+    func callbackForm() async throws {
+        let f = ManagerFixture(delay: .zero)
+        f.serve(url.absoluteString)
+        let result = try await withCheckedThrowingContinuation { continuation in
+            f.manager.loadImage(with: url) { continuation.resume(with: $0) }
+        }
+        #expect(result.metrics?.loadDuration != nil)
+    }
+}
