@@ -20,16 +20,19 @@ build: deps
 # their own (TestSupport's `.dedicatedThreads`), so the others' timeouts never wait for them.
 test: build
 	$(SWIFT) test --skip-build
+	@scripts/public-api.sh --check
 	@$(MAKE) --no-print-directory test-example
 	@$(MAKE) --no-print-directory test-usage
 	@$(MAKE) --no-print-directory docs
 
-# The example third-party plugin: its own package, depending on ImagePipe by path, built and tested
-# the way an outside author would (its .build stays inside Examples/PAMCoder, ignored by git).
+# The example third-party plugin: its own package, depending on ImagePipe by path with its Service
+# trait off, built and tested the way an outside author would (its .build stays inside
+# Examples/PAMCoder, ignored by git); it must resolve none of the server stack.
 EXAMPLE := Examples/PAMCoder
 test-example:
 	$(SWIFT_BUILD) --package-path $(EXAMPLE)
 	$(SWIFT) test --skip-build --package-path $(EXAMPLE)
+	@scripts/check-plugin-dependencies.sh $(EXAMPLE)
 
 # The README's Swift blocks, compiled as written (scripts/readme-snippets.sh writes each into
 # Examples/Usage/ReadmeSnippets), and the batch thumbnailer, run on the sample images.
@@ -41,10 +44,10 @@ test-usage:
 		$(USAGE)/.build/debug/BatchThumbnailer Examples/images "$$out" 64 && \
 		test "$$(ls "$$out" | wc -l)" -eq "$$(ls Examples/images | wc -l)"
 
-# DocC catalogues of PipelineCore and PipelineConformance (swift-docc-plugin, offline), warnings
+# DocC catalogues of PipelineCore, ImagePipe, ImagePipeTargets and PipelineConformance (swift-docc-plugin, offline), warnings
 # as errors; archives in .build/plugins/Swift-DocC/outputs.
 docs:
-	$(SWIFT) package generate-documentation --target PipelineCore --target PipelineConformance --warnings-as-errors
+	$(SWIFT) package generate-documentation --target PipelineCore --target ImagePipe --target ImagePipeTargets --target PipelineConformance --warnings-as-errors
 
 # The tool as it is shipped: release, the Swift runtime and Foundation linked in, so a command
 # does not spend its first milliseconds binding symbols in a dozen shared libraries.

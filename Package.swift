@@ -23,6 +23,13 @@ let package = Package(
         .library(name: "ImageServer", targets: ["ImageServer"]),
         .executable(name: "imagepipe", targets: ["imagepipe"]),
     ],
+    // The service and the tool need the server stack (Hummingbird, NIO, crypto, Prometheus,
+    // ArgumentParser). A package that uses only the library products turns the trait off
+    // (`.package(url: …, from: …, traits: [])`) and then resolves none of it.
+    traits: [
+        .trait(name: "Service", description: "The ImageServer product and the imagepipe tool, with the server stack they need."),
+        .default(enabledTraits: ["Service"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // 1.11 brought `LogHandler.log(event:)`, which handlers implement now.
@@ -120,12 +127,12 @@ let package = Package(
         // so that users of the core and the plugins never build the server stack.
         .target(name: "ImageServer", dependencies: [
             "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
+            .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Service"])),
+            .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
+            .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Service"])),
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Service"])),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -133,7 +140,7 @@ let package = Package(
         .executableTarget(name: "imagepipe", dependencies: [
             "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
             "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -192,8 +199,8 @@ let package = Package(
         // Runs the built `imagepipe` executable end to end.
         .testTarget(name: "ImageServerTests", dependencies: [
             "ImageServer", "PipelineCore", "PipelineConformance", "TestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Service"])),
+            .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Service"])),
         ]),
         .testTarget(name: "imagepipeTests", dependencies: [
             "imagepipe", "ImagePipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "LoaderFile", "PipelineConformance", "TestSupport",

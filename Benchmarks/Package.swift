@@ -21,11 +21,13 @@ let package = Package(
             .product(name: "CodersWebP", package: "ImagePipe"),
             .product(name: "CodersGIF", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
         ]),
         // CodersPNG's APNG decode-all-frames against Pillow (Benchmarks/scripts/coders-apng.sh).
         .executableTarget(name: "coders-apng-bench", dependencies: [
             .product(name: "CodersPNG", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
         ]),
         // CodersAVIF / CodersHEIF decode against c/decode_avif_heif.c, 256 px thumbnails against
         // vipsthumbnail (Benchmarks/scripts/coders-avif-heif.sh).
@@ -34,21 +36,25 @@ let package = Package(
             .product(name: "CodersJPEG", package: "ImagePipe"),
             .product(name: "CodersHEIF", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
         ]),
         // HTTPLoader against `curl --parallel` on a local server (Benchmarks/scripts/loader-http.sh).
         .executableTarget(name: "loader-http-bench", dependencies: [
             .product(name: "LoaderHTTP", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
         ]),
         // MemoryCache against NSCache, DiskCache against plain reads (Benchmarks/scripts/cache.sh),
         // DiskCache at scale (Benchmarks/scripts/disk-cache-scale.sh).
         .executableTarget(name: "cache-bench", dependencies: [
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // ImageManager memory-cache hits and the Lanczos-3 resampler against libvips (Benchmarks/scripts/manager.sh).
         .executableTarget(name: "manager-bench", dependencies: [
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
             .product(name: "CodersPNG", package: "ImagePipe"),
         ]),
         // RedisImageCache lookups against redis-benchmark GETs, and ImageServer with its sources in
@@ -57,6 +63,7 @@ let package = Package(
             .product(name: "CacheRedis", package: "ImagePipe"),
             .product(name: "ImageServer", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
+            .product(name: "ImagePipe", package: "ImagePipe"),
             .product(name: "Logging", package: "swift-log"),
         ]),
     ],

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // ImagePipe's libFuzzer targets: a package of its own, depending on ImagePipe by path, so the
 // sanitizer build (`make fuzz`, into `.build-fuzz/`) never touches the main build or the users of
 // its libraries. The targets' logic (`Sources/FuzzHarness`) is also a target of the main package,
@@ -10,7 +10,7 @@ let targets = ["png", "jpeg", "webp", "gif", "avif", "heif", "transform-spec", "
 let package = Package(
     name: "ImagePipeFuzz",
     dependencies: [
-        .package(name: "ImagePipe", path: ".."),
+        .package(name: "ImagePipe", path: "..", traits: []),
     ],
     targets: [
         .target(name: "FuzzTargets", dependencies: [

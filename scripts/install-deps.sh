@@ -27,6 +27,8 @@ fi
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
 command -v openssl >/dev/null 2>&1 || need openssl
 command -v gzip >/dev/null 2>&1 || need gzip
+# scripts/public-api.sh reads the symbol graphs with jq.
+command -v jq >/dev/null 2>&1 || need jq
 # The AVIF and HEIF tests make their files with the reference encoders and compare pixels with
 # the reference decoders.
 command -v avifenc >/dev/null 2>&1 && command -v avifdec >/dev/null 2>&1 || need libavif-bin

@@ -10,8 +10,9 @@ let package = Package(
         .library(name: "PAMCoder", targets: ["PAMCoder"]),
     ],
     dependencies: [
-        // A real plugin names a URL and a version here: .package(url: "https://…/ImagePipe", from: "0.1.0").
-        .package(name: "ImagePipe", path: "../.."),
+        // A real plugin names a URL and a version here, with the trait that brings the server stack off:
+        // .package(url: "https://…/ImagePipe", from: "0.1.0", traits: []).
+        .package(name: "ImagePipe", path: "../..", traits: []),
     ],
     targets: [
         .target(name: "PAMCoder", dependencies: [.product(name: "PipelineCore", package: "ImagePipe")],

@@ -18,8 +18,9 @@ let snippets = ((try? FileManager.default.contentsOfDirectory(atPath: snippetsFo
 let package = Package(
     name: "Usage",
     dependencies: [
-        // An application names a URL and a version here: .package(url: "https://…/ImagePipe", from: "0.1.0").
-        .package(name: "ImagePipe", path: "../.."),
+        // An application names a URL and a version here, with the trait that brings the server stack off:
+        // .package(url: "https://…/ImagePipe", from: "0.1.0", traits: []).
+        .package(name: "ImagePipe", path: "../..", traits: []),
         .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
     ],
     targets: [

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import ImagePipe
 
 /// DiskCache hit reads (name hashing, open, read, access-date stamp) against a plain
 /// `Data(contentsOf:)` of the same files, warm in the page cache.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PipelineCore
 import Synchronization
+import ImagePipe
 
 /// DiskCache with many small entries (`--disk-scale`): at each size, a store, a lookup (hits and
 /// misses), the trim that builds the index in a fresh process, a periodic trim with nothing to do,

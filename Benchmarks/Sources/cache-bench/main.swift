@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import PipelineCore
 import Synchronization
+import ImagePipe
 
 let arguments = CommandLine.arguments
 func option(_ name: String, _ fallback: Double) -> Double {

@@ -20,6 +20,7 @@
 import CodersPNG
 import Foundation
 import PipelineCore
+import ImagePipe
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))

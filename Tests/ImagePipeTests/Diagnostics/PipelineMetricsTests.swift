@@ -67,7 +67,7 @@ struct PipelineMetricsTests {
         f.loader.answer(url.absoluteString, with: .error(.stubBadStatus(404)))
         await #expect(throws: ImagePipeError.self) { try await f.manager.loadImage(with: url) }
         await #expect(throws: ImagePipeError.self) { try await f.manager.loadImage(with: nil) }
-        #expect(metrics.counterTotal(label: "imagepipe_failures_total", dimensions: [("error", "loadFailed.stubHTTPStatus")]) == 1)
+        #expect(metrics.counterTotal(label: "imagepipe_failures_total", dimensions: [("error", "loadFailed.httpStatus")]) == 1)
         #expect(metrics.counterTotal(label: "imagepipe_failures_total", dimensions: [("error", "invalidURL")]) == 1)
         // The 404 blocked the URL: the next attempt is refused before it starts, and counted as such.
         await #expect(throws: ImagePipeError.blockedURL(url.absoluteString)) { try await f.manager.loadImage(with: url) }
@@ -98,6 +98,6 @@ struct PipelineMetricsTests {
         #expect(ImagePipeError.cancelled.kind == "cancelled")
         #expect(ImagePipeError.limitExceeded(.pixels, value: 10, maximum: 5).kind == "limitExceeded.pixels")
         #expect(ImagePipeError.badImageData(reason: "truncated at byte 12").kind == "badImageData")
-        #expect(ImagePipeError.stubBadStatus(500).kind == "loadFailed.stubHTTPStatus")
+        #expect(ImagePipeError.stubBadStatus(500).kind == "loadFailed.httpStatus")
     }
 }

@@ -24,7 +24,7 @@ struct ImageManagerLoggingTests {
         let failure = try #require(log.entries.first { $0.level == .debug && $0.message.contains("failed") })
         #expect(failure.metadata["image.url"] == .string(url.absoluteString))
         #expect(failure.metadata["cache.key"] == .string(f.manager.cacheKey(for: url)))
-        #expect(failure.metadata["error.kind"] == .string("loadFailed.stubHTTPStatus"))
+        #expect(failure.metadata["error.kind"] == .string("loadFailed.httpStatus"))
         #expect(failure.message.contains("HTTP 404"))
         let blocked = try #require(log.entries.first { $0.level == .notice })
         #expect(blocked.message.contains("blocked") && blocked.metadata["image.url"] == .string(url.absoluteString))
