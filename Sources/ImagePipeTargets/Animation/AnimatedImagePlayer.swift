@@ -1,5 +1,6 @@
 import Synchronization
 import PipelineCore
+import ImagePipe
 
 /// Plays an animation against a clock (SDWebImage's `SDAnimatedImagePlayer`): which frame shows,
 /// when, and how many loops have played. It draws nothing; `onFrame` hands each frame to whoever does.

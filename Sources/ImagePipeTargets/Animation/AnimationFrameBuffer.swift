@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import PipelineCore
+import ImagePipe
 
 /// Decoded frames of one animation, shared by every player of it (SDWebImage's `SDImageFramePool`):
 /// ten views showing one GIF decode each frame once, not ten times.

@@ -36,26 +36,3 @@ public struct ImageCacheResult: Sendable {
         self.validators = validators
     }
 }
-
-/// Maps a URL to the key it is cached under, e.g. to drop a signature from signed URLs so every
-/// signature shares one entry. Nil means "use the URL's absolute string".
-public struct ImageCacheKeyFilter: Sendable {
-    public let key: @Sendable (URL) -> String?
-    public init(_ key: @escaping @Sendable (URL) -> String?) { self.key = key }
-
-    /// Drops the query string and fragment.
-    public static let removingQuery = ImageCacheKeyFilter { url in
-        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
-        parts.query = nil
-        parts.fragment = nil
-        return parts.string
-    }
-}
-
-/// Chooses the bytes the disk cache stores for an image (SDWebImage's `SDWebImageCacheSerializer`),
-/// e.g. re-encode WebP as PNG. Gets the image, the original bytes (nil after a transform) and the URL;
-/// nil lets the cache encode the image itself.
-public struct ImageCacheSerializer: Sendable {
-    public let serialize: @Sendable (Image, Data?, URL?) -> Data?
-    public init(_ serialize: @escaping @Sendable (Image, Data?, URL?) -> Data?) { self.serialize = serialize }
-}

@@ -4,29 +4,10 @@ import Foundation
 // SDWebImage's raw names are in the comments; ImagePipe drops their `image`/`download` prefixes
 // where the type already says it. Keys of one loader live in its plugin (LoaderHTTP's modifiers).
 
-extension ImageContext.Key where Value == any ImageCache {
-    /// `imageCache`: the cache for this request's final image. Default: the manager's.
-    public static var imageCache: Self { .init("imageCache") }
-    /// `originalImageCache`: the cache for the original (untransformed, full-size) image.
-    /// Default: `imageCache`, else the manager's.
-    public static var originalImageCache: Self { .init("originalImageCache") }
-}
-
-extension ImageContext.Key where Value == any ImageLoader {
-    /// `imageLoader`: the loader for this request. Default: the manager's.
-    public static var imageLoader: Self { .init("imageLoader") }
-}
-
 extension ImageContext.Key where Value == any ImageCoder {
     /// `imageCoder`: decode and encode with exactly this coder, without asking `canDecode`.
     /// Default: the coders manager.
     public static var imageCoder: Self { .init("imageCoder") }
-}
-
-extension ImageContext.Key where Value == any ImageTransformer {
-    /// `imageTransformer`: the transformer for this request; `NoImageTransformer()` switches off the
-    /// manager's. Default: the manager's.
-    public static var imageTransformer: Self { .init("imageTransformer") }
 }
 
 extension ImageContext.Key where Value == ImageDecodeOptions {
@@ -70,39 +51,6 @@ extension ImageContext.Key where Value == ImageMetadataHandling {
 extension ImageContext.Key where Value == Int {
     /// `imageScaleDownLimitBytes`: byte budget for decoded pixels (all frames). Not part of the key.
     public static var scaleDownLimitBytes: Self { .init("scaleDownLimitBytes") }
-}
-
-extension ImageContext.Key where Value == ImageCacheType {
-    /// `queryCacheType`: where to look for the final key. Default `.all`.
-    public static var queryCacheType: Self { .init("queryCacheType") }
-    /// `storeCacheType`: where to store the final image; also whether disk hits are promoted to memory.
-    /// Default `.all`.
-    public static var storeCacheType: Self { .init("storeCacheType") }
-    /// `originalQueryCacheType`: where to look for the original when the final key missed. Default `.disk`.
-    public static var originalQueryCacheType: Self { .init("originalQueryCacheType") }
-    /// `originalStoreCacheType`: where to store the original when a transformer or thumbnail is used.
-    /// Default `.disk`.
-    public static var originalStoreCacheType: Self { .init("originalStoreCacheType") }
-}
-
-extension ImageContext.Key where Value == ImageCacheKeyFilter {
-    /// `cacheKeyFilter`: overrides the manager's key filter.
-    public static var cacheKeyFilter: Self { .init("cacheKeyFilter") }
-}
-
-extension ImageContext.Key where Value == ImageCacheSerializer {
-    /// `cacheSerializer`: overrides the manager's serializer.
-    public static var cacheSerializer: Self { .init("cacheSerializer") }
-}
-
-extension ImageContext.Key where Value == any CallbackExecutor {
-    /// `callbackQueue`: where completions run. Default: immediately, on the finishing thread.
-    public static var callbackExecutor: Self { .init("callbackExecutor") }
-}
-
-extension ImageContext.Key where Value == String {
-    /// `setImageOperationKey`: the operation a target's load belongs to. Default: the target's type name.
-    public static var operationKey: Self { .init("operationKey") }
 }
 
 extension ImageContext.Key where Value == Image {

@@ -42,9 +42,9 @@ struct ImageContextTests {
         context[.queryCacheType] = nil
         #expect(context[.queryCacheType] == nil)
         #expect(!context.contains(.queryCacheType))
-        let copy = context.with(.operationKey, "avatar")
-        #expect(copy[.operationKey] == "avatar")
-        #expect(context[.operationKey] == nil, "with(_:_:) copies; the original is unchanged")
+        let copy = context.with(.testLabel, "avatar")
+        #expect(copy[.testLabel] == "avatar")
+        #expect(context[.testLabel] == nil, "with(_:_:) copies; the original is unchanged")
     }
 
     @Test("A plugin's own key works like the built-in ones")
@@ -152,4 +152,9 @@ struct ImageOptionsTests {
         #expect(ImageLoadPriority(options: [.highPriority, .lowPriority]) == .high)
         #expect(ImageLoadPriority(options: []) == .normal)
     }
+}
+
+extension ImageContext.Key where Value == String {
+    /// A key of the tests' own, as a plugin declares one.
+    static var testLabel: Self { .init("testLabel") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// The cache key formats, exactly SDWebImage's, so keys (and disk file names) are predictable:
 /// the base key is the URL (through the key filter), then a thumbnail suffix, then the transformer's

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// Rewrites a request's options and context before the manager acts on them (SDWebImage's
 /// `SDWebImageOptionsProcessor`), e.g. to add `.retryFailed` for one host. Nil keeps them as they were.
