@@ -8,16 +8,10 @@ import PipelineCore
 
 /// The cache a synchronous memory hit through an `ImageCachesManager` asks, kept in lock stripes.
 /// A lookup locks the stripe of the thread it runs on and asks the cache inside that lock, so hits
-/// on different threads write different cache lines and copy nothing: a lock every thread takes,
-/// or a retain of the cache object, would move one line between the cores on every hit. A change
-/// of the route writes every stripe.
+/// on different threads write different cache lines: a lock every thread takes would move one line
+/// between the cores on every hit. A change of the route writes every stripe.
 final class MemoryRoute: Sendable {
-    /// The cache, held strongly, and the unretained reference hits ask it through: the entry is
-    /// replaced only under its stripe's lock, so the cache lives while a hit holds that lock.
-    struct Entry: Sendable {
-        let cache: any ImageCache
-        let lookup: UnretainedMemoryLookup
-    }
+    typealias Entry = any SynchronousMemoryLookup
 
     /// One lock after 64 bytes of padding, so no two stripes' locks share a cache line.
     struct Stripe: ~Copyable, Sendable {
@@ -31,7 +25,7 @@ final class MemoryRoute: Sendable {
 
     /// Routes hits to `cache`; nil, or a cache that cannot answer synchronously, routes none.
     func set(_ cache: (any ImageCache)?) {
-        let entry = cache.flatMap { cache in UnretainedMemoryLookup(cache).map { Entry(cache: cache, lookup: $0) } }
+        let entry = cache?.synchronousMemoryLookup
         for index in stripes.indices {
             stripes[index].entry.withLock { $0 = entry }
         }
@@ -39,7 +33,7 @@ final class MemoryRoute: Sendable {
 
     @inline(__always)
     func memoryImage(forKey key: String, options: ImageOptions, context: ImageContext) -> Image? {
-        stripes[Self.stripeIndex].entry.withLock { $0?.lookup.memoryImage(forKey: key, options: options, context: context) }
+        stripes[Self.stripeIndex].entry.withLock { $0?.memoryImage(forKey: key, options: options, context: context) }
     }
 
     /// The calling thread's stripe: its pthread handle (an address, different for every live

@@ -80,43 +80,12 @@ struct ImageLoadFlow: Sendable {
     /// goes on to the full query.
     @inline(__always)
     func answerFromMemory() -> ImageResult? {
-        Self.memoryHit(manager: manager, url: url, key: keys.final, options: options, context: context,
-                       metrics: metrics.recordsNothing ? nil : metrics, started: started)
-    }
-
-    /// 1–6a without the settings, for a manager whose settings ask nothing of a memory hit
-    /// (`ImageManager.Settings.asksNothingOfMemoryHits`): with no hooks to run, the request and its
-    /// key are the caller's as given, and with no metrics to count, no object every thread shares
-    /// is touched (no settings copy, no flow holding the manager, no lock of the blocked list while
-    /// it is empty). nil when that does not answer: other settings, an invalid or blocked URL (the
-    /// full flow reports them), or a miss.
-    @inline(__always)
-    static func plainMemoryHit(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext) -> ImageResult? {
-        guard manager.settingsAskNothingOfMemoryHits, let url else { return nil }
-        let started = ContinuousClock.now
-        let string = url.absoluteString
-        guard !string.isEmpty, options.contains(.retryFailed) || !manager.blockedURLs.contains(url) else { return nil }
-        // With an empty context (most requests) the key is the URL's string, as `ImageCacheKeys` makes it.
-        let key = context.isEmpty ? string : ImageCacheKeys(url: url, context: context, defaultTransformer: nil, defaultKeyFilter: nil).final
-        return memoryHit(manager: manager, url: url, key: key, options: options, context: context, metrics: nil, started: started)
-    }
-
-    /// 6a for `key`; a hit is counted on `metrics` unless nil.
-    @inline(__always)
-    private static func memoryHit(
-        manager: ImageManager, url: URL, key: String, options: ImageOptions, context: ImageContext,
-        metrics: PipelineMetrics?, started: ContinuousClock.Instant
-    ) -> ImageResult? {
         guard !options.contains(.refreshCached), !options.contains(.fromLoaderOnly), !options.contains(.queryMemoryData),
               (context[.queryCacheType] ?? .all).includesMemory
         else { return nil }
-        let image: Image? = if let cache = context[.imageCache] {
-            (cache as? any SynchronousMemoryLookup)?.memoryImage(forKey: key, options: options, context: context)
-        } else {
-            manager.memoryLookup?.memoryImage(forKey: key, options: options, context: context)
-        }
-        guard let image else { return nil }
-        metrics?.memoryHits.increment()
+        let lookup = if let cache = context[.imageCache] { cache.synchronousMemoryLookup } else { manager.memoryLookup }
+        guard let image = lookup?.memoryImage(forKey: keys.final, options: options, context: context) else { return nil }
+        if !metrics.recordsNothing { metrics.memoryHits.increment() }
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url,
                            metrics: ImageTaskMetrics(totalDuration: .now - started, cacheType: .memory))
     }

@@ -21,13 +21,5 @@ extension ImageManager {
         /// The counters and timers the manager records (see `PipelineMetrics`).
         public var metrics: PipelineMetrics = .system
         public init() {}
-
-        /// True when a memory hit needs nothing from these settings: no transformer, key filter,
-        /// serializer or options processor (they shape the request and its key), and metrics that
-        /// record nothing (the default until `MetricsSystem.bootstrap`). The logger is only read
-        /// when a load fails.
-        var asksNothingOfMemoryHits: Bool {
-            transformer == nil && cacheKeyFilter == nil && cacheSerializer == nil && optionsProcessor == nil && metrics.recordsNothing
-        }
     }
 }

@@ -20,33 +20,18 @@ public final class ImageManager: Sendable {
     let blockedURLs = BlockedURLList()
 
     private let settingsStorage: Mutex<Settings>
-    /// `settings.asksNothingOfMemoryHits`, kept beside them: stored under their lock before it is
-    /// let go, loaded without it with acquiring order. A memory hit that finds it true reads no
-    /// settings at all: no lock every thread takes, no copy retaining their logger and metrics
-    /// (objects every thread shares). A load that starts after a change of the settings has
-    /// returned sees the change; one that runs beside it may act on the settings before it.
-    private let settingsAskNothingOfHits: Atomic<Bool>
     public var settings: Settings {
         get { settingsStorage.withLock { $0 } }
-        set {
-            settingsStorage.withLock { settings in
-                settings = newValue
-                settingsAskNothingOfHits.store(newValue.asksNothingOfMemoryHits, ordering: .releasing)
-            }
-        }
+        set { settingsStorage.withLock { $0 = newValue } }
     }
-
-    /// Whether the settings hold nothing a memory hit uses (see `Settings.asksNothingOfMemoryHits`).
-    @inline(__always)
-    var settingsAskNothingOfMemoryHits: Bool { settingsAskNothingOfHits.load(ordering: .acquiring) }
 
     let downloads = Coalescer<DownloadIdentity<LoaderRequest>, ImageLoadResult, ImageLoadProgress>()
     let decodes = Coalescer<DecodeIdentity, DecodedSource, ImageLoadProgress>()
     let transforms = Coalescer<TransformIdentity, ProcessedSource, ImageLoadProgress>()
     let cpu: CPUWorkQueue
     /// `cache`, when it answers memory hits synchronously; cast once, as the cast costs more than
-    /// the hit itself. Unretained: `cache` holds it for the manager's life.
-    let memoryLookup: UnretainedMemoryLookup?
+    /// the hit itself.
+    let memoryLookup: (any SynchronousMemoryLookup)?
     private let running = Mutex<Set<ImageTask>>([])
 
     /// `cpuConcurrency`: decodes and transforms run at once at most; default one per core.
@@ -56,11 +41,9 @@ public final class ImageManager: Sendable {
         coders: ImageCodersManager = .shared,
         cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
-        let settings = Settings()
-        settingsStorage = Mutex(settings)
-        settingsAskNothingOfHits = Atomic(settings.asksNothingOfMemoryHits)
+        settingsStorage = Mutex(Settings())
         self.cache = cache
-        self.memoryLookup = UnretainedMemoryLookup(cache)
+        self.memoryLookup = cache.synchronousMemoryLookup
         self.loader = loader
         self.coders = coders
         self.cpu = CPUWorkQueue(limit: cpuConcurrency)
@@ -83,7 +66,7 @@ public final class ImageManager: Sendable {
     /// `.refreshCached`, the revalidated one); a `.fromCacheOnly` miss returns a result without image,
     /// a URL no loader takes throws `invalidURL`. `image(with:options:context:)` returns the image alone.
     /// The flow's steps up to the memory cache run in the caller: a memory hit returns at once,
-    /// without starting a task.
+    /// without starting a task; the rest runs in one.
     ///
     /// It takes no closure on purpose: `loadImage(with: url) { … }` always means the callback form.
     /// For progress, use `imageTask(with:options:context:onEvent:)` and await its `result()`.
@@ -91,14 +74,6 @@ public final class ImageManager: Sendable {
         with url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext()
     ) async throws -> ImageResult {
         if Task.isCancelled { throw ImagePipeError.cancelled }
-        if let hit = ImageLoadFlow.plainMemoryHit(manager: self, url: url, options: options, context: context) { return hit }
-        return try await loadThroughFlow(url: url, options: options, context: context)
-    }
-
-    /// `loadImage(with:options:context:)` past a plain memory hit: the flow's steps up to the memory
-    /// cache in the caller, the rest in a task. Out of line, so that a hit's frame stays small.
-    @inline(never)
-    private func loadThroughFlow(url: URL?, options: ImageOptions, context: ImageContext) async throws -> ImageResult {
         let flow = try ImageLoadFlow(manager: self, url: url, options: options, context: context)
         if let hit = flow.answerFromMemory() { return hit }
         let task = startTask(url: url, onEvent: nil) { task in await flow.load(for: task) }

@@ -27,7 +27,7 @@ public final class PipelineMetrics: Sendable {
 
     let factory: any MetricsFactory
     /// The factory is swift-metrics' no-op one: counting into it changes nothing, so a memory hit
-    /// may skip it (see `ImageManager.Settings.asksNothingOfMemoryHits`).
+    /// may skip it.
     package let recordsNothing: Bool
     package let memoryHits: Counter
     package let memoryMisses: Counter
