@@ -6,7 +6,7 @@ SWIFT ?= swift
 # The one build recipe: the library, the tool and every test target.
 SWIFT_BUILD := $(SWIFT) build --build-tests
 
-.PHONY: all deps build test test-example test-usage docs release demo fuzz fuzz-build clean
+.PHONY: all deps build test test-example test-usage docs format lint release demo fuzz fuzz-build clean
 
 all: build
 
@@ -21,6 +21,7 @@ build: deps
 test: build
 	$(SWIFT) test --skip-build
 	@scripts/public-api.sh --check
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory test-example
 	@$(MAKE) --no-print-directory test-usage
 	@$(MAKE) --no-print-directory docs
@@ -43,6 +44,15 @@ test-usage:
 	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
 		$(USAGE)/.build/debug/BatchThumbnailer Examples/images "$$out" 64 && \
 		test "$$(ls "$$out" | wc -l)" -eq "$$(ls Examples/images | wc -l)"
+
+# swift-format with the repository's .swift-format: `make format` rewrites, `make lint` (part of
+# `make test`) fails on anything it would change.
+FORMAT_PATHS := Sources Tests Examples/PAMCoder/Sources Examples/PAMCoder/Tests Examples/Usage/Sources Fuzz/Sources Benchmarks/Sources
+format:
+	$(SWIFT) format format --in-place --parallel --recursive $(FORMAT_PATHS)
+lint:
+	$(SWIFT) format lint --strict --parallel --recursive $(FORMAT_PATHS)
+	@echo "swift-format: no findings"
 
 # DocC catalogues of PipelineCore, ImagePipe, ImagePipeTargets and PipelineConformance (swift-docc-plugin, offline), warnings
 # as errors; archives in .build/plugins/Swift-DocC/outputs.

@@ -63,9 +63,9 @@ public struct RedisCacheEntry: Sendable, Equatable {
     init?(decoding value: Data) {
         var reader = ByteReader(bytes: value)
         guard reader.take(4).map(Array.init) == Self.magic, let version = reader.byte(), version == 1 || version == 2,
-              let formatLength = reader.byte(), let format = reader.text(Int(formatLength)), !format.isEmpty,
-              let etagLength = reader.uint16(), let etag = reader.text(Int(etagLength)),
-              let modifiedLength = reader.uint16(), let lastModified = reader.text(Int(modifiedLength))
+            let formatLength = reader.byte(), let format = reader.text(Int(formatLength)), !format.isEmpty,
+            let etagLength = reader.uint16(), let etag = reader.text(Int(etagLength)),
+            let modifiedLength = reader.uint16(), let lastModified = reader.text(Int(modifiedLength))
         else { return nil }
         var lifetime: TimeInterval?
         if version >= 2 {
@@ -76,7 +76,7 @@ public struct RedisCacheEntry: Sendable, Equatable {
             }
         }
         guard let payloadLength = reader.uint64(), payloadLength == UInt64(reader.remaining), payloadLength > 0,
-              let payload = reader.take(Int(payloadLength))
+            let payload = reader.take(Int(payloadLength))
         else { return nil }
         let validators = CacheValidators(etag: etag, lastModified: lastModified, freshnessLifetime: lifetime).sanitized
         let hasAny = validators.canRevalidate || validators.freshnessLifetime != nil
@@ -90,9 +90,11 @@ public struct RedisCacheEntry: Sendable, Equatable {
         guard slice.count > 64 else { return Data(slice) }
         return slice.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return Data() }
-            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count, deallocator: .custom { _, _ in
-                withExtendedLifetime(value) {}
-            })
+            return Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count,
+                deallocator: .custom { _, _ in
+                    withExtendedLifetime(value) {}
+                })
         }
     }
 }

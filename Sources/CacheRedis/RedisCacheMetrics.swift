@@ -24,23 +24,24 @@ public final class RedisCacheMetrics: Sendable {
 
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         func counter(_ event: RedisCacheEvent) -> Counter {
-            let (label, dimensions): (String, [(String, String)]) = switch event {
-            case .hit: ("imagepipe_redis_lookups_total", [("result", "hit")])
-            case .miss: ("imagepipe_redis_lookups_total", [("result", "miss")])
-            case .store: ("imagepipe_redis_stores_total", [("result", "stored")])
-            case .storeTooLarge: ("imagepipe_redis_stores_total", [("result", "too_large")])
-            case .timeout: ("imagepipe_redis_errors_total", [("kind", "timeout")])
-            case .connectionFault: ("imagepipe_redis_errors_total", [("kind", "connection")])
-            case .outOfMemoryReply: ("imagepipe_redis_errors_total", [("kind", "oom")])
-            case .errorReply: ("imagepipe_redis_errors_total", [("kind", "reply")])
-            case .skippedBreakerOpen: ("imagepipe_redis_skipped_total", [("reason", "breaker_open")])
-            case .skippedQueueFull: ("imagepipe_redis_skipped_total", [("reason", "queue_full")])
-            case .corruptValue: ("imagepipe_redis_corrupt_values_total", [])
-            case .breakerOpened: ("imagepipe_redis_breaker_openings_total", [])
-            case .fetchClaimed: ("imagepipe_redis_single_flight_total", [("outcome", "claimed")])
-            case .fetchWaited: ("imagepipe_redis_single_flight_total", [("outcome", "waited")])
-            case .fetchAlone: ("imagepipe_redis_single_flight_total", [("outcome", "alone")])
-            }
+            let (label, dimensions): (String, [(String, String)]) =
+                switch event {
+                case .hit: ("imagepipe_redis_lookups_total", [("result", "hit")])
+                case .miss: ("imagepipe_redis_lookups_total", [("result", "miss")])
+                case .store: ("imagepipe_redis_stores_total", [("result", "stored")])
+                case .storeTooLarge: ("imagepipe_redis_stores_total", [("result", "too_large")])
+                case .timeout: ("imagepipe_redis_errors_total", [("kind", "timeout")])
+                case .connectionFault: ("imagepipe_redis_errors_total", [("kind", "connection")])
+                case .outOfMemoryReply: ("imagepipe_redis_errors_total", [("kind", "oom")])
+                case .errorReply: ("imagepipe_redis_errors_total", [("kind", "reply")])
+                case .skippedBreakerOpen: ("imagepipe_redis_skipped_total", [("reason", "breaker_open")])
+                case .skippedQueueFull: ("imagepipe_redis_skipped_total", [("reason", "queue_full")])
+                case .corruptValue: ("imagepipe_redis_corrupt_values_total", [])
+                case .breakerOpened: ("imagepipe_redis_breaker_openings_total", [])
+                case .fetchClaimed: ("imagepipe_redis_single_flight_total", [("outcome", "claimed")])
+                case .fetchWaited: ("imagepipe_redis_single_flight_total", [("outcome", "waited")])
+                case .fetchAlone: ("imagepipe_redis_single_flight_total", [("outcome", "alone")])
+                }
             return Counter(label: label, dimensions: dimensions, factory: factory)
         }
         counters = Dictionary(uniqueKeysWithValues: RedisCacheEvent.allCases.map { ($0, counter($0)) })
@@ -54,9 +55,11 @@ public final class RedisCacheMetrics: Sendable {
     /// The breaker gauge of the cache configured by `configuration`, starting closed (0).
     func breakerGauge(for configuration: RedisCacheConfiguration) -> Gauge {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        let gauge = Gauge(label: "imagepipe_redis_breaker_open", dimensions: [
-            ("server", "\(host):\(configuration.port)/\(configuration.database)"), ("prefix", configuration.keyPrefix),
-        ], factory: factory)
+        let gauge = Gauge(
+            label: "imagepipe_redis_breaker_open",
+            dimensions: [
+                ("server", "\(host):\(configuration.port)/\(configuration.database)"), ("prefix", configuration.keyPrefix),
+            ], factory: factory)
         gauge.record(0)
         return gauge
     }

@@ -83,10 +83,18 @@ final class RedisCacheCounters: Sendable {
             case .miss: stats.misses += 1
             case .store: stats.stores += 1
             case .storeTooLarge: stats.storesTooLarge += 1
-            case .timeout: stats.timeouts += 1; stats.faults += 1
-            case .connectionFault: stats.connectionFaults += 1; stats.faults += 1
-            case .outOfMemoryReply: stats.outOfMemoryReplies += 1; stats.faults += 1
-            case .errorReply: stats.errorReplies += 1; stats.faults += 1
+            case .timeout:
+                stats.timeouts += 1
+                stats.faults += 1
+            case .connectionFault:
+                stats.connectionFaults += 1
+                stats.faults += 1
+            case .outOfMemoryReply:
+                stats.outOfMemoryReplies += 1
+                stats.faults += 1
+            case .errorReply:
+                stats.errorReplies += 1
+                stats.faults += 1
             case .skippedBreakerOpen, .skippedQueueFull: stats.skipped += 1
             case .corruptValue: stats.corruptValues += 1
             case .breakerOpened: stats.breakerOpenings += 1

@@ -76,9 +76,12 @@ final class RedisConnection {
         let reply = raw.assumingMemoryBound(to: redisReply.self)
         if reply.pointee.type == REDIS_REPLY_STRING, let str = reply.pointee.str, reply.pointee.len > 0 {
             let address = UInt(bitPattern: raw)
-            return .string(Data(bytesNoCopy: UnsafeMutableRawPointer(str), count: reply.pointee.len, deallocator: .custom { _, _ in
-                freeReplyObject(UnsafeMutableRawPointer(bitPattern: address))
-            }))
+            return .string(
+                Data(
+                    bytesNoCopy: UnsafeMutableRawPointer(str), count: reply.pointee.len,
+                    deallocator: .custom { _, _ in
+                        freeReplyObject(UnsafeMutableRawPointer(bitPattern: address))
+                    }))
         }
         defer { freeReplyObject(raw) }
         return Self.copy(reply)
@@ -109,7 +112,8 @@ final class RedisConnection {
     /// errno itself may have changed since, when hiredis closed the socket.
     private static func failure(_ context: UnsafeMutablePointer<redisContext>) -> Broken {
         let reason = errorText(context)
-        let timedOut = context.pointee.err == REDIS_ERR_IO
+        let timedOut =
+            context.pointee.err == REDIS_ERR_IO
             && [EAGAIN, EWOULDBLOCK, ETIMEDOUT].contains { reason.hasSuffix(String(cString: strerror($0))) }
         return Broken(reason: reason, kind: timedOut ? .timeout : .connection)
     }

@@ -22,8 +22,10 @@ public final class RedisImageCache: ImageCache {
 
     /// - Parameter metrics: where hits, misses, faults by kind, the breaker and single-flight are
     ///   counted (`RedisCacheMetrics`); default: `MetricsSystem.factory`'s.
-    public init(configuration: RedisCacheConfiguration = RedisCacheConfiguration(), coders: ImageCodersManager = .shared,
-                metrics: RedisCacheMetrics = RedisCacheMetrics()) {
+    public init(
+        configuration: RedisCacheConfiguration = RedisCacheConfiguration(), coders: ImageCodersManager = .shared,
+        metrics: RedisCacheMetrics = RedisCacheMetrics()
+    ) {
         self.configuration = configuration
         self.coders = coders
         self.counters = RedisCacheCounters(metrics: metrics, configuration: configuration)
@@ -135,7 +137,7 @@ public final class RedisImageCache: ImageCache {
         var cursor = "0"
         repeat {
             guard case .array(let parts)? = await pool.run(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"]),
-                  parts.count == 2, case .string(let next) = parts[0], case .array(let keys) = parts[1]
+                parts.count == 2, case .string(let next) = parts[0], case .array(let keys) = parts[1]
             else { return }
             let names = keys.compactMap { key -> Data? in
                 if case .string(let name) = key { return name }

@@ -41,8 +41,9 @@ public struct AVIFCoder: AnimatedImageCoder {
         let checkpoint = DecodeCheckpoint(options: options)
         let handle = try AVIFDecoderHandle(data, options: options)
         let metadata = AVIFMetadata(handle.image, options: options)
-        let imageMetadata = ImageMetadata(decodeOptions: options, warnings: metadata.warnings, colorProfile: metadata.colorProfile,
-                                          exif: metadata.exif, xmp: metadata.xmp)
+        let imageMetadata = ImageMetadata(
+            decodeOptions: options, warnings: metadata.warnings, colorProfile: metadata.colorProfile,
+            exif: metadata.exif, xmp: metadata.xmp)
         if handle.isSequence && !options.firstFrameOnly {
             guard let provider = try AVIFAnimationProvider(handle: handle, data: data, options: options) else {
                 throw ImagePipeError.badImageData(reason: "AVIF sequence has no frames")
@@ -91,12 +92,13 @@ public struct AVIFCoder: AnimatedImageCoder {
     /// containers and files a limit refuses (the decode then fails with that limit's own error).
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
         guard canDecode(data), let handle = try? AVIFDecoderHandle(data, options: options),
-              (try? options.checkPixelLimit(handle.size)) != nil
+            (try? options.checkPixelLimit(handle.size)) != nil
         else { return nil }
         let frames = options.firstFrameOnly ? 1 : handle.frameCount
         let format = AVIFPixelConverter.pixelFormat(hasAlpha: handle.hasAlpha, yuvFormat: handle.image.yuvFormat)
         let target = options.targetSize(for: handle.size, frameCount: frames)
-        let working = frames > 1
+        let working =
+            frames > 1
             ? AVIFPixelConverter.decoderMemory(handle.image, hasAlpha: handle.hasAlpha, frameCount: frames) + Self.rgbBytes(handle.size, thumbnail: target != handle.size)
             : Self.stillWorkingBytes(handle, target: target)
         guard (try? options.checkDecoderMemory(working)) != nil else { return nil }

@@ -74,8 +74,10 @@ struct AVIFDecoderHandle: ~Copyable {
         throw error
     }
 
-    private static func open(_ decoder: UnsafeMutablePointer<avifDecoder>, _ bytes: UnsafeMutableRawBufferPointer,
-                             sizeLimit: UInt32, countLimit: UInt32) -> avifResult {
+    private static func open(
+        _ decoder: UnsafeMutablePointer<avifDecoder>, _ bytes: UnsafeMutableRawBufferPointer,
+        sizeLimit: UInt32, countLimit: UInt32
+    ) -> avifResult {
         // One thread: the pipeline runs decodes in parallel itself.
         decoder.pointee.maxThreads = 1
         // Files from older encoders (libheif < 1.12 without `pixi`, cavif without alpha `ispe`)
@@ -100,7 +102,7 @@ struct AVIFDecoderHandle: ~Copyable {
     func duration(at index: Int) -> Double {
         var timing = avifImageTiming()
         guard index >= 0, index < frameCount, ip_avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK,
-              timing.timescale > 0
+            timing.timescale > 0
         else { return 0 }
         return Double(timing.durationInTimescales) / Double(timing.timescale)
     }

@@ -82,8 +82,8 @@ enum AVIFRepetition: Equatable {
                 }
             }
             guard let mdia = children.first(where: { $0.type == "mdia" }),
-                  let minf = ISOBMFFBox.child("minf", of: bytes, in: mdia.payload),
-                  let stbl = ISOBMFFBox.child("stbl", of: bytes, in: minf.payload)
+                let minf = ISOBMFFBox.child("minf", of: bytes, in: mdia.payload),
+                let stbl = ISOBMFFBox.child("stbl", of: bytes, in: minf.payload)
             else { return }
             for box in ISOBMFFBox.children(of: bytes, in: stbl.payload) {
                 var reader = ISOBMFFBytes(bytes, box.payload)

@@ -51,7 +51,8 @@ final class GIFAnimationProvider: AnimatedImageProvider {
     func frame(at index: Int) throws -> PixelBuffer {
         let checkpoint = try startFrameDecode(index, options: options)
         if canvasSize != screen, frameCount == 1,
-           let thumbnail = try compositor.withLock({ try $0.streamedOnlyBlock(to: canvasSize, checkpoint: checkpoint) }) {
+            let thumbnail = try compositor.withLock({ try $0.streamedOnlyBlock(to: canvasSize, checkpoint: checkpoint) })
+        {
             return thumbnail
         }
         let pixels = try compositor.withLock { try $0.render(frame: index, checkpoint: checkpoint) }

@@ -28,9 +28,10 @@ public struct GIFCoder: AnimatedImageCoder {
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "GIFCoder", format: .gif) }
         let provider = try GIFAnimationProvider(data: data, options: options)
-        let metadata = ImageMetadata(decodeOptions: options, warnings: provider.warnings,
-                                     colorProfile: provider.colorProfile, xmp: provider.xmp,
-                                     hasUnreadMetadata: provider.hasUnreadMetadata)
+        let metadata = ImageMetadata(
+            decodeOptions: options, warnings: provider.warnings,
+            colorProfile: provider.colorProfile, xmp: provider.xmp,
+            hasUnreadMetadata: provider.hasUnreadMetadata)
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), scale: options.scaleFactor, metadata: metadata)
         }
@@ -79,8 +80,9 @@ extension GIFCoder {
     public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
         guard canDecode(data), data.count >= 10 else { return nil }
         let start = data.startIndex
-        let screen = ImageSize(width: Int(data[start + 6]) | Int(data[start + 7]) << 8,
-                               height: Int(data[start + 8]) | Int(data[start + 9]) << 8)
+        let screen = ImageSize(
+            width: Int(data[start + 6]) | Int(data[start + 7]) << 8,
+            height: Int(data[start + 8]) | Int(data[start + 9]) << 8)
         guard !screen.isEmpty, (try? options.checkPixelLimit(screen)) != nil, let pixels = screen.pixelCount else { return nil }
         let target = options.targetSize(for: screen)
         let screens = target == screen ? 2 : 3

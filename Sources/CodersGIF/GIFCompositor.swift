@@ -27,10 +27,11 @@ struct GIFCompositor: Sendable {
         let target = index.frames[frame].lastBlock
         let (data, index) = (data, index)
         if canvas == nil { canvas = try AnimationCanvas(size: index.screen, format: format) }
-        return try canvas!.render(target, key: index.keyBlocks[target], checkpoint: checkpoint,
-                                 area: { Self.visibleArea(index.blocks[$0], screen: index.screen) },
-                                 disposal: { Self.disposal(index.blocks[$0]) },
-                                 draw: { block, pixels in try Self.draw(block, of: data, index: index, into: &pixels) })
+        return try canvas!.render(
+            target, key: index.keyBlocks[target], checkpoint: checkpoint,
+            area: { Self.visibleArea(index.blocks[$0], screen: index.screen) },
+            disposal: { Self.disposal(index.blocks[$0]) },
+            draw: { block, pixels in try Self.draw(block, of: data, index: index, into: &pixels) })
     }
 
     /// Disposal 2 clears to transparent (as browsers and SDWebImage do, not to the often
@@ -78,8 +79,9 @@ struct GIFCompositor: Sendable {
                         let y = block.top + (interlaced ? Self.interlacedRow(stored, height: block.height) : stored)
                         guard y < screen.height, visibleWidth > 0 else { continue }
                         if bytesPerPixel == 3 {
-                            drawOpaque(line.baseAddress!, count: visibleWidth, palette: palette.baseAddress!,
-                                       into: pixels.baseAddress! + (y * screen.width + block.left) * 3)
+                            drawOpaque(
+                                line.baseAddress!, count: visibleWidth, palette: palette.baseAddress!,
+                                into: pixels.baseAddress! + (y * screen.width + block.left) * 3)
                             continue
                         }
                         var out = pixels.baseAddress! + (y * screen.width + block.left) * 4
@@ -104,7 +106,7 @@ struct GIFCompositor: Sendable {
         let file = try GIFFile(GIFByteReader(data, segments: [0..<index.headerLength, block.descriptorOffset..<data.count]))
         var type = UNDEFINED_RECORD_TYPE
         guard DGifGetRecordType(file.handle, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
-              DGifGetImageDesc(file.handle) == GIF_OK
+            DGifGetImageDesc(file.handle) == GIF_OK
         else { throw file.lastError }
         return file
     }

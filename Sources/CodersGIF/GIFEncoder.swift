@@ -20,8 +20,10 @@ enum GIFEncoder {
     }
 
     /// Writes `frameCount` frames, asking `frame` for each in order.
-    static func encode(frameCount: Int, loopCount: Int?, metadata: ImageMetadata? = nil, options: ImageEncodeOptions,
-                       frame: (Int) throws -> ImageFrame) throws -> Data {
+    static func encode(
+        frameCount: Int, loopCount: Int?, metadata: ImageMetadata? = nil, options: ImageEncodeOptions,
+        frame: (Int) throws -> ImageFrame
+    ) throws -> Data {
         guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         let first = try frame(0)
         var size = first.buffer.size
@@ -33,12 +35,16 @@ enum GIFEncoder {
         }
         let writer = GIFByteWriter()
         var error: Int32 = 0
-        guard let handle = EGifOpen(Unmanaged.passUnretained(writer).toOpaque(), { file, bytes, count in
-            guard let file, let bytes, count > 0, let context = file.pointee.UserData else { return 0 }
-            let writer = Unmanaged<GIFByteWriter>.fromOpaque(context).takeUnretainedValue()
-            writer.bytes.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(count)))
-            return count
-        }, &error) else { throw ImagePipeError.encodingFailed(reason: "giflib could not start (error \(error))") }
+        guard
+            let handle = EGifOpen(
+                Unmanaged.passUnretained(writer).toOpaque(),
+                { file, bytes, count in
+                    guard let file, let bytes, count > 0, let context = file.pointee.UserData else { return 0 }
+                    let writer = Unmanaged<GIFByteWriter>.fromOpaque(context).takeUnretainedValue()
+                    writer.bytes.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(count)))
+                    return count
+                }, &error)
+        else { throw ImagePipeError.encodingFailed(reason: "giflib could not start (error \(error))") }
         var closed = false
         defer { if !closed { _ = EGifCloseFile(handle, &error) } }
         func check(_ status: Int32) throws {

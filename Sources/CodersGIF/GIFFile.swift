@@ -60,11 +60,13 @@ struct GIFFile: ~Copyable {
     init(_ reader: GIFByteReader) throws {
         var error: Int32 = 0
         let context = Unmanaged.passUnretained(reader).toOpaque()
-        let handle = DGifOpen(context, { file, buffer, count in
-            guard let file, let buffer, count > 0, let context = file.pointee.UserData else { return 0 }
-            let reader = Unmanaged<GIFByteReader>.fromOpaque(context).takeUnretainedValue()
-            return Int32(reader.read(into: buffer, count: Int(count)))
-        }, &error)
+        let handle = DGifOpen(
+            context,
+            { file, buffer, count in
+                guard let file, let buffer, count > 0, let context = file.pointee.UserData else { return 0 }
+                let reader = Unmanaged<GIFByteReader>.fromOpaque(context).takeUnretainedValue()
+                return Int32(reader.read(into: buffer, count: Int(count)))
+            }, &error)
         guard let handle else { throw GIFFile.error(error) }
         self.handle = handle
         self.reader = reader

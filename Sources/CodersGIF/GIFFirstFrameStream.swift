@@ -13,7 +13,7 @@ extension GIFCompositor {
         guard index.blocks.count == 1, format == .rgb8, index.truncatedBlock == nil else { return nil }
         let block = index.blocks[0]
         guard block.left == 0, block.top == 0, block.width == screen.width, block.height == screen.height,
-              let stream = RowStreamResampler(source: screen, format: .rgb8, target: target, filter: .lanczos3, rowsPerFill: 16)
+            let stream = RowStreamResampler(source: screen, format: .rgb8, target: target, filter: .lanczos3, rowsPerFill: 16)
         else { return nil }
         try checkpoint.check()
         let file = try Self.openBlock(block, of: data, index: index)

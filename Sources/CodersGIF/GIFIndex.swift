@@ -69,8 +69,10 @@ struct GIFIndex: Sendable {
                 try options.checkFrameLimit(blocks.count + 1)
                 let offset = file.reader.position - 1
                 if let end = Self.skipEmptyBlock(data, at: offset) {
-                    blocks.append(GIFBlock(descriptorOffset: offset, left: 0, top: 0, width: 0, height: 0,
-                                           disposal: pending?.disposal ?? 0, transparentIndex: nil, delay: pending?.delay))
+                    blocks.append(
+                        GIFBlock(
+                            descriptorOffset: offset, left: 0, top: 0, width: 0, height: 0,
+                            disposal: pending?.disposal ?? 0, transparentIndex: nil, delay: pending?.delay))
                     pending = nil
                     file.reader.skip(to: end)
                     if end >= data.count || options.firstFrameOnly { break scan }
@@ -81,9 +83,10 @@ struct GIFIndex: Sendable {
                     throw file.lastError
                 }
                 let image = handle.pointee.Image
-                var block = GIFBlock(descriptorOffset: offset, left: Int(image.Left), top: Int(image.Top),
-                                     width: Int(image.Width), height: Int(image.Height),
-                                     disposal: 0, transparentIndex: nil, delay: nil)
+                var block = GIFBlock(
+                    descriptorOffset: offset, left: Int(image.Left), top: Int(image.Top),
+                    width: Int(image.Width), height: Int(image.Height),
+                    disposal: 0, transparentIndex: nil, delay: nil)
                 if let pending {
                     block.disposal = pending.disposal
                     block.transparentIndex = pending.transparent
@@ -112,9 +115,11 @@ struct GIFIndex: Sendable {
                 var isLoopExtension = false, isMetadata = false
                 if let bytes, code == GRAPHICS_EXT_FUNC_CODE, bytes[0] >= 4 {
                     let packed = Int(bytes[1])
-                    pending = (disposal: (packed >> 2) & 7,
-                               transparent: packed & 1 != 0 ? Int(bytes[4]) : nil,
-                               delay: Int(bytes[2]) | Int(bytes[3]) << 8)
+                    pending = (
+                        disposal: (packed >> 2) & 7,
+                        transparent: packed & 1 != 0 ? Int(bytes[4]) : nil,
+                        delay: Int(bytes[2]) | Int(bytes[3]) << 8
+                    )
                 } else if let bytes, code == APPLICATION_EXT_FUNC_CODE, bytes[0] == 11 {
                     let name = String(decoding: UnsafeBufferPointer(start: bytes + 1, count: 11), as: UTF8.self)
                     isLoopExtension = name == "NETSCAPE2.0" || name == "ANIMEXTS1.0"

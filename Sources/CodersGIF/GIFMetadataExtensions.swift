@@ -90,9 +90,13 @@ enum GIFMetadataWriter {
         var extensions: [(identifier: [UInt8], subBlocks: [[UInt8]])] = []
         if let profile, !profile.isEmpty {
             let bytes = [UInt8](profile)
-            extensions.append((GIFMetadataReader.iccIdentifier, stride(from: 0, to: bytes.count, by: 255).map {
-                Array(bytes[$0..<min($0 + 255, bytes.count)])
-            }))
+            extensions.append(
+                (
+                    GIFMetadataReader.iccIdentifier,
+                    stride(from: 0, to: bytes.count, by: 255).map {
+                        Array(bytes[$0..<min($0 + 255, bytes.count)])
+                    }
+                ))
         }
         if let xmp, let subBlocks = rawSubBlocks(xmp) {
             extensions.append((GIFMetadataReader.xmpIdentifier, subBlocks))

@@ -19,7 +19,13 @@ enum GIFQuantizer {
         let pixelCount = buffer.width * buffer.height
         var hasTransparency = false
         var i = 3
-        while i < pixels.count { if pixels[i] < 128 { hasTransparency = true; break }; i += 4 }
+        while i < pixels.count {
+            if pixels[i] < 128 {
+                hasTransparency = true
+                break
+            }
+            i += 4
+        }
         let maxColors = hasTransparency ? 255 : 256
 
         if let exact = exactPalette(pixels, maxColors: maxColors) {
@@ -33,7 +39,10 @@ enum GIFQuantizer {
             let transparent = hasTransparency ? exact.count : nil
             for p in 0..<pixelCount {
                 let o = p * 4
-                if pixels[o + 3] < 128, let transparent { indices[p] = UInt8(transparent); continue }
+                if pixels[o + 3] < 128, let transparent {
+                    indices[p] = UInt8(transparent)
+                    continue
+                }
                 indices[p] = lookup[key(pixels, o)] ?? 0
             }
             if transparent != nil { palette += [0, 0, 0] }
@@ -65,7 +74,13 @@ enum GIFQuantizer {
         return order.isEmpty ? [0] : order
     }
 
-    private struct Bin { var bin: Int; var count: Int; var r: Int; var g: Int; var b: Int }
+    private struct Bin {
+        var bin: Int
+        var count: Int
+        var r: Int
+        var g: Int
+        var b: Int
+    }
 
     private static func medianCut(_ pixels: [UInt8], pixelCount: Int, maxColors: Int, hasTransparency: Bool) -> GIFPalettedFrame {
         var histogram = [Bin](repeating: Bin(bin: 0, count: 0, r: 0, g: 0, b: 0), count: 32768)
@@ -76,7 +91,9 @@ enum GIFQuantizer {
             let r = Int(pixels[o]), g = Int(pixels[o + 1]), b = Int(pixels[o + 2])
             let bin = (r >> 3) << 10 | (g >> 3) << 5 | (b >> 3)
             histogram[bin].count += 1
-            histogram[bin].r += r; histogram[bin].g += g; histogram[bin].b += b
+            histogram[bin].r += r
+            histogram[bin].g += g
+            histogram[bin].b += b
             binOfPixel[p] = UInt16(bin)
         }
         var bins: [Bin] = []
@@ -93,7 +110,8 @@ enum GIFQuantizer {
                 population += entry.count
                 for axis in 0..<3 {
                     let value = channel(entry.bin, axis)
-                    lo[axis] = min(lo[axis], value); hi[axis] = max(hi[axis], value)
+                    lo[axis] = min(lo[axis], value)
+                    hi[axis] = max(hi[axis], value)
                 }
             }
             let ranges = (0..<3).map { hi[$0] - lo[$0] }
@@ -116,7 +134,10 @@ enum GIFQuantizer {
             var cut = box.lowerBound + 1
             for n in box {
                 running += bins[n].count
-                if running >= half { cut = min(max(n + 1, box.lowerBound + 1), box.upperBound - 1); break }
+                if running >= half {
+                    cut = min(max(n + 1, box.lowerBound + 1), box.upperBound - 1)
+                    break
+                }
             }
             boxes[best.box] = box.lowerBound..<cut
             boxes.append(cut..<box.upperBound)
@@ -126,7 +147,10 @@ enum GIFQuantizer {
         for (n, box) in boxes.enumerated() {
             var r = 0, g = 0, b = 0, count = 0
             for entry in bins[box] {
-                r += entry.r; g += entry.g; b += entry.b; count += entry.count
+                r += entry.r
+                g += entry.g
+                b += entry.b
+                count += entry.count
                 binToIndex[entry.bin] = UInt8(n)
             }
             let c = max(count, 1)

@@ -23,12 +23,14 @@ public struct HEIFCoder: ImageCoder {
     /// multi-layer and sequence brands to the built-in entry; HEIF leaves generic files listing
     /// AVIF's brands to AVIF.
     public static let formats: [ImageFormat] = [
-        ImageFormat(identifier: ImageFormat.heic.identifier, names: ImageFormat.heic.names, mimeTypes: ["image/heic", "image/heic-sequence"],
-                    fileExtensions: ImageFormat.heic.fileExtensions,
-                    signature: ImageFormat.Signature { FileTypeBox($0.head).map { format(of: $0) == .heic } ?? false }),
-        ImageFormat(identifier: ImageFormat.heif.identifier, names: ImageFormat.heif.names, mimeTypes: ["image/heif", "image/heif-sequence"],
-                    fileExtensions: ImageFormat.heif.fileExtensions,
-                    signature: ImageFormat.Signature { FileTypeBox($0.head).map { format(of: $0) == .heif } ?? false }),
+        ImageFormat(
+            identifier: ImageFormat.heic.identifier, names: ImageFormat.heic.names, mimeTypes: ["image/heic", "image/heic-sequence"],
+            fileExtensions: ImageFormat.heic.fileExtensions,
+            signature: ImageFormat.Signature { FileTypeBox($0.head).map { format(of: $0) == .heic } ?? false }),
+        ImageFormat(
+            identifier: ImageFormat.heif.identifier, names: ImageFormat.heif.names, mimeTypes: ["image/heif", "image/heif-sequence"],
+            fileExtensions: ImageFormat.heif.fileExtensions,
+            signature: ImageFormat.Signature { FileTypeBox($0.head).map { format(of: $0) == .heif } ?? false }),
     ]
 
     /// `.heic`, `.heif`, or nil when the box names neither (AVIF included).
@@ -69,9 +71,11 @@ public struct HEIFCoder: ImageCoder {
         }
         try checkpoint.check()
         if pixels.size != target { pixels = pixels.resampled(to: target) }
-        return Image(pixels, format: format, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: metadata.warnings, colorProfile: metadata.colorProfile,
-                                             exif: metadata.exif, xmp: metadata.xmp))
+        return Image(
+            pixels, format: format, scale: options.scaleFactor,
+            metadata: ImageMetadata(
+                decodeOptions: options, warnings: metadata.warnings, colorProfile: metadata.colorProfile,
+                exif: metadata.exif, xmp: metadata.xmp))
     }
 
     public func canEncode(to format: ImageFormat) -> Bool { false }

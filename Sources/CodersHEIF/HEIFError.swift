@@ -24,7 +24,7 @@ enum HEIFError {
     /// size over the limit it was given.
     static func claimedSize(_ error: heif_error) -> ImageSize? {
         guard error.subcode == heif_suberror_Security_limit_exceeded, let text = error.message.map({ String(cString: $0) }),
-              let marker = text.range(of: "Image size ")
+            let marker = text.range(of: "Image size ")
         else { return nil }
         let numbers = text[marker.upperBound...].prefix { $0 != " " }.split(separator: "x").compactMap { Int($0) }
         return numbers.count == 2 ? ImageSize(width: numbers[0], height: numbers[1]) : nil

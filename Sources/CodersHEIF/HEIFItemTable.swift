@@ -38,7 +38,7 @@ struct HEIFItemTable {
     init?(_ bytes: [UInt8]) {
         self.bytes = bytes
         guard let meta = ISOBMFFBox.children(of: bytes, in: 0..<bytes.count).first(where: { $0.type == "meta" }),
-              meta.payload.count >= 4
+            meta.payload.count >= 4
         else { return nil }
         // meta is a full box: 4 bytes of version and flags before its children.
         let children = ISOBMFFBox.children(of: bytes, in: meta.payload.lowerBound + 4..<meta.payload.upperBound)
@@ -62,12 +62,12 @@ struct HEIFItemTable {
     /// Item info entries of version 2 or 3 (the ones that carry a type).
     private mutating func readTypes(_ iinf: ISOBMFFBox) {
         var reader = ISOBMFFBytes(bytes, iinf.payload)
-        guard let version = reader.u8(), reader.skip(3), let _ = version == 0 ? reader.u16() : reader.u32() else { return }
+        guard let version = reader.u8(), reader.skip(3), (version == 0 ? reader.u16() : reader.u32()) != nil else { return }
         for entry in ISOBMFFBox.children(of: bytes, in: reader.position..<iinf.payload.upperBound) where entry.type == "infe" {
             var infe = ISOBMFFBytes(bytes, entry.payload)
             guard let entryVersion = infe.u8(), entryVersion >= 2, infe.skip(3),
-                  let id = entryVersion == 2 ? infe.u16() : infe.u32(), infe.skip(2),
-                  let type = infe.fourCC(), items[id] == nil
+                let id = entryVersion == 2 ? infe.u16() : infe.u32(), infe.skip(2),
+                let type = infe.fourCC(), items[id] == nil
             else { continue }
             items[id] = Item(type: type)
         }
@@ -77,7 +77,7 @@ struct HEIFItemTable {
     private mutating func readLocations(_ iloc: ISOBMFFBox, idat: ISOBMFFBox?) {
         var reader = ISOBMFFBytes(bytes, iloc.payload)
         guard let version = reader.u8(), version <= 2, reader.skip(3), let sizes = reader.u8(), let sizes2 = reader.u8(),
-              let count = version < 2 ? reader.u16() : reader.u32()
+            let count = version < 2 ? reader.u16() : reader.u32()
         else { return }
         let offsetSize = sizes >> 4, lengthSize = sizes & 15, baseOffsetSize = sizes2 >> 4
         let indexSize = version >= 1 ? sizes2 & 15 : 0
@@ -155,7 +155,7 @@ struct HEIFItemTable {
         func id() -> Int? { version == 0 ? reader.u16() : reader.u32() }
         while reader.position < reader.end {
             guard let size = reader.u32(), let type = reader.fourCC(), size != 1 || reader.skip(8), type != "uuid" || reader.skip(16),
-                  let from = id(), let count = reader.u16()
+                let from = id(), let count = reader.u16()
             else { return }
             var targets: [Int] = []
             for _ in 0..<count {

@@ -49,10 +49,11 @@ struct HEVCSequenceParameterSet: Equatable {
         height = try Self.value(&bits, "pic_height_in_luma_samples")
         guard storedWidth > 0, storedHeight > 0 else { throw Invalid(reason: "the picture size \(width)x\(height) is empty") }
         if bits.flag() {
-            conformanceWindow = ConformanceWindow(left: try Self.value(&bits, "conf_win_left_offset"),
-                                                  right: try Self.value(&bits, "conf_win_right_offset"),
-                                                  top: try Self.value(&bits, "conf_win_top_offset"),
-                                                  bottom: try Self.value(&bits, "conf_win_bottom_offset"))
+            conformanceWindow = ConformanceWindow(
+                left: try Self.value(&bits, "conf_win_left_offset"),
+                right: try Self.value(&bits, "conf_win_right_offset"),
+                top: try Self.value(&bits, "conf_win_top_offset"),
+                bottom: try Self.value(&bits, "conf_win_bottom_offset"))
         }
         bitDepthLuma = try Self.value(&bits, "bit_depth_luma_minus8") + 8
         bitDepthChroma = try Self.value(&bits, "bit_depth_chroma_minus8") + 8

@@ -62,7 +62,7 @@ extension JPEGCoder {
         let options = limited(options)
         let scan = JPEGHeaderScan(data)
         guard let frame = scan.frame, !frame.size.isEmpty, (try? JPEGDecoder.preflight(scan, options: options)) != nil,
-              var working = frame.decoderMemoryEstimate()
+            var working = frame.decoderMemoryEstimate()
         else { return nil }
         let bytesPerPixel = frame.components.count == 1 ? 1 : 3
         let target = options.targetSize(for: frame.size)

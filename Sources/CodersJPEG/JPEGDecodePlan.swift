@@ -39,7 +39,8 @@ struct JPEGDecodePlan {
         guard !target.isEmpty, target != source else { return 1 }
         for denominator in [8, 4, 2]
         where (source.width + denominator - 1) / denominator >= target.width
-            && (source.height + denominator - 1) / denominator >= target.height {
+            && (source.height + denominator - 1) / denominator >= target.height
+        {
             return denominator
         }
         return 1
@@ -79,8 +80,10 @@ struct JPEGDecodePlan {
     /// turned into RGB, then resampled to the exact target size.
     func pixels(fromOutput output: [UInt8], width: Int, height: Int) throws -> PixelBuffer {
         if case .cmyk(let inverted) = colorModel {
-            return resampled(try PixelBuffer(width: width, height: height, format: .rgb8,
-                                             bytes: Self.rgb(fromCMYK: output, inverted: inverted)))
+            return resampled(
+                try PixelBuffer(
+                    width: width, height: height, format: .rgb8,
+                    bytes: Self.rgb(fromCMYK: output, inverted: inverted)))
         }
         return resampled(try PixelBuffer(width: width, height: height, format: pixelFormat, bytes: output))
     }
@@ -127,7 +130,12 @@ struct JPEGDecodePlan {
     static func convertCMYK(_ input: UnsafePointer<UInt8>, to output: UnsafeMutablePointer<UInt8>, pixels: Int, inverted: Bool) {
         for i in 0..<pixels {
             var c = UInt32(input[i * 4]), m = UInt32(input[i * 4 + 1]), y = UInt32(input[i * 4 + 2]), k = UInt32(input[i * 4 + 3])
-            if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+            if !inverted {
+                c = 255 - c
+                m = 255 - m
+                y = 255 - y
+                k = 255 - k
+            }
             output[i * 3] = UInt8((c * k + 127) / 255)
             output[i * 3 + 1] = UInt8((m * k + 127) / 255)
             output[i * 3 + 2] = UInt8((y * k + 127) / 255)

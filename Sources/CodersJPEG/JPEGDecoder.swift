@@ -60,10 +60,12 @@ enum JPEGDecoder {
         let (exif, exifWarning) = options.acceptingMetadata(scan.exif.map { Data($0) }, kind: "EXIF", format: "JPEG")
         let (xmp, xmpWarning) = options.acceptingMetadata(scan.xmp.map { Data($0) }, kind: "XMP", format: "JPEG")
         let extra = [profileWarning, conversionWarning, exifWarning, xmpWarning].compactMap { $0 }
-        return Image(pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + extra,
-                                             colorProfile: profile, exif: exif, xmp: xmp,
-                                             hasUnreadMetadata: scan.hasUnreadMetadata || hasUnreadTail || exifWarning != nil || xmpWarning != nil))
+        return Image(
+            pixels, format: .jpeg, orientation: orientation, scale: options.scaleFactor,
+            metadata: ImageMetadata(
+                decodeOptions: options, warnings: warnings + extra,
+                colorProfile: profile, exif: exif, xmp: xmp,
+                hasUnreadMetadata: scan.hasUnreadMetadata || hasUnreadTail || exifWarning != nil || xmpWarning != nil))
     }
 
     /// The rows as the plan's pixels; CMYK through `cmykRows` when given, else naively.
@@ -91,8 +93,9 @@ enum JPEGDecoder {
                         let count = min(stripRows, height - done)
                         try rows.withUnsafeMutableBufferPointer { try readRows(decompressor, into: $0.baseAddress!, count: count) }
                         if let cmykRows {
-                            cmykRows.convert(UnsafeBufferPointer(start: strip.baseAddress!, count: count * rowBytes),
-                                             into: UnsafeMutableBufferPointer(start: base + done * width * 3, count: count * width * 3))
+                            cmykRows.convert(
+                                UnsafeBufferPointer(start: strip.baseAddress!, count: count * rowBytes),
+                                into: UnsafeMutableBufferPointer(start: base + done * width * 3, count: count * width * 3))
                         } else {
                             JPEGDecodePlan.convertCMYK(strip.baseAddress!, to: base + done * width * 3, pixels: count * width, inverted: inverted)
                         }
@@ -101,9 +104,11 @@ enum JPEGDecoder {
                 }
                 initialized = byteCount
             }
-        } else if let stream = RowStreamResampler(source: ImageSize(width: width, height: height), format: plan.pixelFormat,
-                                                  target: plan.targetSize, filter: JPEGDecodePlan.thumbnailFilter,
-                                                  rowsPerFill: Int(info.pointee.rec_outbuf_height)) {
+        } else if let stream = RowStreamResampler(
+            source: ImageSize(width: width, height: height), format: plan.pixelFormat,
+            target: plan.targetSize, filter: JPEGDecodePlan.thumbnailFilter,
+            rowsPerFill: Int(info.pointee.rec_outbuf_height))
+        {
             // A thumbnail: the rows go straight into the resample, so the decode is never held whole.
             while stream.rowsLeft > 0 {
                 try stream.fill { rows, count in

@@ -38,8 +38,9 @@ final class JPEGDecompressor {
             guard let context else { return 0 }
             return Unmanaged<DecodeCheckpoint>.fromOpaque(context).takeUnretainedValue().shouldStop ? 1 : 0
         }
-        ijpeg_decoder_set_limits(handle, Int(clamping: max(options.maxDecoderMemory, 1)), Int32(clamping: max(options.maxProgressiveScans, 0)),
-                                 checkpoint == nil ? nil : shouldStop, checkpoint.map { Unmanaged.passUnretained($0).toOpaque() })
+        ijpeg_decoder_set_limits(
+            handle, Int(clamping: max(options.maxDecoderMemory, 1)), Int32(clamping: max(options.maxProgressiveScans, 0)),
+            checkpoint == nil ? nil : shouldStop, checkpoint.map { Unmanaged.passUnretained($0).toOpaque() })
     }
 
     /// Reads from `bytes` directly; they must stay pinned for the decompressor's life.

@@ -57,7 +57,7 @@ enum JPEGEncoder {
 
     static func encode(_ pixels: PixelBuffer, quality: Int, settings: Settings) throws -> Data {
         guard let width = UInt32(exactly: pixels.width), let height = UInt32(exactly: pixels.height),
-              width <= 65_500, height <= 65_500
+            width <= 65_500, height <= 65_500
         else {
             throw ImagePipeError.encodingFailed(reason: "JPEG: \(pixels.size) is larger than JPEG's 65,500 pixels a side")
         }
@@ -66,9 +66,10 @@ enum JPEGEncoder {
         var message = [CChar](repeating: 0, count: 256)
         let status = pixels.bytes.withUnsafeBufferPointer { bytes in
             message.withUnsafeMutableBufferPointer { message in
-                ijpeg_encode(bytes.baseAddress, width, height, Int32(pixels.format.channelCount), Int32(quality),
-                             settings.progressive ? 1 : 0, settings.subsampling == .yuv444 ? 1 : 0,
-                             &output, &size, message.baseAddress, message.count)
+                ijpeg_encode(
+                    bytes.baseAddress, width, height, Int32(pixels.format.channelCount), Int32(quality),
+                    settings.progressive ? 1 : 0, settings.subsampling == .yuv444 ? 1 : 0,
+                    &output, &size, message.baseAddress, message.count)
             }
         }
         defer { ijpeg_free(output) }

@@ -68,9 +68,11 @@ struct JPEGHeaderScan {
             let segment = bytes[(offset + 2)..<(offset + length)]
             if Self.frameMarkers.contains(marker), frame == nil, segment.count >= 5 {
                 let s = segment.startIndex
-                var found = Frame(marker: marker, precision: Int(segment[s]),
-                                  size: ImageSize(width: Int(segment[s + 3]) << 8 | Int(segment[s + 4]),
-                                                  height: Int(segment[s + 1]) << 8 | Int(segment[s + 2])))
+                var found = Frame(
+                    marker: marker, precision: Int(segment[s]),
+                    size: ImageSize(
+                        width: Int(segment[s + 3]) << 8 | Int(segment[s + 4]),
+                        height: Int(segment[s + 1]) << 8 | Int(segment[s + 2])))
                 // Nf, then three bytes a component: id, sampling factors (H << 4 | V), table.
                 if segment.count >= 6 {
                     let count = Int(segment[s + 5])

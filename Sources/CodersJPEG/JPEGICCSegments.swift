@@ -22,7 +22,10 @@ struct JPEGICCSegments {
 
     mutating func add(_ segment: ArraySlice<UInt8>) {
         let header = segment.startIndex + Self.signature.count
-        guard segment.count >= Self.signature.count + 2 else { malformed = true; return }
+        guard segment.count >= Self.signature.count + 2 else {
+            malformed = true
+            return
+        }
         let sequence = Int(segment[header]), count = Int(segment[header + 1])
         counts.insert(count)
         if parts.updateValue(segment[(header + 2)...], forKey: sequence) != nil { malformed = true }

@@ -59,8 +59,9 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         return try state.withLock { state -> Image? in
             try state.currentImage { progress in
                 guard let partial = progress.partial else { return nil }
-                return Image(partial, format: .jpeg, orientation: progress.orientation, scale: options.scaleFactor,
-                             metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+                return Image(
+                    partial, format: .jpeg, orientation: progress.orientation, scale: options.scaleFactor,
+                    metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
             }
         }
     }
@@ -125,8 +126,9 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         try readRows(&progress, decompressor: decompressor, height: height)
         if progress.rowsDone == height { progress.stage = .done }
         guard progress.rowsDone > before, let plan = progress.plan else { return }
-        progress.partial = try plan.pixels(fromOutput: Array(progress.output.prefix(progress.rowsDone * progress.rowBytes)),
-                                        width: progress.rowBytes / plan.outputComponents, height: progress.rowsDone)
+        progress.partial = try plan.pixels(
+            fromOutput: Array(progress.output.prefix(progress.rowsDone * progress.rowBytes)),
+            width: progress.rowBytes / plan.outputComponents, height: progress.rowsDone)
     }
 
     /// Consumes what has arrived, then shows the newest completed scan. Scans are only shown once

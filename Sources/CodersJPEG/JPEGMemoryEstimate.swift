@@ -9,8 +9,8 @@ extension JPEGHeaderScan.Frame {
     /// added either way. Nil when the header lacks the components or the size overflows.
     func decoderMemoryEstimate(buffersAllScans: Bool = false) -> Int? {
         guard !components.isEmpty, !size.isEmpty,
-              let maxH = components.map(\.horizontal).max(), let maxV = components.map(\.vertical).max(),
-              maxH > 0, maxV > 0
+            let maxH = components.map(\.horizontal).max(), let maxV = components.map(\.vertical).max(),
+            maxH > 0, maxV > 0
         else { return nil }
         var total = 0
         for component in components {

@@ -21,22 +21,23 @@ struct APNGCompositor: Sendable {
     mutating func render(frame: Int, checkpoint: DecodeCheckpoint) throws -> [UInt8] {
         if canvas == nil { canvas = try AnimationCanvas(size: decoder.index.canvas, format: .rgba8) }
         let (decoder, index) = (decoder, decoder.index)
-        return try canvas!.render(frame, key: keyFrames[frame], checkpoint: checkpoint,
-                                  area: { frame in
-                                      let control = index.frames[frame].control
-                                      return ImageRect(x: control.x, y: control.y, width: control.width, height: control.height)
-                                  },
-                                  disposal: { frame in
-                                      switch APNGFrames.dispose(of: frame, in: index) {
-                                      case .background: .background
-                                      case .previous: .previous
-                                      case .none: .none
-                                      }
-                                  },
-                                  draw: { frame, pixels in
-                                      let frameCanvas = try decoder.pixels(of: frame, checkpoint: checkpoint)
-                                      Self.draw(frameCanvas, at: index.frames[frame].control, into: &pixels, width: index.canvas.width)
-                                  })
+        return try canvas!.render(
+            frame, key: keyFrames[frame], checkpoint: checkpoint,
+            area: { frame in
+                let control = index.frames[frame].control
+                return ImageRect(x: control.x, y: control.y, width: control.width, height: control.height)
+            },
+            disposal: { frame in
+                switch APNGFrames.dispose(of: frame, in: index) {
+                case .background: .background
+                case .previous: .previous
+                case .none: .none
+                }
+            },
+            draw: { frame, pixels in
+                let frameCanvas = try decoder.pixels(of: frame, checkpoint: checkpoint)
+                Self.draw(frameCanvas, at: index.frames[frame].control, into: &pixels, width: index.canvas.width)
+            })
     }
 
     /// Draws a frame's pixels into its rectangle: replacing what is there (blend source, or a frame
@@ -77,16 +78,25 @@ struct APNGCompositor: Sendable {
         case .gray8:
             for x in 0..<count {
                 let v = input[x]
-                out[x * 4] = v; out[x * 4 + 1] = v; out[x * 4 + 2] = v; out[x * 4 + 3] = 255
+                out[x * 4] = v
+                out[x * 4 + 1] = v
+                out[x * 4 + 2] = v
+                out[x * 4 + 3] = 255
             }
         case .grayAlpha8:
             for x in 0..<count {
                 let v = input[x * 2]
-                out[x * 4] = v; out[x * 4 + 1] = v; out[x * 4 + 2] = v; out[x * 4 + 3] = input[x * 2 + 1]
+                out[x * 4] = v
+                out[x * 4 + 1] = v
+                out[x * 4 + 2] = v
+                out[x * 4 + 3] = input[x * 2 + 1]
             }
         case .rgb8:
             for x in 0..<count {
-                out[x * 4] = input[x * 3]; out[x * 4 + 1] = input[x * 3 + 1]; out[x * 4 + 2] = input[x * 3 + 2]; out[x * 4 + 3] = 255
+                out[x * 4] = input[x * 3]
+                out[x * 4 + 1] = input[x * 3 + 1]
+                out[x * 4 + 2] = input[x * 3 + 2]
+                out[x * 4 + 3] = 255
             }
         default:
             out.update(from: input, count: count * 4)
@@ -101,13 +111,19 @@ struct APNGCompositor: Sendable {
             let s = input + x * 4, d = out + x * 4
             let sa = UInt32(s[3])
             if sa == 255 {
-                d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = 255
+                d[0] = s[0]
+                d[1] = s[1]
+                d[2] = s[2]
+                d[3] = 255
                 continue
             }
             if sa == 0 { continue }
             let da = UInt32(d[3])
             if da == 0 {
-                d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = s[3]
+                d[0] = s[0]
+                d[1] = s[1]
+                d[2] = s[2]
+                d[3] = s[3]
                 continue
             }
             let sourceWeight = sa * 255, destinationWeight = da * (255 - sa)
@@ -144,7 +160,8 @@ enum APNGFrames {
         var keys: [Int] = []
         keys.reserveCapacity(index.frames.count)
         for frame in index.frames.indices {
-            let isKey = frame == 0
+            let isKey =
+                frame == 0
                 || (isIndependent(frame, in: index) && dispose(of: frame, in: index) != .previous)
                 || (index.frames[frame - 1].control.covers(index.canvas) && dispose(of: frame - 1, in: index) == .background)
             keys.append(isKey ? frame : keys[frame - 1])

@@ -23,9 +23,10 @@ enum APNGDecoder {
         let provider = try APNGAnimationProvider(data: data, index: index, options: options)
         let chunks = PNGMetadataChunks(data).metadata(in: data, options: options)
         let (profile, profileWarning) = try colorProfile(data, options: options)
-        let metadata = ImageMetadata(decodeOptions: options, warnings: index.warnings + [profileWarning].compactMap { $0 } + chunks.warnings,
-                                     colorProfile: profile, exif: chunks.exif, xmp: chunks.xmp,
-                                     hasUnreadMetadata: chunks.hasUnread || options.firstFrameOnly)
+        let metadata = ImageMetadata(
+            decodeOptions: options, warnings: index.warnings + [profileWarning].compactMap { $0 } + chunks.warnings,
+            colorProfile: profile, exif: chunks.exif, xmp: chunks.xmp,
+            hasUnreadMetadata: chunks.hasUnread || options.firstFrameOnly)
         let orientation = chunks.orientation ?? .up
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), orientation: orientation, scale: options.scaleFactor, metadata: metadata)

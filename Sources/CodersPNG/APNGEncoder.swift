@@ -11,8 +11,10 @@ import PipelineCore
 /// chunks and EXIF/XMP as the still encoder writes them.
 enum APNGEncoder {
     /// `metadata`: the (upright) image whose colour description, EXIF and XMP are written.
-    static func encode(frameCount: Int, loopCount: Int, format: PixelFormat, metadata: Image, options: ImageEncodeOptions,
-                       frame: (Int) throws -> ImageFrame) throws -> Data {
+    static func encode(
+        frameCount: Int, loopCount: Int, format: PixelFormat, metadata: Image, options: ImageEncodeOptions,
+        frame: (Int) throws -> ImageFrame
+    ) throws -> Data {
         guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         guard let frames = UInt32(exactly: frameCount), let loops = UInt32(exactly: min(max(loopCount, 0), Int(Int32.max))) else {
             throw ImagePipeError.encodingFailed(reason: "PNG: \(frameCount) frames are more than APNG holds")

@@ -149,8 +149,14 @@ private struct Walker {
             return true
         }
         if !seenIDAT {
-            guard pending == nil else { ignore("two fcTL chunks before the image data"); return true }
-            guard control.covers(header.size) else { ignore("the first frame does not cover the canvas"); return true }
+            guard pending == nil else {
+                ignore("two fcTL chunks before the image data")
+                return true
+            }
+            guard control.covers(header.size) else {
+                ignore("the first frame does not cover the canvas")
+                return true
+            }
         }
         try closePendingFrame()
         if firstFrameOnly && !frames.isEmpty {

@@ -51,8 +51,10 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
         if let animation = image.animation, !options.firstFrameOnly, animation.frameCount > 1 {
             // Upright, as the still encoder writes, so the EXIF written says orientation 1.
             let upright = try image.applyingOrientation()
-            return try APNGEncoder.encode(frameCount: animation.frameCount, loopCount: animation.loopCount, format: upright.pixelFormat,
-                                          metadata: upright, options: options) { try upright.streamedFrame(at: $0) }
+            return try APNGEncoder.encode(
+                frameCount: animation.frameCount, loopCount: animation.loopCount, format: upright.pixelFormat,
+                metadata: upright, options: options
+            ) { try upright.streamedFrame(at: $0) }
         }
         return try PNGEncoder.encode(image, options: options)
     }
@@ -62,8 +64,10 @@ public struct PNGCoder: ProgressiveImageCoder, AnimatedImageCoder {
         guard let first = frames.first else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         if frames.count == 1 || options.firstFrameOnly { return try PNGEncoder.encode(Image(first.buffer, format: .png), options: options) }
         let pixelFormat: PixelFormat = frames.contains { $0.buffer.format.hasAlpha } ? .rgba8 : frames.allSatisfy { $0.buffer.format.isGray } ? .gray8 : .rgb8
-        return try APNGEncoder.encode(frameCount: frames.count, loopCount: loopCount, format: pixelFormat, metadata: Image(first.buffer, format: .png),
-                                      options: options) { frames[$0] }
+        return try APNGEncoder.encode(
+            frameCount: frames.count, loopCount: loopCount, format: pixelFormat, metadata: Image(first.buffer, format: .png),
+            options: options
+        ) { frames[$0] }
     }
 
     public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any IncrementalImageDecoder {
@@ -89,7 +93,7 @@ extension PNGCoder {
             return ImageDecodeEstimate(outputSize: target, workingBytes: APNGAnimationProvider.workingBytes(animation, options: options))
         }
         guard let header = PNGHeader(data), (try? PNGDecoder.preflight(data, options: options)) != nil,
-              var working = header.decoderMemoryEstimate
+            var working = header.decoderMemoryEstimate
         else { return nil }
         let target = options.targetSize(for: header.size)
         if target != header.size {

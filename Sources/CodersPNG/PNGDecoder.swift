@@ -67,9 +67,11 @@ enum PNGDecoder {
             if pixels.size != target { pixels = pixels.resampled(to: target) }
             return pixels
         }
-        return Image(buffer, format: .png, orientation: metadata.orientation ?? .up, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings, colorProfile: profile,
-                                             exif: metadata.exif, xmp: metadata.xmp, hasUnreadMetadata: metadata.hasUnread))
+        return Image(
+            buffer, format: .png, orientation: metadata.orientation ?? .up, scale: options.scaleFactor,
+            metadata: ImageMetadata(
+                decodeOptions: options, warnings: warnings, colorProfile: profile,
+                exif: metadata.exif, xmp: metadata.xmp, hasUnreadMetadata: metadata.hasUnread))
     }
 
     /// A truncated file shows the rows that arrived, as browsers and libvips do, with a warning;
@@ -119,8 +121,10 @@ enum PNGDecoder {
     }
 
     /// The image shrunk row by row, and the rows read when the file ended early (nil when it did not).
-    private static func readShrinking(_ reader: PNGReader, layout: PNGLayout, factorX: Int, factorY: Int,
-                                      checkpoint: DecodeCheckpoint) throws -> (PixelBuffer, Int?) {
+    private static func readShrinking(
+        _ reader: PNGReader, layout: PNGLayout, factorX: Int, factorY: Int,
+        checkpoint: DecodeCheckpoint
+    ) throws -> (PixelBuffer, Int?) {
         var shrinker = try PNGRowShrinker(source: layout.size, format: layout.format, factorX: factorX, factorY: factorY)
         let stripRows = min(Self.stripRows, layout.size.height)
         let strip = UnsafeMutablePointer<UInt8>.allocate(capacity: layout.bytesPerRow * stripRows)

@@ -40,8 +40,10 @@ enum PNGEncoder {
 
     /// Writes `pixels` (`height` rows of `width` pixels of `channels` 8-bit channels, tightly packed)
     /// as a PNG file.
-    static func write(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int,
-                      level: Int) throws -> Data {
+    static func write(
+        _ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int,
+        level: Int
+    ) throws -> Data {
         guard let width32 = UInt32(exactly: width), let height32 = UInt32(exactly: height) else {
             throw ImagePipeError.encodingFailed(reason: "PNG: \(width)x\(height) is larger than PNG allows")
         }

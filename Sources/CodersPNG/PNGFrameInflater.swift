@@ -11,8 +11,10 @@ import PipelineCore
 /// much of it, an unknown filter), returns nil: libpng then decodes it and reports the damage as
 /// for any PNG, so the quick way never decides what an error is.
 enum PNGFrameInflater {
-    static func pixels(width: Int, height: Int, header: PNGHeader, hasTRNS: Bool,
-                       compressed: UnsafeRawBufferPointer) -> PixelBuffer? {
+    static func pixels(
+        width: Int, height: Int, header: PNGHeader, hasTRNS: Bool,
+        compressed: UnsafeRawBufferPointer
+    ) -> PixelBuffer? {
         guard header.bitDepth == 8, !header.isInterlaced, !hasTRNS else { return nil }
         let format: PixelFormat
         switch header.colorType {
@@ -39,8 +41,10 @@ enum PNGFrameInflater {
             for y in 0..<height {
                 let filtered = raw + y * (rowBytes + 1)
                 let row = base + y * rowBytes
-                guard unfilter(type: filtered[0], from: filtered + 1, into: row, previous: y > 0 ? UnsafePointer(row - rowBytes) : nil,
-                               count: rowBytes, bytesPerPixel: channels)
+                guard
+                    unfilter(
+                        type: filtered[0], from: filtered + 1, into: row, previous: y > 0 ? UnsafePointer(row - rowBytes) : nil,
+                        count: rowBytes, bytesPerPixel: channels)
                 else {
                     failed = true
                     break
@@ -55,27 +59,41 @@ enum PNGFrameInflater {
     /// Undoes one row's filter (PNG's five: none, sub, up, average, Paeth) into `row`, given the
     /// row above already unfiltered (nil for the first row, which has zeros above). False for an
     /// unknown filter type.
-    static func unfilter(type: UInt8, from filtered: UnsafePointer<UInt8>, into row: UnsafeMutablePointer<UInt8>,
-                         previous: UnsafePointer<UInt8>?, count: Int, bytesPerPixel bpp: Int) -> Bool {
+    static func unfilter(
+        type: UInt8, from filtered: UnsafePointer<UInt8>, into row: UnsafeMutablePointer<UInt8>,
+        previous: UnsafePointer<UInt8>?, count: Int, bytesPerPixel bpp: Int
+    ) -> Bool {
         switch type {
         case 0:
             row.update(from: filtered, count: count)
         case 1:
             for i in 0..<min(bpp, count) { row[i] = filtered[i] }
             var i = bpp
-            while i < count { row[i] = filtered[i] &+ row[i - bpp]; i += 1 }
+            while i < count {
+                row[i] = filtered[i] &+ row[i - bpp]
+                i += 1
+            }
         case 2:
-            guard let up = previous else { row.update(from: filtered, count: count); break }
+            guard let up = previous else {
+                row.update(from: filtered, count: count)
+                break
+            }
             for i in 0..<count { row[i] = filtered[i] &+ up[i] }
         case 3:
             if let up = previous {
                 for i in 0..<min(bpp, count) { row[i] = filtered[i] &+ up[i] >> 1 }
                 var i = bpp
-                while i < count { row[i] = filtered[i] &+ UInt8((UInt16(row[i - bpp]) &+ UInt16(up[i])) >> 1); i += 1 }
+                while i < count {
+                    row[i] = filtered[i] &+ UInt8((UInt16(row[i - bpp]) &+ UInt16(up[i])) >> 1)
+                    i += 1
+                }
             } else {
                 for i in 0..<min(bpp, count) { row[i] = filtered[i] }
                 var i = bpp
-                while i < count { row[i] = filtered[i] &+ row[i - bpp] >> 1; i += 1 }
+                while i < count {
+                    row[i] = filtered[i] &+ row[i - bpp] >> 1
+                    i += 1
+                }
             }
         case 4:
             guard let up = previous else {

@@ -36,8 +36,9 @@ final class PNGIncrementalDecoder: IncrementalImageDecoder {
             try state.currentImage { stream in
                 guard var pixels = try stream.partialPixels() else { return nil }
                 pixels = Self.scaled(pixels, options: options, fullHeight: stream.fullHeight ?? pixels.height)
-                return Image(pixels, format: .png, scale: options.scaleFactor,
-                             metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+                return Image(
+                    pixels, format: .png, scale: options.scaleFactor,
+                    metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
             }
         }
     }

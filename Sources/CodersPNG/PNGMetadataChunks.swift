@@ -11,10 +11,11 @@ struct PNGMetadataChunks {
     /// Chunks that describe the pixels, not their author or origin: the critical ones, colour,
     /// transparency, physical size and APNG's frames. Any other chunk (tEXt, zTXt, iTXt, tIME, a
     /// private chunk) is metadata this coder does not read.
-    static let pixelChunks: Set<UInt32> = Set([
-        "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "cICP", "mDCv", "cLLi",
-        "sBIT", "bKGD", "hIST", "pHYs", "sPLT", "oFFs", "pCAL", "sCAL", "acTL", "fcTL", "fdAT",
-    ].map { (name: String) in name.utf8.reduce(0) { $0 << 8 | UInt32($1) } })
+    static let pixelChunks: Set<UInt32> = Set(
+        [
+            "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "cICP", "mDCv", "cLLi",
+            "sBIT", "bKGD", "hIST", "pHYs", "sPLT", "oFFs", "pCAL", "sCAL", "acTL", "fcTL", "fdAT",
+        ].map { (name: String) in name.utf8.reduce(0) { $0 << 8 | UInt32($1) } })
 
     private(set) var exif: Range<Data.Index>?
     private(set) var xmpChunk: Range<Data.Index>?
@@ -74,7 +75,8 @@ struct PNGMetadataChunks {
     /// orientation the EXIF records (read whatever its size), and whether the file holds metadata
     /// left unread or left out for its size.
     func metadata(in data: Data, options: ImageDecodeOptions)
-        -> (exif: Data?, xmp: Data?, orientation: ImageOrientation?, warnings: [ImageDecodeWarning], hasUnread: Bool) {
+        -> (exif: Data?, xmp: Data?, orientation: ImageOrientation?, warnings: [ImageDecodeWarning], hasUnread: Bool)
+    {
         let orientation = exif.flatMap { ExifEditor.orientation(in: data[$0]) }
         let (keptExif, exifWarning) = options.acceptingMetadata(exif.map { Data(data[$0]) }, kind: "EXIF", format: "PNG")
         let packet = xmp(in: data, limit: options.maxMetadataBytes)

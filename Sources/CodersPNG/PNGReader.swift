@@ -43,8 +43,9 @@ final class PNGReader {
         var chromaticities: ImageChromaticities?
         if color.has_chrm != 0 {
             let c = withUnsafeBytes(of: color.chrm) { Array($0.bindMemory(to: Int32.self)).map { Double($0) / 100_000 } }
-            chromaticities = ImageChromaticities(whiteX: c[0], whiteY: c[1], redX: c[2], redY: c[3],
-                                                 greenX: c[4], greenY: c[5], blueX: c[6], blueY: c[7])
+            chromaticities = ImageChromaticities(
+                whiteX: c[0], whiteY: c[1], redX: c[2], redY: c[3],
+                greenX: c[4], greenY: c[5], blueX: c[6], blueY: c[7])
         }
         return (.calibrated(gamma: Double(color.gamma) / 100_000, chromaticities: chromaticities), nil)
     }

@@ -38,8 +38,9 @@ struct WebPCanvas: Sendable {
         // From the frame's first pixel to the end of its last row: what libwebp may write.
         let regionBytes = (frame.height - 1) * stride + frame.width * 4
         try pixels.withUnsafeMutableBufferPointer { canvas in
-            try WebPPixelDecoder.decodeRGBA(fragment, into: canvas.baseAddress! + start, stride: stride,
-                                            width: frame.width, height: frame.height, regionBytes: regionBytes)
+            try WebPPixelDecoder.decodeRGBA(
+                fragment, into: canvas.baseAddress! + start, stride: stride,
+                width: frame.width, height: frame.height, regionBytes: regionBytes)
         }
     }
 
@@ -75,7 +76,10 @@ struct WebPCanvas: Sendable {
     private static func blend(_ src: UnsafeBufferPointer<UInt8>, _ s: Int, into dst: UnsafeMutableBufferPointer<UInt8>, _ d: Int) {
         let srcA = UInt32(src[s + 3])
         if srcA == 255 {
-            dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = 255
+            dst[d] = src[s]
+            dst[d + 1] = src[s + 1]
+            dst[d + 2] = src[s + 2]
+            dst[d + 3] = 255
             return
         }
         if srcA == 0 { return }

@@ -40,7 +40,8 @@ enum WebPChunks {
             let found = String(decoding: data[offset..<offset + 4], as: UTF8.self)
             let size = data[offset + 4..<offset + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
             guard size <= data.endIndex - offset - 8 else { return true }
-            let known = imageDataChunks.contains(found) || ["VP8X", "ICCP"].contains(found)
+            let known =
+                imageDataChunks.contains(found) || ["VP8X", "ICCP"].contains(found)
                 || (["EXIF", "XMP "].contains(found) && !seen.contains(found))
             guard known else { return true }
             if found == "ANMF", framesHoldUnknownChunks(data[offset + 8..<offset + 8 + size]) { return true }

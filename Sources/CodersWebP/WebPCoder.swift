@@ -30,11 +30,13 @@ public struct WebPCoder: AnimatedImageCoder, ProgressiveImageCoder {
             return animated
         }
         let (pixels, warnings) = try WebPStillDecoder.decode(data, options: options)
-        return Image(pixels, format: .webp, orientation: metadata.orientation, scale: options.scaleFactor,
-                     metadata: ImageMetadata(decodeOptions: options, warnings: warnings + [profileWarning].compactMap { $0 } + metadata.warnings,
-                                             colorProfile: profile, exif: metadata.exif, xmp: metadata.xmp,
-                                             // An animation's skipped frames are part of the file the image does not carry.
-                                             hasUnreadMetadata: metadata.hasUnreadMetadata || isAnimated))
+        return Image(
+            pixels, format: .webp, orientation: metadata.orientation, scale: options.scaleFactor,
+            metadata: ImageMetadata(
+                decodeOptions: options, warnings: warnings + [profileWarning].compactMap { $0 } + metadata.warnings,
+                colorProfile: profile, exif: metadata.exif, xmp: metadata.xmp,
+                // An animation's skipped frames are part of the file the image does not carry.
+                hasUnreadMetadata: metadata.hasUnreadMetadata || isAnimated))
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {

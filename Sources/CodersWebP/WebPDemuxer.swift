@@ -36,8 +36,9 @@ struct WebPDemuxer: ~Copyable {
     }
 
     var canvasSize: ImageSize {
-        ImageSize(width: Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH)),
-                  height: Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT)))
+        ImageSize(
+            width: Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH)),
+            height: Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT)))
     }
 
     var flags: UInt32 { WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) }
@@ -50,7 +51,7 @@ struct WebPDemuxer: ~Copyable {
     func withFrame<R>(_ index: Int, _ body: (WebPIterator) throws -> R) throws -> R {
         var iterator = WebPIterator()
         guard index >= 0, index < Int(Int32.max),
-              WebPDemuxGetFrame(demux, Int32(index + 1), &iterator) != 0
+            WebPDemuxGetFrame(demux, Int32(index + 1), &iterator) != 0
         else { throw ImagePipeError.badImageData(reason: "WebP frame \(index) is missing") }
         defer { WebPDemuxReleaseIterator(&iterator) }
         return try body(iterator)

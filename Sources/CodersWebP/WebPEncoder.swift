@@ -47,14 +47,17 @@ enum WebPEncoder {
         for index in 0..<frameCount {
             var milliseconds = 0
             // The frame's pixels are dropped once libwebp has imported them, before it encodes.
-            try withPicture(lossless: options.lossless, importing: {
-                let frame = index == 0 ? first : try frame(index)
-                milliseconds = Int((max(frame.duration, 0) * 1000).rounded())
-                var buffer = frame.buffer
-                if buffer.size != size { buffer = buffer.resampled(to: size) }
-                // Each frame as it is (RGB or RGBA): libwebp turns every frame into ARGB on the canvas.
-                return prepared(buffer, options: ImageEncodeOptions())
-            }) { picture in
+            try withPicture(
+                lossless: options.lossless,
+                importing: {
+                    let frame = index == 0 ? first : try frame(index)
+                    milliseconds = Int((max(frame.duration, 0) * 1000).rounded())
+                    var buffer = frame.buffer
+                    if buffer.size != size { buffer = buffer.resampled(to: size) }
+                    // Each frame as it is (RGB or RGBA): libwebp turns every frame into ARGB on the canvas.
+                    return prepared(buffer, options: ImageEncodeOptions())
+                }
+            ) { picture in
                 guard WebPAnimEncoderAdd(encoder, picture, Int32(clamping: timestamp), &config) != 0 else {
                     throw ImagePipeError.encodingFailed(reason: String(cString: WebPAnimEncoderGetError(encoder)))
                 }
@@ -108,8 +111,10 @@ enum WebPEncoder {
     }
 
     /// A picture imported from the buffer `importing` makes, which is released before `body` runs.
-    private static func withPicture<R>(lossless: Bool, importing makeBuffer: () throws -> PixelBuffer,
-                                       _ body: (UnsafeMutablePointer<WebPPicture>) throws -> R) throws -> R {
+    private static func withPicture<R>(
+        lossless: Bool, importing makeBuffer: () throws -> PixelBuffer,
+        _ body: (UnsafeMutablePointer<WebPPicture>) throws -> R
+    ) throws -> R {
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw ImagePipeError.encodingFailed(reason: "libwebp version mismatch") }
         // Lossless works on ARGB; lossy converts to YUV on import anyway.

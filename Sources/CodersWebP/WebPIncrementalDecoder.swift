@@ -44,8 +44,9 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
         try state.withLock { state -> Image? in
             if state.isComplete { return try WebPCoder().decode(state.data, options: options) }
             guard let buffer = try partialBuffer(&state) else { return nil }
-            return Image(buffer, format: .webp, scale: options.scaleFactor,
-                         metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
+            return Image(
+                buffer, format: .webp, scale: options.scaleFactor,
+                metadata: ImageMetadata(isIncremental: true, decodeOptions: options))
         }
     }
 
@@ -78,7 +79,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
         }
         var lastRow: Int32 = 0, width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0
         guard let rows = WebPIDecGetRGB(decoder, &lastRow, &width, &height, &stride), lastRow > 0,
-              Int(width) == state.size.width, Int(height) == state.size.height
+            Int(width) == state.size.width, Int(height) == state.size.height
         else { return nil }
         let rowBytes = state.size.width * state.format.bytesPerPixel
         let count = try PixelBuffer.byteCount(width: state.size.width, height: state.size.height, format: state.format)

@@ -52,8 +52,11 @@ enum WebPPixelDecoder {
             guard status == VP8_STATUS_SUSPENDED || status == VP8_STATUS_OK else { throw error(status) }
             var width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0
             guard WebPIDecGetRGB(decoder, &rows, &width, &height, &stride) != nil,
-                  Int(width) == target.width, Int(height) == target.height
-            else { rows = 0; return }
+                Int(width) == target.width, Int(height) == target.height
+            else {
+                rows = 0
+                return
+            }
         }
         WebPFreeDecBuffer(&config.pointee.output)
         guard rows > 0 else { return nil }
@@ -62,8 +65,10 @@ enum WebPPixelDecoder {
 
     /// `config` initialised to decode a `size` bitstream as `format` (`.rgb8` or `.rgba8`) at
     /// `target`, through libwebp's scaler when that differs, into `out` (external memory).
-    private static func configure(_ config: inout WebPDecoderConfig, as format: PixelFormat, from size: ImageSize, to target: ImageSize,
-                                  into out: UnsafeMutableBufferPointer<UInt8>) throws {
+    private static func configure(
+        _ config: inout WebPDecoderConfig, as format: PixelFormat, from size: ImageSize, to target: ImageSize,
+        into out: UnsafeMutableBufferPointer<UInt8>
+    ) throws {
         guard WebPInitDecoderConfig(&config) != 0 else {
             throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")
         }
@@ -81,8 +86,10 @@ enum WebPPixelDecoder {
 
     /// Decodes RGBA straight into a region of a larger buffer (a canvas row stride), for frames
     /// that replace what is under them: no intermediate buffer and no copy.
-    static func decodeRGBA(_ bytes: UnsafeRawBufferPointer, into region: UnsafeMutablePointer<UInt8>, stride: Int,
-                           width: Int, height: Int, regionBytes: Int) throws {
+    static func decodeRGBA(
+        _ bytes: UnsafeRawBufferPointer, into region: UnsafeMutablePointer<UInt8>, stride: Int,
+        width: Int, height: Int, regionBytes: Int
+    ) throws {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else {
             throw ImagePipeError.unsupportedFormat(.webp, reason: "libwebp version mismatch")

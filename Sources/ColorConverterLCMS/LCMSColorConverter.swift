@@ -20,8 +20,10 @@ public struct LCMSColorConverter: ImageColorConverter {
     /// Bytes of the profiles behind cached transforms; a larger profile is converted uncached.
     public static let defaultMaxCachedProfileBytes = 16 << 20
 
-    public init(maxCachedTransforms: Int = Self.defaultMaxCachedTransforms,
-                maxCachedProfileBytes: Int = Self.defaultMaxCachedProfileBytes) {
+    public init(
+        maxCachedTransforms: Int = Self.defaultMaxCachedTransforms,
+        maxCachedProfileBytes: Int = Self.defaultMaxCachedProfileBytes
+    ) {
         cache = LCMSTransformCache(maxEntries: maxCachedTransforms, maxProfileBytes: maxCachedProfileBytes)
     }
 

@@ -38,9 +38,10 @@ final class LCMSProfile {
             let chroma = chromaticities ?? .sRGB
             var white = cmsCIExyY(x: chroma.whiteX, y: chroma.whiteY, Y: 1)
             if gray { return try make(in: context) { cmsCreateGrayProfileTHR(context.handle, &white, curve.handle) } }
-            var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: chroma.redX, y: chroma.redY, Y: 1),
-                                            Green: cmsCIExyY(x: chroma.greenX, y: chroma.greenY, Y: 1),
-                                            Blue: cmsCIExyY(x: chroma.blueX, y: chroma.blueY, Y: 1))
+            var primaries = cmsCIExyYTRIPLE(
+                Red: cmsCIExyY(x: chroma.redX, y: chroma.redY, Y: 1),
+                Green: cmsCIExyY(x: chroma.greenX, y: chroma.greenY, Y: 1),
+                Blue: cmsCIExyY(x: chroma.blueX, y: chroma.blueY, Y: 1))
             var curves: [OpaquePointer?] = [curve.handle, curve.handle, curve.handle]
             return try make(in: context) { cmsCreateRGBProfileTHR(context.handle, &white, &primaries, &curves) }
         }

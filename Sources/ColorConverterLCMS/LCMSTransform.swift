@@ -37,8 +37,11 @@ final class LCMSTransform: @unchecked Sendable {
         let target = try gray ? LCMSProfile.sRGBGray(in: context) : LCMSProfile.sRGB(in: context)
         let lcmsIntent = intent == .perceptual ? UInt32(INTENT_PERCEPTUAL) : UInt32(INTENT_RELATIVE_COLORIMETRIC)
         let flags = if case .pixels = input { UInt32(cmsFLAGS_COPY_ALPHA) } else { UInt32(0) }
-        guard let handle = cmsCreateTransformTHR(context.handle, source.handle, inputLayout, target.handle, outputLayout,
-                                                 lcmsIntent, flags) else {
+        guard
+            let handle = cmsCreateTransformTHR(
+                context.handle, source.handle, inputLayout, target.handle, outputLayout,
+                lcmsIntent, flags)
+        else {
             throw context.failure("lcms2 could not make a transform from the profile")
         }
         self.handle = handle

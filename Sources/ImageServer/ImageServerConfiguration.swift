@@ -1,7 +1,7 @@
 import CoreMetrics
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// Everything `ImageServer` does, with defaults a public-facing server survives. The command line
 /// (`imagepipe serve`) fills it from flags and `IMAGEPIPE_…` environment variables.

@@ -8,7 +8,8 @@ enum DataURL {
     static func decode(_ string: String, maxBytes: Int64) throws(ImagePipeError) -> Data {
         let text = Array(string.utf8)
         guard text.count >= 5, String(decoding: text[0..<5], as: UTF8.self).lowercased() == "data:",
-              let comma = text.firstIndex(of: UInt8(ascii: ",")) else {
+            let comma = text.firstIndex(of: UInt8(ascii: ","))
+        else {
             throw .invalidURL(String(string.prefix(64)))
         }
         let header = String(decoding: text[5..<comma], as: UTF8.self).lowercased()

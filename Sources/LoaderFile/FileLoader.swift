@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,8 +53,9 @@ public final class FileLoader: ImageLoader {
         let path = url.path
         guard !path.isEmpty else { throw .invalidURL(url.absoluteString) }
         let readPath = try checkedPath(path)
-        let read = try await FileReader.read(path: readPath, maxBytes: configuration.maxBytes,
-                                             chunkSize: configuration.chunkSize, firstFrame: firstFrame, progress: progress)
+        let read = try await FileReader.read(
+            path: readPath, maxBytes: configuration.maxBytes,
+            chunkSize: configuration.chunkSize, firstFrame: firstFrame, progress: progress)
         return ImageLoadResult(data: read.data, isPrefix: read.isPrefix)
     }
 

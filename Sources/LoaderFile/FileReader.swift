@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+
 #if canImport(Glibc)
 import Glibc
 #endif

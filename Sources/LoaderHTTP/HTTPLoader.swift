@@ -113,11 +113,12 @@ public final class HTTPLoader: ImageLoader {
         let config = configuration
         let settings = try makeSettings(url, options: options, context: context, config: config)
         let decryptor = context[.decryptor] ?? config.decryptor
-        let caller = TransferCaller(progress: progress, minimumProgressInterval: config.minimumProgressInterval,
-                                    // Partial bytes are useless to decode before decryption (SDWebImage
-                                    // also skips progressive decoding when there is a decryptor).
-                                    wantsPartialData: options.contains(.progressiveLoad) && decryptor == nil,
-                                    decryptor: decryptor)
+        let caller = TransferCaller(
+            progress: progress, minimumProgressInterval: config.minimumProgressInterval,
+            // Partial bytes are useless to decode before decryption (SDWebImage
+            // also skips progressive decoding when there is a decryptor).
+            wantsPartialData: options.contains(.progressiveLoad) && decryptor == nil,
+            decryptor: decryptor)
         let multi = try runningMulti()
         let shared: ImageLoadResult
         do {
@@ -156,8 +157,14 @@ public final class HTTPLoader: ImageLoader {
         if options.contains(.refreshCached) {
             // What the cache kept with the entry (the manager sets it), or a response in hand.
             let cached = context[.cachedResponse]?.cacheValidators ?? context[.cacheValidators]
-            if let etag = cached?.etag { request.headers["If-None-Match"] = etag; isRevalidation = true }
-            if let date = cached?.lastModified { request.headers["If-Modified-Since"] = date; isRevalidation = true }
+            if let etag = cached?.etag {
+                request.headers["If-None-Match"] = etag
+                isRevalidation = true
+            }
+            if let date = cached?.lastModified {
+                request.headers["If-Modified-Since"] = date
+                isRevalidation = true
+            }
         }
         if let modifier = context[.requestModifier] ?? config.requestModifier {
             guard let modified = modifier.modify(request) else {

@@ -38,8 +38,9 @@ public enum CacheConformance {
             let (stored, data) = image(4)
             await cache.store(stored, data: data, key: k, options: [], context: context, cacheType: type)
             let hit = await cache.query(key: k, options: [], context: context, cacheType: type)
-            log.expect(hit?.image?.pixelSize == stored.pixelSize, "cache.storeThenQuery", name,
-                       "stored a \(stored.pixelSize) image; the query right after answered \(hit?.image.map { "a \($0.pixelSize) image" } ?? "no image")")
+            log.expect(
+                hit?.image?.pixelSize == stored.pixelSize, "cache.storeThenQuery", name,
+                "stored a \(stored.pixelSize) image; the query right after answered \(hit?.image.map { "a \($0.pixelSize) image" } ?? "no image")")
             if let hitType = hit?.cacheType {
                 log.expect(hitType != .none && (type == .all || hitType == type), "cache.resultType", name, "a hit in \(type.rawValue) reported cacheType \(hitType.rawValue)")
             }
@@ -59,8 +60,9 @@ public enum CacheConformance {
                 let k = key("level-\(storedIn.rawValue)")
                 await cache.store(image(5).0, data: image(5).1, key: k, options: [], context: context, cacheType: storedIn)
                 let hit = await cache.query(key: k, options: [], context: context, cacheType: askedFor)
-                log.expect(hit?.image == nil && hit?.data == nil, "cache.honoursCacheType", name,
-                           "the query answered from \(hit?.cacheType.rawValue ?? "?") with the image")
+                log.expect(
+                    hit?.image == nil && hit?.data == nil, "cache.honoursCacheType", name,
+                    "the query answered from \(hit?.cacheType.rawValue ?? "?") with the image")
                 let found = await cache.contains(key: k, cacheType: askedFor)
                 log.expect(found == .none, "cache.honoursCacheType", name, "contains answered \(found.rawValue)")
                 await cache.remove(key: k, cacheType: .all)
@@ -68,8 +70,9 @@ public enum CacheConformance {
             let both = key("level-all")
             await cache.store(image(5).0, data: image(5).1, key: both, options: [], context: context, cacheType: .all)
             let fromDisk = await cache.query(key: both, options: [], context: context, cacheType: .disk)
-            log.expect(fromDisk?.image?.pixelSize.width == 6 && fromDisk?.cacheType == .disk, "cache.honoursCacheType",
-                       "stored in all, asked for disk", "answered \(fromDisk.map { "from \($0.cacheType.rawValue)" } ?? "nothing")")
+            log.expect(
+                fromDisk?.image?.pixelSize.width == 6 && fromDisk?.cacheType == .disk, "cache.honoursCacheType",
+                "stored in all, asked for disk", "answered \(fromDisk.map { "from \($0.cacheType.rawValue)" } ?? "nothing")")
             await cache.remove(key: both, cacheType: .all)
         }
 
@@ -79,8 +82,9 @@ public enum CacheConformance {
         await cache.store(image(2).0, data: image(2).1, key: replaced, options: [], context: context, cacheType: all)
         await cache.store(image(6).0, data: image(6).1, key: replaced, options: [], context: context, cacheType: all)
         let latest = await cache.query(key: replaced, options: [], context: context, cacheType: all)
-        log.expect(latest?.image?.pixelSize.width == 7, "cache.replace", "store twice",
-                   "after two stores under one key the query answered \(latest?.image.map { "an image \($0.pixelSize.width) wide" } ?? "no image"); expected the second, 7 wide")
+        log.expect(
+            latest?.image?.pixelSize.width == 7, "cache.replace", "store twice",
+            "after two stores under one key the query answered \(latest?.image.map { "an image \($0.pixelSize.width) wide" } ?? "no image"); expected the second, 7 wide")
 
         // Clear empties every level.
         let cleared = key("clear")
@@ -120,14 +124,21 @@ public enum CacheConformance {
         }
         query.cancel()
         let finished = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await query.value; return true }
-            group.addTask { try? await Task.sleep(for: options.timeLimit); return false }
+            group.addTask {
+                await query.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: options.timeLimit)
+                return false
+            }
             let first = await group.next() ?? false
             group.cancelAll()
             return first
         }
-        log.expect(finished && answers.value == 1, "cache.cancelledQuery", "cancel",
-                   finished ? "a cancelled query answered \(answers.value) times; expected once" : "a cancelled query did not answer within \(options.timeLimit)")
+        log.expect(
+            finished && answers.value == 1, "cache.cancelledQuery", "cancel",
+            finished ? "a cancelled query answered \(answers.value) times; expected once" : "a cancelled query did not answer within \(options.timeLimit)")
         await cache.clear(all)
         return log.failures
     }

@@ -91,8 +91,9 @@ public enum CoderConformance {
         log.expect(coder.canDecode(sample.data), "canDecode.sample", sample.name, "canDecode is false for a sample it must decode")
         // A coder that decodes in canDecode answers differently for the header alone.
         let header = Data(sample.data.prefix(64))
-        log.expect(coder.canDecode(header) == coder.canDecode(sample.data), "canDecode.cheap", sample.name,
-                   "canDecode answers differently for the first 64 bytes: it must judge magic bytes only, not decode")
+        log.expect(
+            coder.canDecode(header) == coder.canDecode(sample.data), "canDecode.cheap", sample.name,
+            "canDecode answers differently for the first 64 bytes: it must judge magic bytes only, not decode")
         for (format, bytes) in foreignHeaders where format != sample.format {
             log.expect(!coder.canDecode(bytes), "canDecode.foreign", sample.name, "canDecode accepts a \(format.identifier) header")
         }
@@ -115,8 +116,9 @@ public enum CoderConformance {
             }
             if let reference = sample.reference {
                 if let difference = image.firstFrame.maxDifference(from: reference) {
-                    log.expect(difference <= sample.tolerance, "decode.pixels", sample.name,
-                               "pixels differ from the reference by up to \(difference) (tolerance \(sample.tolerance))")
+                    log.expect(
+                        difference <= sample.tolerance, "decode.pixels", sample.name,
+                        "pixels differ from the reference by up to \(difference) (tolerance \(sample.tolerance))")
                 } else {
                     log.fail("decode.pixels", sample.name, "reference is \(reference.size), image is \(image.pixelSize)")
                 }
@@ -157,13 +159,15 @@ public enum CoderConformance {
             switch outcome {
             case .returned(let warnings):
                 // Warnings live as long as the cached image: a few lines, not one per damaged row.
-                log.expect(warnings.count <= ImageDecodeWarning.maxPerImage && warnings.allSatisfy { !$0.message.isEmpty },
-                           "decode.warnings", "\(sample.name) (\(data.count) bytes)",
-                           "the damaged copy decoded with \(warnings.count) warnings; at most \(ImageDecodeWarning.maxPerImage) are allowed, each with a message: \(warnings.map(\.message))")
+                log.expect(
+                    warnings.count <= ImageDecodeWarning.maxPerImage && warnings.allSatisfy { !$0.message.isEmpty },
+                    "decode.warnings", "\(sample.name) (\(data.count) bytes)",
+                    "the damaged copy decoded with \(warnings.count) warnings; at most \(ImageDecodeWarning.maxPerImage) are allowed, each with a message: \(warnings.map(\.message))")
             case .threw(let error) where error is ImagePipeError: break
             case .threw(let error):
-                log.fail(contract, "\(sample.name) (\(data.count) bytes)",
-                         "the damaged copy threw \(type(of: error)); a coder must throw an ImagePipeError (badImageData, say): \(error)")
+                log.fail(
+                    contract, "\(sample.name) (\(data.count) bytes)",
+                    "the damaged copy threw \(type(of: error)); a coder must throw an ImagePipeError (badImageData, say): \(error)")
             case .timedOut:
                 log.fail(contract, "\(sample.name) (\(data.count) bytes)", "decoding the damaged copy did not return within \(options.timeLimit) (a hang)")
             }
@@ -177,8 +181,9 @@ public enum CoderConformance {
         let outcome = await TimeBound.run(options.timeLimit) { try coder.decode(data, options: ImageDecodeOptions(maxPixels: pixels - 1)) }
         if case .threw(let error) = outcome, case ImagePipeError.limitExceeded(.pixels, _, _) = error { return }
         let seen = if case .returned(let image) = outcome { "it decoded a \(image.pixelSize) image" } else { outcome.description }
-        log.fail("decode.limits", sample.name,
-                 "with maxPixels \(pixels - 1) the \(sample.size) canvas must fail with limitExceeded(.pixels) before decoding; \(seen)")
+        log.fail(
+            "decode.limits", sample.name,
+            "with maxPixels \(pixels - 1) the \(sample.size) canvas must fail with limitExceeded(.pixels) before decoding; \(seen)")
     }
 
     static func checkThumbnail(_ coder: some ImageCoder, _ sample: CoderSample, _ options: Options, _ log: inout FailureLog) async {
@@ -193,10 +198,12 @@ public enum CoderConformance {
             }
             let expected = sample.size.fitted(into: box, preserveAspectRatio: preserve)
             let size = image.pixelSize
-            log.expect(abs(size.width - expected.width) <= 1 && abs(size.height - expected.height) <= 1, "decode.thumbnail", sample.name,
-                       "thumbnail into \(box) (preserveAspectRatio \(preserve)) is \(size), expected \(expected) ±1")
-            log.expect(image.frameCount == sample.frameCount, "decode.thumbnail", sample.name,
-                       "the thumbnail has \(image.frameCount) frames, the sample \(sample.frameCount); a thumbnail must keep every frame")
+            log.expect(
+                abs(size.width - expected.width) <= 1 && abs(size.height - expected.height) <= 1, "decode.thumbnail", sample.name,
+                "thumbnail into \(box) (preserveAspectRatio \(preserve)) is \(size), expected \(expected) ±1")
+            log.expect(
+                image.frameCount == sample.frameCount, "decode.thumbnail", sample.name,
+                "the thumbnail has \(image.frameCount) frames, the sample \(sample.frameCount); a thumbnail must keep every frame")
         }
     }
 
@@ -207,8 +214,9 @@ public enum CoderConformance {
             log.fail("decode.firstFrameOnly", sample.name, "decoding with firstFrameOnly failed: \(outcome)")
             return
         }
-        log.expect(image.frameCount == 1 && !image.isAnimated, "decode.firstFrameOnly", sample.name,
-                   "decoding with firstFrameOnly gave \(image.frameCount) frames\(image.isAnimated ? " (animated)" : ""); expected one still frame")
+        log.expect(
+            image.frameCount == 1 && !image.isAnimated, "decode.firstFrameOnly", sample.name,
+            "decoding with firstFrameOnly gave \(image.frameCount) frames\(image.isAnimated ? " (animated)" : ""); expected one still frame")
     }
 
     static func checkRoundTrip(_ coder: some ImageCoder, _ sample: CoderSample, _ image: Image, _ options: Options, _ log: inout FailureLog) async {
@@ -216,7 +224,8 @@ public enum CoderConformance {
         for quality in options.qualities {
             let outcome = await TimeBound.run(options.timeLimit) { () -> Image in
                 let encodeOptions = ImageEncodeOptions(quality: quality)
-                let data = image.isAnimated
+                let data =
+                    image.isAnimated
                     ? try coder.encode(frames: try image.frames(), loopCount: image.loopCount, as: sample.format, options: encodeOptions)
                     : try coder.encode(image, as: sample.format, options: encodeOptions)
                 return try coder.decode(data, options: ImageDecodeOptions())
@@ -237,7 +246,7 @@ public enum CoderConformance {
 extension CoderConformance {
     static func checkColorProfile(_ coder: some ImageCoder, _ sample: CoderSample, _ image: Image, _ options: Options, _ log: inout FailureLog) async {
         guard let profile = options.colorProfile, coder.canEncode(to: sample.format), !image.isAnimated,
-              ImageColorProfile.icc(profile).iccData(describing: image.pixelFormat) != nil
+            ImageColorProfile.icc(profile).iccData(describing: image.pixelFormat) != nil
         else { return }
         var tagged = image
         tagged.metadata.colorProfile = .icc(profile)
@@ -250,8 +259,9 @@ extension CoderConformance {
             return
         }
         let kept = decoded.metadata.colorProfile?.iccData
-        log.expect(kept == profile, "encode.colorProfile", sample.name,
-                   "the \(profile.count)-byte profile came back as \(kept.map { "\($0.count) other bytes" } ?? "none")")
+        log.expect(
+            kept == profile, "encode.colorProfile", sample.name,
+            "the \(profile.count)-byte profile came back as \(kept.map { "\($0.count) other bytes" } ?? "none")")
     }
 }
 

@@ -12,7 +12,8 @@ extension CoderConformance {
         return Data(bytes + [0, 0, 0, 0] + copyright)
     }()
 
-    static let kitXMP = Data("""
+    static let kitXMP = Data(
+        """
         <?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta><?xpacket end="w"?>
         """.utf8)
 
@@ -29,9 +30,11 @@ extension CoderConformance {
             log.fail("encode.metadata", sample.name, "encode → decode of the image with EXIF and XMP failed: \(outcome)")
             return
         }
-        log.expect(decoded.metadata.exif == kitExif, "encode.metadata", sample.name,
-                   "the \(kitExif.count)-byte EXIF came back as \(decoded.metadata.exif.map { "\($0.count) other bytes" } ?? "none")")
-        log.expect(decoded.metadata.xmp == kitXMP, "encode.metadata", sample.name,
-                   "the \(kitXMP.count)-byte XMP came back as \(decoded.metadata.xmp.map { "\($0.count) other bytes" } ?? "none")")
+        log.expect(
+            decoded.metadata.exif == kitExif, "encode.metadata", sample.name,
+            "the \(kitExif.count)-byte EXIF came back as \(decoded.metadata.exif.map { "\($0.count) other bytes" } ?? "none")")
+        log.expect(
+            decoded.metadata.xmp == kitXMP, "encode.metadata", sample.name,
+            "the \(kitXMP.count)-byte XMP came back as \(decoded.metadata.xmp.map { "\($0.count) other bytes" } ?? "none")")
     }
 }

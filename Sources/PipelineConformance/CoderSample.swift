@@ -31,8 +31,9 @@ public struct CoderSample: Sendable, CustomStringConvertible {
 
     /// A sample read from a file.
     public init(file: URL, format: ImageFormat, size: ImageSize, frameCount: Int = 1, loopCount: Int? = nil) throws {
-        self.init(name: file.lastPathComponent, data: try Data(contentsOf: file), format: format, size: size,
-                  frameCount: frameCount, loopCount: loopCount)
+        self.init(
+            name: file.lastPathComponent, data: try Data(contentsOf: file), format: format, size: size,
+            frameCount: frameCount, loopCount: loopCount)
     }
 
     public var description: String { name }

@@ -76,8 +76,9 @@ public enum LoaderConformance {
         // every other contract's time, and at least the window, to show it.
         let deadline = cancelsEnded + options.lateEventWindow
         while lateEvents.value == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-        log.expect(lateEvents.value == 0, "loader.cancel.once", "cancelled loads",
-                   "\(lateEvents.value) progress events arrived after a load had already ended with cancelled: it completed a second time")
+        log.expect(
+            lateEvents.value == 0, "loader.cancel.once", "cancelled loads",
+            "\(lateEvents.value) progress events arrived after a load had already ended with cancelled: it completed a second time")
         return log.failures
     }
 
@@ -118,8 +119,9 @@ public enum LoaderConformance {
             log.expect(last.receivedBytes == total, "loader.progress", name, "the last progress event says \(last.receivedBytes) bytes, the total is \(total)")
             let totals = Set(seen.compactMap(\.expectedBytes))
             log.expect(totals.isSubset(of: [total]), "loader.progress", name, "expected bytes announced as \(totals.sorted()), the total is \(total)")
-            log.expect(!seen.contains { event in event.expectedBytes.map { event.receivedBytes > $0 } ?? false }, "loader.progress", name,
-                       "an event reports more bytes received than expected")
+            log.expect(
+                !seen.contains { event in event.expectedBytes.map { event.receivedBytes > $0 } ?? false }, "loader.progress", name,
+                "an event reports more bytes received than expected")
             guard progressive else { continue }
             // With .progressiveLoad the partial bytes are what a progressive decoder is fed.
             let wrong = seen.filter { event in
@@ -141,9 +143,10 @@ public enum LoaderConformance {
                 if preCancel { withUnsafeCurrentTask { $0?.cancel() } }
                 let result: Result<Data, any Error>
                 do {
-                    result = .success(try await loader.load(url, options: [], context: ImageContext()) { _ in
-                        if ended.load(ordering: .acquiring) { late.increment() }
-                    }.data)
+                    result = .success(
+                        try await loader.load(url, options: [], context: ImageContext()) { _ in
+                            if ended.load(ordering: .acquiring) { late.increment() }
+                        }.data)
                 } catch { result = .failure(error) }
                 ended.store(true, ordering: .releasing)
                 completions.add(1, ordering: .relaxed)

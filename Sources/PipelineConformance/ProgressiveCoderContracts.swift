@@ -30,8 +30,9 @@ enum ProgressiveCoderContracts {
                 log.fail("progressive.chunks", sample.name, "no image after all \(data.count) bytes in \(chunk)-byte chunks")
                 continue
             }
-            log.expect(image.pixelSize == final.pixelSize && image.firstFrame == final.firstFrame, "progressive.chunks", sample.name,
-                       "the image after \(chunk)-byte chunks differs from the one-shot decode")
+            log.expect(
+                image.pixelSize == final.pixelSize && image.firstFrame == final.firstFrame, "progressive.chunks", sample.name,
+                "the image after \(chunk)-byte chunks differs from the one-shot decode")
         }
     }
 }

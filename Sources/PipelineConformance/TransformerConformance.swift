@@ -32,21 +32,24 @@ public enum TransformerConformance {
             do {
                 let first = try transformer.apply(to: sample)
                 let second = try transformer.apply(to: sample)
-                log.expect(first.pixelSize == second.pixelSize && first.firstFrame == second.firstFrame, "transformer.deterministic", label,
-                           "two runs on the same input gave different images")
+                log.expect(
+                    first.pixelSize == second.pixelSize && first.firstFrame == second.firstFrame, "transformer.deterministic", label,
+                    "two runs on the same input gave different images")
                 log.expect(sample.firstFrame == before, "transformer.doesNotMutate", label, "the input's pixels changed")
                 log.expect(!first.pixelSize.isEmpty, "transformer.output", label, "the output has no pixels")
                 if let pixels = transformer as? any PixelTransformer {
                     // The size checked against the pixel limit before allocating must be the size made.
                     let declared = try pixels.outputSize(for: sample.displaySize)
-                    log.expect(declared == first.pixelSize, "transformer.outputSize", label,
-                               "outputSize(for:) says \(declared), the transform made \(first.pixelSize)")
+                    log.expect(
+                        declared == first.pixelSize, "transformer.outputSize", label,
+                        "outputSize(for:) says \(declared), the transform made \(first.pixelSize)")
                 }
                 if !transformer.preservesImageMetadata && sample.format != .undefined {
                     // Opting out of the pipeline's metadata copy is a promise to set it yourself.
                     let raw = try transformer.transform(sample)
-                    log.expect(raw.format != .undefined, "transformer.metadata", label,
-                               "preservesImageMetadata is false, so the transformer must set the output's format itself; it is undefined")
+                    log.expect(
+                        raw.format != .undefined, "transformer.metadata", label,
+                        "preservesImageMetadata is false, so the transformer must set the output's format itself; it is undefined")
                 }
             } catch {
                 log.fail("transformer.output", label, "transforming failed: \(error)")

@@ -7,8 +7,8 @@
 //   cache-stress write DIR KEYS          write random entries to keys 0..<KEYS until killed
 //   cache-stress hammer DIR ID COUNT     write COUNT own keys and shared keys, verifying every read
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 func entry(size: Int, seed: UInt8) -> Data {
     var bytes = [UInt8](repeating: 0, count: max(size, 9))

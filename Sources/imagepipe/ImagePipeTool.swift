@@ -10,11 +10,12 @@ struct ImagePipeCommand: AsyncParsableCommand {
 
     private static let showsHelp = RootHelp.mayShow(arguments: CommandLine.arguments)
 
-    private static let withHelp = configuration(discussion: """
-        Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
-        Transforms (--transform SPEC, repeatable, applied in order):
-        \(TransformSpecHelp.text)
-        """)
+    private static let withHelp = configuration(
+        discussion: """
+            Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
+            Transforms (--transform SPEC, repeatable, applied in order):
+            \(TransformSpecHelp.text)
+            """)
 
     static let withoutHelp = configuration(discussion: "")
 

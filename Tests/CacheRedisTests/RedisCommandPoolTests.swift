@@ -1,7 +1,8 @@
-@testable import CacheRedis
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import CacheRedis
 
 @Suite("Redis command pool: pipelining and its bounded queue", .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
 struct RedisCommandPoolTests {

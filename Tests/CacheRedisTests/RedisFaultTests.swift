@@ -1,8 +1,9 @@
-@testable import CacheRedis
 import Foundation
 import MetricsTestKit
-import Testing
 import TestSupport
+import Testing
+
+@testable import CacheRedis
 
 /// A down, slow, full or restarted server makes a miss or a dropped store, never an error or a hang;
 /// the cache serves again once the server is back.
@@ -20,10 +21,11 @@ struct RedisFaultTests {
         #expect(cache.stats.faults >= 1)
         // Misses while down are answered by the breaker without touching the network (asked until
         // one lands within a cooldown, however slowly this task runs).
-        #expect(await eventually(timeout: .seconds(60)) {
-            _ = await cache.entry(forKey: "k")
-            return cache.stats.skipped > 0
-        })
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                _ = await cache.entry(forKey: "k")
+                return cache.stats.skipped > 0
+            })
         try server.start()
         await cache.setEntry(entry(3), forKey: "k")
         let back = await eventually(timeout: .seconds(60)) {
@@ -67,10 +69,11 @@ struct RedisFaultTests {
         await cache.setEntry(entry(7, count: 100_000), forKey: "big")
         #expect(cache.stats.outOfMemoryReplies >= 1)
         try server.command(["CONFIG", "SET", "maxmemory", "0"])
-        #expect(await eventually(timeout: .seconds(60)) {
-            await cache.setEntry(entry(7, count: 100_000), forKey: "big")
-            return await cache.entry(forKey: "big") == entry(7, count: 100_000)
-        })
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                await cache.setEntry(entry(7, count: 100_000), forKey: "big")
+                return await cache.entry(forKey: "big") == entry(7, count: 100_000)
+            })
         #expect(await cache.entry(forKey: "small") == entry(6))
     }
 
@@ -88,9 +91,12 @@ struct RedisFaultTests {
         #expect(await up.entry(forKey: "k") == entry(1))
         #expect(down.stats.breakerOpenings == 1)
         let gauge = { (configuration: RedisCacheConfiguration) in
-            try metrics.expectGauge("imagepipe_redis_breaker_open", [
-                ("server", "127.0.0.1:\(configuration.port)/0"), ("prefix", configuration.keyPrefix),
-            ]).lastValue
+            try metrics.expectGauge(
+                "imagepipe_redis_breaker_open",
+                [
+                    ("server", "127.0.0.1:\(configuration.port)/0"), ("prefix", configuration.keyPrefix),
+                ]
+            ).lastValue
         }
         #expect(try gauge(dead) == 1)
         #expect(try gauge(live) == 0)

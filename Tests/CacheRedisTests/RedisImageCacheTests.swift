@@ -1,10 +1,10 @@
-@testable import CacheRedis
 import Foundation
 import PipelineConformance
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
+@testable import CacheRedis
 
 func entry(_ byte: UInt8, count: Int = 64) -> RedisCacheEntry {
     RedisCacheEntry(data: Data(repeating: byte, count: count), formatIdentifier: "public.png", validators: CacheValidators(etag: "\"v\(byte)\""))
@@ -61,7 +61,10 @@ struct RedisImageCacheTests {
         configuration.timeToLive = .seconds(60)
         let cache = RedisImageCache(configuration: configuration)
         await cache.setEntry(entry(2), forKey: "ttl")
-        guard case .integer(let ms) = try server.command(["PTTL", cache.valueKey("ttl")]) else { Issue.record("no PTTL"); return }
+        guard case .integer(let ms) = try server.command(["PTTL", cache.valueKey("ttl")]) else {
+            Issue.record("no PTTL")
+            return
+        }
         #expect((1...60_000).contains(ms))
     }
 
@@ -154,8 +157,9 @@ struct RedisCacheEntryTests {
 
     @Test("Validators read back are sanitized: a header with a line break or an impossible lifetime is dropped")
     func validatorsAreSanitized() throws {
-        let hostile = RedisCacheEntry(data: Data([1]), formatIdentifier: "public.png",
-                                      validators: CacheValidators(etag: "\"a\"\r\nX-Injected: 1", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", freshnessLifetime: -.infinity))
+        let hostile = RedisCacheEntry(
+            data: Data([1]), formatIdentifier: "public.png",
+            validators: CacheValidators(etag: "\"a\"\r\nX-Injected: 1", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", freshnessLifetime: -.infinity))
         let hostileValue = try #require(hostile.encoded())
         let read = try #require(RedisCacheEntry(decoding: hostileValue))
         #expect(read.validators == CacheValidators(lastModified: "Sun, 06 Nov 1994 08:49:37 GMT"))

@@ -1,9 +1,10 @@
-@testable import CacheRedis
 import Foundation
 import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import CacheRedis
 
 @Suite("Single-flight across processes", .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
 struct RedisSingleFlightTests {
@@ -84,18 +85,27 @@ struct RedisSingleFlightTests {
         configuration.lockMaxWait = .seconds(60)
         let first = RedisImageCache(configuration: configuration)
         let second = RedisImageCache(configuration: configuration)
-        guard case .fetch(let lease) = await first.claimFetch(forKey: "k") else { Issue.record("no lease"); return }
+        guard case .fetch(let lease) = await first.claimFetch(forKey: "k") else {
+            Issue.record("no lease")
+            return
+        }
         let waiter = Task { await second.claimFetch(forKey: "k") }
         try await Task.sleep(for: .milliseconds(50))
         await first.release(lease)
-        guard case .fetch = await waiter.value else { Issue.record("the waiter did not take the lock over"); return }
+        guard case .fetch = await waiter.value else {
+            Issue.record("the waiter did not take the lock over")
+            return
+        }
     }
 
     @Test("Release deletes the lock only while the token still matches")
     func releaseComparesToken() async throws {
         let server = try RedisTestServer()
         let cache = RedisImageCache(configuration: server.configuration)
-        guard case .fetch(let lease) = await cache.claimFetch(forKey: "k") else { Issue.record("no lease"); return }
+        guard case .fetch(let lease) = await cache.claimFetch(forKey: "k") else {
+            Issue.record("no lease")
+            return
+        }
         try server.command(["SET", cache.lockKey("k"), "someone-else"])
         await cache.release(lease)
         #expect(try server.command(["GET", cache.lockKey("k")]) == .string(Data("someone-else".utf8)))
@@ -118,10 +128,16 @@ struct RedisNutcrackerTests {
         for index in 0..<100 { await cache.setEntry(entry(UInt8(index)), forKey: "url-\(index)") }
         for index in 0..<100 { #expect(await cache.entry(forKey: "url-\(index)") == entry(UInt8(index))) }
         for shard in shards {
-            guard case .integer(let keys) = try shard.command(["DBSIZE"]) else { Issue.record("no DBSIZE"); continue }
+            guard case .integer(let keys) = try shard.command(["DBSIZE"]) else {
+                Issue.record("no DBSIZE")
+                continue
+            }
             #expect(keys > 0, "shard on port \(shard.port) holds no key")
         }
-        guard case .fetch(let lease) = await cache.claimFetch(forKey: "url-new") else { Issue.record("no lease"); return }
+        guard case .fetch(let lease) = await cache.claimFetch(forKey: "url-new") else {
+            Issue.record("no lease")
+            return
+        }
         await cache.release(lease)
         #expect(cache.stats.faults == 0)
     }

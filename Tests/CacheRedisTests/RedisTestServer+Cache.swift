@@ -1,6 +1,7 @@
-@testable import CacheRedis
 import Foundation
 import TestSupport
+
+@testable import CacheRedis
 
 extension RedisTestServer {
     /// A configuration for this server under a fresh prefix. Its timeouts are long, so a loaded

@@ -15,11 +15,13 @@ struct RedisURLTests {
         #expect(try RedisURL(parsing: "redis://[::1]:7000/") == RedisURL(host: "::1", port: 7000, password: nil, database: 0))
     }
 
-    @Test("Malformed URLs are refused with a reason that never quotes the password", arguments: [
-        "http://host:6379", "redis://", "redis://user:hunter2@host", "redis://:hunter2@", "redis://host:0",
-        "redis://host:65536", "redis://host:-1", "redis://host/x", "redis://host/99999999", "redis://host?db=1",
-        "redis://ho st", "redis://:hunter2%zz@host", "redis://host:6379#frag", "redis://[::1",
-    ])
+    @Test(
+        "Malformed URLs are refused with a reason that never quotes the password",
+        arguments: [
+            "http://host:6379", "redis://", "redis://user:hunter2@host", "redis://:hunter2@", "redis://host:0",
+            "redis://host:65536", "redis://host:-1", "redis://host/x", "redis://host/99999999", "redis://host?db=1",
+            "redis://ho st", "redis://:hunter2%zz@host", "redis://host:6379#frag", "redis://[::1",
+        ])
     func refused(text: String) {
         #expect(throws: RedisURL.ParseError.self) { try RedisURL(parsing: text) }
         do {

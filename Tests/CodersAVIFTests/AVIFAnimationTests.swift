@@ -1,8 +1,8 @@
 import CodersAVIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Image sequences: frames decoded lazily, each equal to avifdec's `--index` output, durations
 /// from the track's timescale, looping forever.

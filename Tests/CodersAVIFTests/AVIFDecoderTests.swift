@@ -1,8 +1,8 @@
 import CodersAVIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Stills made by avifenc decode to avifdec's pixels (8 bits, RGBA), at 8, 10 and 12 bits, every
 /// subsampling, with alpha, monochrome, and odd sizes.

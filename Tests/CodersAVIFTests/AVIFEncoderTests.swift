@@ -1,8 +1,8 @@
 import CodersAVIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Encoding stills and sequences; avifdec reads what we write.
 struct AVIFEncoderTests {
@@ -31,8 +31,9 @@ struct AVIFEncoderTests {
         let opaque = Self.source.converted(to: .rgb8).converted(to: .rgba8)
         let rgb = try AVIFCoder().decode(try AVIFCoder().encode(Image(opaque), as: .avif, options: ImageEncodeOptions()), options: ImageDecodeOptions())
         #expect(rgb.pixelFormat == .rgb8)
-        let gray = try AVIFCoder().decode(try AVIFCoder().encode(Image(Self.source.converted(to: .gray8)), as: .avif, options: ImageEncodeOptions()),
-                                          options: ImageDecodeOptions())
+        let gray = try AVIFCoder().decode(
+            try AVIFCoder().encode(Image(Self.source.converted(to: .gray8)), as: .avif, options: ImageEncodeOptions()),
+            options: ImageDecodeOptions())
         #expect(gray.pixelFormat == .rgb8 && gray.pixelSize == Self.source.size)
     }
 

@@ -2,8 +2,8 @@ import CAVIFShim
 import CodersAVIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Truncated, corrupt and oversized files fail with typed errors; limits stop a file before any
 /// plane is allocated, inside libavif's parser where it has the limit.

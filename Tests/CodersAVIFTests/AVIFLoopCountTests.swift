@@ -1,8 +1,8 @@
 import CodersAVIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// The loop count of an image sequence comes from its colour track's edit list, as libavif ≥ 1.0
 /// reads it: avifenc's sequence gets an `edts/elst` box inserted by hand (sizes and offsets fixed),

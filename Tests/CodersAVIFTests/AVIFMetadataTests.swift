@@ -1,21 +1,25 @@
 import CodersAVIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// ICC, EXIF and XMP reach `ImageMetadata` as other coders hand them over, and survive an encode.
 @Suite(.enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools))
 struct AVIFMetadataTests {
     static func tagged() throws -> Data {
-        let files = [("exif.bin", Data(MetadataFixtures.exif(orientation: 1))), ("xmp.xml", Data(MetadataFixtures.xmp())),
-                     ("p3.icc", ColorFixtures.displayP3Profile())]
+        let files = [
+            ("exif.bin", Data(MetadataFixtures.exif(orientation: 1))), ("xmp.xml", Data(MetadataFixtures.xmp())),
+            ("p3.icc", ColorFixtures.displayP3Profile()),
+        ]
         for (name, data) in files { try data.write(to: ToolFixtures.url(name), options: .atomic) }
         let source = try ToolFixtures.sourcePNG(width: 15, height: 9, alpha: false)
-        return try ToolFixtures.make("tagged.avif", tool: "avifenc", [
-            "-s", "10", "--exif", ToolFixtures.url("exif.bin").path, "--xmp", ToolFixtures.url("xmp.xml").path,
-            "--icc", ToolFixtures.url("p3.icc").path, source.path,
-        ])
+        return try ToolFixtures.make(
+            "tagged.avif", tool: "avifenc",
+            [
+                "-s", "10", "--exif", ToolFixtures.url("exif.bin").path, "--xmp", ToolFixtures.url("xmp.xml").path,
+                "--icc", ToolFixtures.url("p3.icc").path, source.path,
+            ])
     }
 
     @Test("the ICC profile, EXIF (as a TIFF structure) and XMP are handed over byte for byte")

@@ -1,8 +1,9 @@
-@testable import CodersAVIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersAVIF
 
 /// `irot`/`imir` become the EXIF orientation that turns the stored pixels upright; pixels stay
 /// as stored, like every other coder's.
@@ -20,9 +21,10 @@ struct AVIFOrientationTests {
         #expect(AVIFOrientation.orientation(rotation: rotation, mirror: mirror) == expected)
     }
 
-    @Test("a file written with irot/imir reports its orientation",
-          .enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools),
-          arguments: [(1, nil), (3, nil), (2, nil), (nil, 1), (nil, 0), (1, 0), (3, 0)] as [(Int?, Int?)])
+    @Test(
+        "a file written with irot/imir reports its orientation",
+        .enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools),
+        arguments: [(1, nil), (3, nil), (2, nil), (nil, 1), (nil, 0), (1, 0), (3, 0)] as [(Int?, Int?)])
     func fileOrientation(_ rotation: Int?, _ mirror: Int?) throws {
         let image = try AVIFCoder().decode(try AVIFFixtures.oriented(rotation: rotation, mirror: mirror).data(), options: ImageDecodeOptions())
         #expect(image.orientation == AVIFOrientation.orientation(rotation: rotation.map(UInt8.init), mirror: mirror.map(UInt8.init)))

@@ -1,7 +1,8 @@
-@testable import CodersAVIF
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersAVIF
 
 /// The edit-list reader on movies built box by box (no AV1 data, no tools needed): which track it
 /// reads, both track header versions, and bytes that are not a well-formed movie.
@@ -13,9 +14,12 @@ struct AVIFRepetitionTests {
 
     /// A `trak` with a track header of `version`, a sample entry of `codec`, `chunks` chunk
     /// offsets (in `co64` when `largeOffsets`), an optional `auxl` reference and edit list.
-    static func trak(id: UInt32, duration: UInt64, version: UInt8 = 0, codec: String = "av01", chunks: UInt32 = 1,
-                     largeOffsets: Bool = false, auxiliaryTo: UInt32? = nil, elst: [UInt8]? = nil) -> [UInt8] {
-        let times = version == 1
+    static func trak(
+        id: UInt32, duration: UInt64, version: UInt8 = 0, codec: String = "av01", chunks: UInt32 = 1,
+        largeOffsets: Bool = false, auxiliaryTo: UInt32? = nil, elst: [UInt8]? = nil
+    ) -> [UInt8] {
+        let times =
+            version == 1
             ? [UInt8](repeating: 0, count: 16) + u32(id) + u32(0) + u64(duration)
             : [UInt8](repeating: 0, count: 8) + u32(id) + u32(0) + u32(UInt32(truncatingIfNeeded: duration))
         let tkhd = Writer.box("tkhd", [version, 0, 0, 3] + times + [UInt8](repeating: 0, count: 52) + u32(16 << 16) + u32(8 << 16))

@@ -1,10 +1,11 @@
 import CodersGIF
 import Foundation
-@testable import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("GIF animation budget and streaming", .dedicatedThreads)
 struct GIFAnimationBudgetTests {

@@ -1,8 +1,9 @@
 import CodersGIF
 import Foundation
-@testable import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("GIF animation and encoding", .dedicatedThreads)
 struct GIFAnimationTests {
@@ -68,7 +69,8 @@ struct GIFAnimationTests {
         let inOrder = try coder.decode(data, options: ImageDecodeOptions())
         let expected = try (0..<inOrder.frameCount).map { try inOrder.frame(at: $0) }
         guard let provider = try coder.animatedImageProvider(for: data, options: ImageDecodeOptions()) else {
-            Issue.record("no provider"); return
+            Issue.record("no provider")
+            return
         }
         for index in [3, 1, 2, 0, 3, 2, 1] { #expect(try provider.frame(at: index) == expected[index], "frame \(index)") }
     }
@@ -78,7 +80,8 @@ struct GIFAnimationTests {
         let frames = try Self.frames(count: 60, width: 32, height: 32)
         let data = try coder.encode(frames: frames, loopCount: 0, as: .gif, options: ImageEncodeOptions())
         guard let provider = try coder.animatedImageProvider(for: data, options: ImageDecodeOptions()) else {
-            Issue.record("no provider"); return
+            Issue.record("no provider")
+            return
         }
         let frameBytes = 32 * 32 * 4
         let animation = try AnimatedImage(provider: provider, frameCacheBytes: 8 * frameBytes)

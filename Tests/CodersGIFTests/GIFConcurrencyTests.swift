@@ -1,8 +1,8 @@
 import CodersGIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("GIF provider shared between tasks", .dedicatedThreads)
 struct GIFConcurrencyTests {

@@ -1,8 +1,8 @@
 import CodersGIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("GIF corpus", .dedicatedThreads)
 struct GIFCorpusTests {
@@ -14,8 +14,9 @@ struct GIFCorpusTests {
         return (image, try (0..<image.frameCount).map { try image.frame(at: $0) })
     }
 
-    @Test("Every manifest row decodes to its listed size and frame count, or is rejected with a typed error",
-          arguments: Corpus.rows("gif"))
+    @Test(
+        "Every manifest row decodes to its listed size and frame count, or is rejected with a typed error",
+        arguments: Corpus.rows("gif"))
     func manifestRow(_ row: Corpus.Row) throws {
         let data = try Data(contentsOf: row.url)
         #expect(coder.canDecode(data) || !row.expectDecode)
@@ -57,10 +58,14 @@ struct GIFCorpusTests {
             }
         }
         for (index, url) in Self.pngReferences(row) {
-            guard index < frames.count else { Issue.record("\(row.file): no frame \(index)"); continue }
+            guard index < frames.count else {
+                Issue.record("\(row.file): no frame \(index)")
+                continue
+            }
             let reference = try #require(ReferencePNG.read(url), "cannot read \(url.lastPathComponent)")
-            #expect(sameVisiblePixels(frames[index].converted(to: .rgba8).bytes, reference.rgba),
-                    "\(row.file) frame \(index) differs from \(url.lastPathComponent)")
+            #expect(
+                sameVisiblePixels(frames[index].converted(to: .rgba8).bytes, reference.rgba),
+                "\(row.file) frame \(index) differs from \(url.lastPathComponent)")
         }
     }
 
@@ -86,7 +91,8 @@ struct GIFCorpusTests {
         init(_ notes: String) {
             func field(_ name: String) -> Substring? {
                 guard let range = notes.range(of: "giflib-5.2.1: ok ")?.upperBound,
-                      let start = notes[range...].range(of: name + "=")?.upperBound else { return nil }
+                    let start = notes[range...].range(of: name + "=")?.upperBound
+                else { return nil }
                 return notes[start...].prefix { $0 != " " && $0 != ";" }
             }
             frames = field("frames").flatMap { Int($0) } ?? 0
@@ -150,9 +156,11 @@ struct GIFCorpusTests {
 
     @Test("Truncated and byte-flipped GIFs decode or fail with ImagePipeError")
     func damagedFiles() throws {
-        let files = ["peterdn-gif-test-suite/animated_transparent_restoreprev_loop.gif",
-                     "pygif-test-suite/interlace.gif", "image-rs/images/gif/anim/mixed-disposal.gif",
-                     "pygif-test-suite/large-codes.gif"]
+        let files = [
+            "peterdn-gif-test-suite/animated_transparent_restoreprev_loop.gif",
+            "pygif-test-suite/interlace.gif", "image-rs/images/gif/anim/mixed-disposal.gif",
+            "pygif-test-suite/large-codes.gif",
+        ]
         for file in files {
             let original = try Corpus.data("gif", file)
             var variants: [Data] = []

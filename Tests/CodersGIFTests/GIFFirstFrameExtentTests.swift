@@ -1,8 +1,8 @@
 import CodersGIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Where a GIF's first frame ends (`GIFCoder.firstFrameExtent(of:)`), so a first-frame-only load
 /// reads no further: the answer must cover all a first-frame decode reads, and nothing that makes a

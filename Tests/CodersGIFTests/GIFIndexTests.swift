@@ -1,8 +1,8 @@
 import CodersGIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// How a GIF's records become frames, as giflib, browsers, ImageIO and Pillow read them, on small
 /// files written byte by byte.

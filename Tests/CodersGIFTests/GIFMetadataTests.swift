@@ -1,8 +1,8 @@
 import CodersGIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// ICC profiles and XMP packets in GIF application extensions, on files written byte by byte.
 @Suite("GIF ICC and XMP extensions", .dedicatedThreads)
@@ -36,8 +36,9 @@ struct GIFMetadataTests {
         return writer.data
     }
 
-    @Test("The ICC profile and XMP packet of a GIF's application extensions are on the decoded image, byte for byte",
-          arguments: [1, 3])
+    @Test(
+        "The ICC profile and XMP packet of a GIF's application extensions are on the decoded image, byte for byte",
+        arguments: [1, 3])
     func readsExtensions(frames: Int) throws {
         let image = try coder.decode(gif(profile: profile, xmp: xmp, frames: frames), options: ImageDecodeOptions())
         #expect(image.frameCount == frames)

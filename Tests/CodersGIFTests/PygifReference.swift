@@ -22,7 +22,10 @@ struct PygifReference {
         for line in text.split(separator: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("#") || trimmed.isEmpty { continue }
-            if trimmed.hasPrefix("[") { current = String(trimmed.dropFirst().dropLast()); continue }
+            if trimmed.hasPrefix("[") {
+                current = String(trimmed.dropFirst().dropLast())
+                continue
+            }
             let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if parts.count == 2 { sections[current, default: [:]][parts[0]] = parts[1] }
         }

@@ -1,8 +1,9 @@
-@testable import CodersHEIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersHEIF
 
 /// HEICs made by heif-enc decode to heif-convert's pixels; the primary image only, upright.
 @Suite(.enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
@@ -48,8 +49,10 @@ struct HEIFDecoderTests {
     @Test("the thumbnail choice wants the primary's shape and at least the target's size")
     func thumbnailChoice() {
         let primary = ImageSize(width: 4032, height: 3024)
-        let thumbnails = [(id: 1, size: ImageSize(width: 320, height: 240)), (id: 2, size: ImageSize(width: 640, height: 480)),
-                          (id: 3, size: ImageSize(width: 300, height: 300)), (id: 4, size: ImageSize(width: 320, height: 212))]
+        let thumbnails = [
+            (id: 1, size: ImageSize(width: 320, height: 240)), (id: 2, size: ImageSize(width: 640, height: 480)),
+            (id: 3, size: ImageSize(width: 300, height: 300)), (id: 4, size: ImageSize(width: 320, height: 212)),
+        ]
         #expect(HEIFThumbnailChoice.pick(thumbnails, primary: primary, target: ImageSize(width: 256, height: 192)) == 1)
         #expect(HEIFThumbnailChoice.pick(thumbnails, primary: primary, target: ImageSize(width: 400, height: 300)) == 2)
         #expect(HEIFThumbnailChoice.pick(thumbnails, primary: primary, target: ImageSize(width: 1000, height: 750)) == nil)

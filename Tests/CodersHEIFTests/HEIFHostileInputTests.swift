@@ -1,8 +1,9 @@
-@testable import CodersHEIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersHEIF
 
 /// Truncated, corrupt and oversized files fail with typed errors before pixels are allocated.
 @Suite(.enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
@@ -128,8 +129,9 @@ struct HEIFDecodeFootprintTests {
         #expect(HEIFDecodeFootprint.measure(data) == .footprint(.init(largest: ImageSize(width: 64, height: 64), decodedPixels: 64 * 64)))
     }
 
-    @Test("a picture whose HEVC parameter sets declare more than its ispe is refused at that size",
-          .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
+    @Test(
+        "a picture whose HEVC parameter sets declare more than its ispe is refused at that size",
+        .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
     func codedSizeOverDeclaredSize() throws {
         let source = try ToolFixtures.sourcePNG(width: 1024, height: 1024, alpha: false)
         let data = try ToolFixtures.make("coded-1024.heic", tool: "heif-enc", ["-q", "10", source.path, "-o"])
@@ -179,13 +181,15 @@ struct HEIFItemReferenceTests {
                 associations += be16(id) + [1, UInt8(count)]
             }
         }
-        let meta = box("meta", [0, 0, 0, 0]
-            + box("pitm", [0, 0, 0, 0] + be16(primary))
-            + box("iinf", [0, 0, 0, 0] + be16(items.count) + infe)
-            + box("iloc", [1, 0, 0, 0, 0x44, 0x00] + be16(items.count) + locations)
-            + box("idat", idat)
-            + box("iprp", box("ipco", properties) + box("ipma", [0, 0, 0, 0] + HostileImages.be32(count) + associations))
-            + box("iref", [0, 0, 0, 0] + references))
+        let meta = box(
+            "meta",
+            [0, 0, 0, 0]
+                + box("pitm", [0, 0, 0, 0] + be16(primary))
+                + box("iinf", [0, 0, 0, 0] + be16(items.count) + infe)
+                + box("iloc", [1, 0, 0, 0, 0x44, 0x00] + be16(items.count) + locations)
+                + box("idat", idat)
+                + box("iprp", box("ipco", properties) + box("ipma", [0, 0, 0, 0] + HostileImages.be32(count) + associations))
+                + box("iref", [0, 0, 0, 0] + references))
         return Data(box("ftyp", Array("heicmif1".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + meta)
     }
 

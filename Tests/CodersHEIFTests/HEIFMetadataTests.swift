@@ -1,8 +1,8 @@
 import CodersHEIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// The ICC profile and EXIF of a HEIC reach `ImageMetadata` as other coders hand them over.
 @Suite(.enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))

@@ -1,8 +1,8 @@
 import CodersHEIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// libheif applies `irot`/`imir` as it decodes: images come out upright with orientation 1, as
 /// heif-convert writes them. heif-enc turns pixels itself instead of writing those boxes, so the

@@ -1,5 +1,6 @@
-@testable import CodersHEIF
 import Foundation
+
+@testable import CodersHEIF
 
 /// Rewrites fields of the sequence parameter set in one item's `hvcC` box of a heif-enc file,
 /// keeping every length (so no box or offset moves): a field is only replaced by a code of as
@@ -22,7 +23,7 @@ enum HEVCParameterSetEditor {
     static func editing(_ data: Data, item: (Int, HEIFItemTable) -> Bool, _ edit: Edit) throws -> Data {
         var bytes = [UInt8](data)
         guard let table = HEIFItemTable(bytes),
-              let configuration = table.items.first(where: { item($0.key, table) && $0.value.type == "hvc1" })?.value.hevcConfiguration
+            let configuration = table.items.first(where: { item($0.key, table) && $0.value.type == "hvc1" })?.value.hevcConfiguration
         else {
             throw Failure(description: "no such item with an hvcC box")
         }
@@ -95,7 +96,10 @@ enum HEVCParameterSetEditor {
     static func unescaped(_ nal: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [], zeros = 0
         for byte in nal {
-            if zeros >= 2, byte == 3 { zeros = 0; continue }
+            if zeros >= 2, byte == 3 {
+                zeros = 0
+                continue
+            }
             zeros = byte == 0 ? zeros + 1 : 0
             out.append(byte)
         }

@@ -1,8 +1,9 @@
-@testable import CodersHEIF
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersHEIF
 
 /// HEVC sequence parameter sets read as libde265 reads them: heif-enc's are read field by field
 /// and pass; one libde265 would refuse, printing "SPS error: …" on stderr, is refused before it
@@ -57,16 +58,21 @@ struct HEVCSequenceParameterSetTests {
     /// One of each check libde265 prints about, made from heif-enc's 64x64 tile (coding blocks
     /// 8 to 16, transform blocks 4 to 16) by rewriting fields in as many bits.
     static let cases = [
-        Case(edit: .width(plus: 4), libde265Says: "CB alignment",
-             reasonSays: "picture size 68x64 is not a multiple of the smallest coding block (8)"),
-        Case(edit: .blockSizes([0, 0, 0, 0, 2, 3]), libde265Says: "transform hierarchy depth (inter) > CTB size - min TB size",
-             reasonSays: "max_transform_hierarchy_depth_inter 2 is more than the 1 levels"),
-        Case(edit: .blockSizes([0, 0, 0, 0, 0, 7]), libde265Says: "transform hierarchy depth (intra) > CTB size - min TB size",
-             reasonSays: "max_transform_hierarchy_depth_intra 7 is more than the 1 levels"),
-        Case(edit: .blockSizes([0, 3, 2, 0, 0, 0]), libde265Says: "TB > CB",
-             reasonSays: "smallest transform block (log2 4) is larger than the smallest coding block (log2 3)"),
-        Case(edit: .blockSizes([0, 0, 0, 2, 1, 1]), libde265Says: "TB_max > 32 or CTB",
-             reasonSays: "largest transform block (log2 4) is larger than 32 or the coding tree block (log2 3)"),
+        Case(
+            edit: .width(plus: 4), libde265Says: "CB alignment",
+            reasonSays: "picture size 68x64 is not a multiple of the smallest coding block (8)"),
+        Case(
+            edit: .blockSizes([0, 0, 0, 0, 2, 3]), libde265Says: "transform hierarchy depth (inter) > CTB size - min TB size",
+            reasonSays: "max_transform_hierarchy_depth_inter 2 is more than the 1 levels"),
+        Case(
+            edit: .blockSizes([0, 0, 0, 0, 0, 7]), libde265Says: "transform hierarchy depth (intra) > CTB size - min TB size",
+            reasonSays: "max_transform_hierarchy_depth_intra 7 is more than the 1 levels"),
+        Case(
+            edit: .blockSizes([0, 3, 2, 0, 0, 0]), libde265Says: "TB > CB",
+            reasonSays: "smallest transform block (log2 4) is larger than the smallest coding block (log2 3)"),
+        Case(
+            edit: .blockSizes([0, 0, 0, 2, 1, 1]), libde265Says: "TB_max > 32 or CTB",
+            reasonSays: "largest transform block (log2 4) is larger than 32 or the coding tree block (log2 3)"),
     ]
 
     static func malformed(_ edit: HEVCParameterSetEditor.Edit) throws -> Data {
@@ -113,8 +119,9 @@ struct HEVCSequenceParameterSetTests {
 
     @Test("an embedded thumbnail's sets are checked when it is decoded, and only then")
     func thumbnailSets() throws {
-        let data = try HEVCParameterSetEditor.editing(try HEIFFixtures.withThumbnail.data(), item: { id, table in table[id]?.declaredSize?.width == 320 },
-                                                        .width(plus: 4))
+        let data = try HEVCParameterSetEditor.editing(
+            try HEIFFixtures.withThumbnail.data(), item: { id, table in table[id]?.declaredSize?.width == 320 },
+            .width(plus: 4))
         let thumbnailRequest = ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 256, height: 256))
         #expect { try HEIFCoder().decode(data, options: thumbnailRequest) } throws: {
             Self.isRefusal($0, saying: "picture size 324x240 is not a multiple of the smallest coding block (8)")

@@ -1,16 +1,20 @@
-@testable import CodersJPEG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersJPEG
 
 @Suite("JPEG shrink-on-load", .dedicatedThreads)
 struct JPEGDecodePlanTests {
     let coder = JPEGCoder()
 
-    @Test("Thumbnails fit the box and look like the full image scaled down",
-          arguments: ["exif-orientation-examples/Landscape_1.jpg", "jpeg-decoder/reftest/progressive3.jpg",
-                      "jpeg-decoder/reftest/mozilla/jpg-cmyk-2.jpg", "jpeg-decoder/crashtest/extraneous-bytes-after-sos.jpg"])
+    @Test(
+        "Thumbnails fit the box and look like the full image scaled down",
+        arguments: [
+            "exif-orientation-examples/Landscape_1.jpg", "jpeg-decoder/reftest/progressive3.jpg",
+            "jpeg-decoder/reftest/mozilla/jpg-cmyk-2.jpg", "jpeg-decoder/crashtest/extraneous-bytes-after-sos.jpg",
+        ])
     func thumbnailsMatchScaledFullImage(file: String) throws {
         let data = try Corpus.data("jpeg", file)
         let full = try coder.decode(data, options: ImageDecodeOptions())
@@ -28,8 +32,10 @@ struct JPEGDecodePlanTests {
     @Test("Stretched boxes and byte budgets give the size asked for; larger boxes never scale up")
     func otherRequests() throws {
         let data = try Corpus.data("jpeg", "libjpeg-turbo/testorig.jpg")
-        let stretched = try coder.decode(data, options: ImageDecodeOptions(
-            thumbnailPixelSize: ImageSize(width: 40, height: 40), preserveAspectRatio: false))
+        let stretched = try coder.decode(
+            data,
+            options: ImageDecodeOptions(
+                thumbnailPixelSize: ImageSize(width: 40, height: 40), preserveAspectRatio: false))
         #expect(stretched.pixelSize == ImageSize(width: 40, height: 40))
         let budget = try coder.decode(data, options: ImageDecodeOptions(scaleDownLimitBytes: 20_000))
         #expect(budget.pixelSize.width * budget.pixelSize.height * 4 <= 20_000)
@@ -37,13 +43,14 @@ struct JPEGDecodePlanTests {
         #expect(larger.pixelSize == ImageSize(width: 227, height: 149))
     }
 
-    @Test("The DCT scale is the smallest whose output still covers the target on both sides",
-          arguments: [
+    @Test(
+        "The DCT scale is the smallest whose output still covers the target on both sides",
+        arguments: [
             (1920, 1200, 512, 320, 2), (1920, 1200, 480, 300, 4), (1920, 1200, 240, 150, 8),
             (1920, 1200, 241, 150, 4), (1920, 1200, 961, 600, 1), (1920, 1200, 1920, 1200, 1),
             (1919, 1199, 480, 300, 4), (100, 100, 1, 1, 8), (1, 1, 1, 1, 1),
             (1000, 100, 500, 90, 1), (1000, 100, 125, 13, 8),
-          ])
+        ])
     func dctScaleCoversTarget(width: Int, height: Int, targetWidth: Int, targetHeight: Int, denominator: Int) {
         let source = ImageSize(width: width, height: height)
         let target = ImageSize(width: targetWidth, height: targetHeight)

@@ -2,8 +2,8 @@ import CodersJPEG
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("JPEG decoding", .dedicatedThreads)
 struct JPEGDecoderTests {
@@ -52,17 +52,23 @@ struct JPEGDecoderTests {
         }
     }
 
-    @Test("Gray JPEGs stay gray; colour, RGB, CMYK and YCCK ones come out as RGB",
-          arguments: [("jpeg-decoder/reftest/mozilla/jpg-gray.jpg", PixelFormat.gray8),
-                      ("jpeg-decoder/reftest/mozilla/jpg-cmyk-1.jpg", .rgb8), ("jpeg-decoder/reftest/ycck.jpg", .rgb8),
-                      ("jpeg-decoder/reftest/rgb.jpg", .rgb8), ("libjpeg-turbo/testorig.jpg", .rgb8)])
+    @Test(
+        "Gray JPEGs stay gray; colour, RGB, CMYK and YCCK ones come out as RGB",
+        arguments: [
+            ("jpeg-decoder/reftest/mozilla/jpg-gray.jpg", PixelFormat.gray8),
+            ("jpeg-decoder/reftest/mozilla/jpg-cmyk-1.jpg", .rgb8), ("jpeg-decoder/reftest/ycck.jpg", .rgb8),
+            ("jpeg-decoder/reftest/rgb.jpg", .rgb8), ("libjpeg-turbo/testorig.jpg", .rgb8),
+        ])
     func pixelFormats(file: String, format: PixelFormat) throws {
         #expect(try coder.decode(try Corpus.data("jpeg", file), options: ImageDecodeOptions()).pixelFormat == format)
     }
 
-    @Test("12-bit and lossless JPEGs are refused as unsupported, not as corrupt",
-          arguments: ["libjpeg-turbo/monkey12.jpg", "jpeg-decoder/reftest/lossless/jpeg_lossless_sel1.jpg",
-                      "jpeg-decoder/crashtest/invalid-prediction-shift.jpg"])
+    @Test(
+        "12-bit and lossless JPEGs are refused as unsupported, not as corrupt",
+        arguments: [
+            "libjpeg-turbo/monkey12.jpg", "jpeg-decoder/reftest/lossless/jpeg_lossless_sel1.jpg",
+            "jpeg-decoder/crashtest/invalid-prediction-shift.jpg",
+        ])
     func unsupportedProcesses(file: String) throws {
         let error = #expect(throws: ImagePipeError.self) {
             try coder.decode(try Corpus.data("jpeg", file), options: ImageDecodeOptions())
@@ -73,13 +79,16 @@ struct JPEGDecoderTests {
         }
     }
 
-    @Test("A frame header claiming a huge canvas fails with the pixel limit before decoding",
-          arguments: [(60_000, 60_000), (65_535, 65_535), (20_000, 10_000)])
+    @Test(
+        "A frame header claiming a huge canvas fails with the pixel limit before decoding",
+        arguments: [(60_000, 60_000), (65_535, 65_535), (20_000, 10_000)])
     func bombHeaderFailsFast(width: Int, height: Int) throws {
         // SOI and a baseline SOF0 for three components, nothing else: any attempt to decode would
         // fail on the missing tables and scans instead of on the limit.
-        let sof: [UInt8] = [0xFF, 0xC0, 0x00, 0x11, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF),
-                            0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]
+        let sof: [UInt8] = [
+            0xFF, 0xC0, 0x00, 0x11, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF),
+            0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01,
+        ]
         let data = Data([0xFF, 0xD8] + sof + [0xFF, 0xD9])
         let error = #expect(throws: ImagePipeError.self) { try coder.decode(data, options: ImageDecodeOptions()) }
         guard case .limitExceeded(.pixels, let value, _)? = error else {
@@ -107,8 +116,10 @@ struct JPEGDecoderTests {
 
     @Test("libjpeg warnings are reported on the image and never written to stderr")
     func warningsStayOffStderr() throws {
-        let files = ["jpeg-decoder/reftest/extraneous-data.jpg", "jpeg-decoder/crashtest/dc-predictor-overflow.jpg",
-                     "jpeg-decoder/reftest/progressive-missing-dc.jpg"]
+        let files = [
+            "jpeg-decoder/reftest/extraneous-data.jpg", "jpeg-decoder/crashtest/dc-predictor-overflow.jpg",
+            "jpeg-decoder/reftest/progressive-missing-dc.jpg",
+        ]
         let captured = try StandardErrorCapture.capturing {
             for file in files {
                 let image = try coder.decode(try Corpus.data("jpeg", file), options: ImageDecodeOptions())

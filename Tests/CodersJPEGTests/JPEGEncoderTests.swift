@@ -1,8 +1,8 @@
 import CodersJPEG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("JPEG encoding", .dedicatedThreads)
 struct JPEGEncoderTests {

@@ -1,8 +1,8 @@
 import CodersJPEG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("JPEG hostile input", .dedicatedThreads)
 struct JPEGHostileInputTests {
@@ -31,8 +31,9 @@ struct JPEGHostileInputTests {
     func repeatedLastScan() throws {
         let file = try repeatedScans(200)
         for options in [ImageDecodeOptions(), ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 8, height: 8))] {
-            expectScanLimit(#expect(throws: ImagePipeError.self) { try coder.decode(file, options: options) },
-                            maximum: ImageDecodeOptions.defaultMaxProgressiveScans)
+            expectScanLimit(
+                #expect(throws: ImagePipeError.self) { try coder.decode(file, options: options) },
+                maximum: ImageDecodeOptions.defaultMaxProgressiveScans)
         }
     }
 
@@ -78,7 +79,10 @@ struct JPEGHostileInputTests {
         // 2,000 x 2,000, four components: libjpeg buffers 4 x 250 x 250 blocks (32 MB) to merge scans.
         let file = HostileImages.cmykJPEG(width: 2000, height: 2000, progressive: false, dataBytes: 1024)
         let error = #expect(throws: ImagePipeError.self) { try coder.decode(file, options: ImageDecodeOptions(maxDecoderMemory: 4 << 20)) }
-        guard case .limitExceeded(let limit, let value, let maximum) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(let limit, let value, let maximum) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(limit == .decoderMemory)
         #expect(maximum == 4 << 20)
         #expect(value > maximum)
@@ -96,7 +100,10 @@ struct JPEGHostileInputTests {
         }
         #expect(cancelled == .cancelled)
         let late = #expect(throws: ImagePipeError.self) { try coder.decode(file, options: ImageDecodeOptions(maxDecodeTime: .seconds(-1))) }
-        guard case .limitExceeded(let limit, _, _) = late else { Issue.record("got \(String(describing: late))"); return }
+        guard case .limitExceeded(let limit, _, _) = late else {
+            Issue.record("got \(String(describing: late))")
+            return
+        }
         #expect(limit == .decodeTime)
         #expect(try coder.decode(file, options: ImageDecodeOptions(maxDecodeTime: nil)).pixelSize == ImageSize(width: 96, height: 64))
     }

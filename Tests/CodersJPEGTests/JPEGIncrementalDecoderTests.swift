@@ -1,8 +1,8 @@
 import CodersJPEG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("JPEG progressive decoding", .dedicatedThreads)
 struct JPEGIncrementalDecoderTests {
@@ -38,8 +38,9 @@ struct JPEGIncrementalDecoderTests {
         #expect(last < first)
     }
 
-    @Test("A baseline JPEG shows the rows decoded so far, growing, and ends as the one-shot image",
-          arguments: ["libjpeg-turbo/testorig.jpg", "exif-orientation-examples/Landscape_6.jpg", "jpeg-decoder/reftest/mozilla/jpg-cmyk-2.jpg"])
+    @Test(
+        "A baseline JPEG shows the rows decoded so far, growing, and ends as the one-shot image",
+        arguments: ["libjpeg-turbo/testorig.jpg", "exif-orientation-examples/Landscape_6.jpg", "jpeg-decoder/reftest/mozilla/jpg-cmyk-2.jpg"])
     func baselineRows(file: String) throws {
         let data = try Corpus.data("jpeg", file)
         let oneShot = try coder.decode(data, options: ImageDecodeOptions())
@@ -54,8 +55,9 @@ struct JPEGIncrementalDecoderTests {
         #expect(partials.allSatisfy { $0.pixelSize.width == oneShot.pixelSize.width && $0.orientation == oneShot.orientation })
     }
 
-    @Test("With a thumbnail box, partial images are never larger than the final thumbnail",
-          arguments: ["exif-orientation-examples/Portrait_1.jpg", "jpeg-decoder/reftest/progressive3.jpg"])
+    @Test(
+        "With a thumbnail box, partial images are never larger than the final thumbnail",
+        arguments: ["exif-orientation-examples/Portrait_1.jpg", "jpeg-decoder/reftest/progressive3.jpg"])
     func partialsFollowThumbnailBox(file: String) throws {
         let data = try Corpus.data("jpeg", file)
         let options = ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 100, height: 100))

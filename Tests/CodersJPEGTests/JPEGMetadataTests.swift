@@ -1,8 +1,8 @@
 import CodersJPEG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("JPEG EXIF and XMP", .dedicatedThreads)
 struct JPEGMetadataTests {
@@ -34,7 +34,11 @@ struct JPEGMetadataTests {
         #expect(MetadataFixtures.contains(exif, MetadataFixtures.copyright))
         #expect(back.metadata.xmp == Data(MetadataFixtures.xmp()))
         // Without metadata on the image, none is written.
-        let bare = try coder.encode(image.with { $0.exif = nil; $0.xmp = nil }, as: .jpeg, options: ImageEncodeOptions())
+        let bare = try coder.encode(
+            image.with {
+                $0.exif = nil
+                $0.xmp = nil
+            }, as: .jpeg, options: ImageEncodeOptions())
         let plain = try coder.decode(bare, options: ImageDecodeOptions())
         #expect(plain.metadata.exif == nil && plain.metadata.xmp == nil)
     }

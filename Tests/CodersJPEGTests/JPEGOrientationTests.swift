@@ -1,15 +1,16 @@
 import CodersJPEG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("JPEG EXIF orientation", .dedicatedThreads)
 struct JPEGOrientationTests {
     let coder = JPEGCoder()
 
-    @Test("The EXIF orientation is recorded, not applied; applying it shows the photo upright",
-          arguments: ["Landscape", "Portrait"], 0...8)
+    @Test(
+        "The EXIF orientation is recorded, not applied; applying it shows the photo upright",
+        arguments: ["Landscape", "Portrait"], 0...8)
     func recordsAndApplies(shape: String, tag: Int) throws {
         let data = try Corpus.data("jpeg", "exif-orientation-examples/\(shape)_\(tag).jpg")
         // Thumbnails keep the test quick; orientation is recorded the same way at any size.

@@ -1,8 +1,8 @@
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Animated PNGs made by TestSupport's independent writer, with the expected pixels worked out by
 /// hand from the APNG rules.
@@ -23,11 +23,13 @@ struct APNGDecoderTests {
     /// A 4×4 blue canvas (frame 0, the IDAT image), a 2×2 half-transparent red square at 1,1 drawn
     /// with `blend` and disposed with `dispose`, then a 1×1 green pixel at 0,0.
     static func threeFrames(dispose: UInt8, blend: UInt8, firstDispose: UInt8 = 0) -> Data {
-        APNGWriter.file(width: 4, height: 4, frames: [
-            .filled(blue, width: 4, height: 4, dispose: firstDispose),
-            .filled(halfRed, width: 2, height: 2, x: 1, y: 1, dispose: dispose, blend: blend),
-            .filled(green, width: 1, height: 1),
-        ])
+        APNGWriter.file(
+            width: 4, height: 4,
+            frames: [
+                .filled(blue, width: 4, height: 4, dispose: firstDispose),
+                .filled(halfRed, width: 2, height: 2, x: 1, y: 1, dispose: dispose, blend: blend),
+                .filled(green, width: 1, height: 1),
+            ])
     }
 
     static let combinations: [(dispose: UInt8, blend: UInt8)] = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
@@ -57,8 +59,9 @@ struct APNGDecoderTests {
 
     @Test("A default image outside the animation is skipped: frames are the fcTL frames only")
     func defaultImageSkipped() throws {
-        let file = APNGWriter.file(width: 2, height: 2, frames: [.filled(Self.red, width: 2, height: 2), .filled(Self.green, width: 2, height: 2)],
-                                   defaultImage: Array([[UInt8]](repeating: Self.white, count: 4).joined()))
+        let file = APNGWriter.file(
+            width: 2, height: 2, frames: [.filled(Self.red, width: 2, height: 2), .filled(Self.green, width: 2, height: 2)],
+            defaultImage: Array([[UInt8]](repeating: Self.white, count: 4).joined()))
         let image = try PNGCoder().decode(file, options: ImageDecodeOptions())
         #expect(image.frameCount == 2)
         #expect(Self.pixel(try image.frame(at: 0), 0, 0) == Self.red)
@@ -71,8 +74,9 @@ struct APNGDecoderTests {
 
     @Test("One animation frame after a skipped default image decodes as a still of that frame")
     func singleFrameAfterDefaultImage() throws {
-        let file = APNGWriter.file(width: 2, height: 2, frames: [.filled(Self.green, width: 2, height: 2)],
-                                   defaultImage: Array([[UInt8]](repeating: Self.white, count: 4).joined()))
+        let file = APNGWriter.file(
+            width: 2, height: 2, frames: [.filled(Self.green, width: 2, height: 2)],
+            defaultImage: Array([[UInt8]](repeating: Self.white, count: 4).joined()))
         let image = try PNGCoder().decode(file, options: ImageDecodeOptions())
         #expect(!image.isAnimated && Self.pixel(image.firstFrame, 1, 0) == Self.green)
     }
@@ -109,8 +113,9 @@ struct APNGDecoderTests {
         #expect(try image.frame(at: 2).bytes == Array([[UInt8]](repeating: [70, 80, 90], count: 6).joined()))
     }
 
-    @Test("Frames decode to what libpng gives for the same rows: every filter, on the first row too, each pixel format",
-          arguments: [(1, 0), (2, 4), (3, 2), (4, 6)])
+    @Test(
+        "Frames decode to what libpng gives for the same rows: every filter, on the first row too, each pixel format",
+        arguments: [(1, 0), (2, 4), (3, 2), (4, 6)])
     func framesMatchLibpng(channels: Int, colorType: Int) throws {
         let (width, height) = (13, 9)
         var seed: UInt32 = 12345
@@ -125,8 +130,10 @@ struct APNGDecoderTests {
             // The same rows as a still PNG (libpng) and as frame 1 of an animation (the quick path).
             let still = APNGWriter.file([.init("IHDR", ihdr), .init("IDAT", data), .init("IEND", [])])
             let fcTL = { (sequence: Int) in APNGWriter.be32(sequence) + APNGWriter.be32(width) + APNGWriter.be32(height) + [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0] }
-            let animated = APNGWriter.file([.init("IHDR", ihdr), .init("acTL", APNGWriter.be32(2) + APNGWriter.be32(0)), .init("fcTL", fcTL(0)),
-                                            .init("IDAT", data), .init("fcTL", fcTL(1)), .init("fdAT", APNGWriter.be32(2) + data), .init("IEND", [])])
+            let animated = APNGWriter.file([
+                .init("IHDR", ihdr), .init("acTL", APNGWriter.be32(2) + APNGWriter.be32(0)), .init("fcTL", fcTL(0)),
+                .init("IDAT", data), .init("fcTL", fcTL(1)), .init("fdAT", APNGWriter.be32(2) + data), .init("IEND", []),
+            ])
             let expected = try PNGCoder().decode(still, options: ImageDecodeOptions()).firstFrame
             let image = try PNGCoder().decode(animated, options: ImageDecodeOptions())
             #expect(image.frameCount == 2)

@@ -1,8 +1,8 @@
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("APNG encoding", .dedicatedThreads)
 struct APNGEncoderTests {
@@ -45,8 +45,9 @@ struct APNGEncoderTests {
         #expect(Array(sequenced[1].payload[20...]) == [0, 70, 3, 232, 0, 0])
     }
 
-    @Test("Photo-like frames of each pixel format round-trip exactly (every row filter, undone by the quick frame path)",
-          arguments: [PixelFormat.gray8, .rgb8, .rgba8])
+    @Test(
+        "Photo-like frames of each pixel format round-trip exactly (every row filter, undone by the quick frame path)",
+        arguments: [PixelFormat.gray8, .rgb8, .rgba8])
     func photoFramesRoundTrip(format: PixelFormat) throws {
         let frames = try (0..<3).map { index in
             ImageFrame(try PNGTestImages.photo(width: 61 + index, height: 37, format: format).resampled(to: ImageSize(width: 61, height: 37)), duration: 0.05)
@@ -64,8 +65,10 @@ struct APNGEncoderTests {
         let base = try PNGTestImages.photo(width: 20, height: 12, format: .rgba8)
         var moved = base.bytes
         for y in 3..<5 { for x in 6..<9 { moved[(y * 20 + x) * 4] ^= 0x55 } }  // a 3×2 patch changes
-        let frames = [ImageFrame(base, duration: 0.1), ImageFrame(try PixelBuffer(width: 20, height: 12, format: .rgba8, bytes: moved), duration: 0.1),
-                      ImageFrame(try PixelBuffer(width: 20, height: 12, format: .rgba8, bytes: moved), duration: 0.1)]
+        let frames = [
+            ImageFrame(base, duration: 0.1), ImageFrame(try PixelBuffer(width: 20, height: 12, format: .rgba8, bytes: moved), duration: 0.1),
+            ImageFrame(try PixelBuffer(width: 20, height: 12, format: .rgba8, bytes: moved), duration: 0.1),
+        ]
         let data = try PNGCoder().encode(frames: frames, loopCount: 0, as: .png, options: ImageEncodeOptions())
         let controls = PNGFileStructure(data).chunks.filter { $0.type == "fcTL" }.map { Array($0.payload[4..<20]) }
         let rect = { (w: Int, h: Int, x: Int, y: Int) -> [UInt8] in [w, h, x, y].flatMap { APNGWriter.be32($0) } }

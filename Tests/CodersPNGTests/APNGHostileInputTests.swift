@@ -1,8 +1,8 @@
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Broken and hostile APNGs: what Chromium refuses is a typed error, what it shows as a still stays
 /// a still with a warning, a cut file keeps its whole frames, and limits refuse before decoding.
@@ -17,7 +17,10 @@ struct APNGHostileInputTests {
 
     static func badImageData(_ data: Data, options: ImageDecodeOptions = ImageDecodeOptions()) -> String? {
         let error = #expect(throws: ImagePipeError.self) { try PNGCoder().decode(data, options: options) }
-        guard case .badImageData(let reason) = error else { Issue.record("got \(String(describing: error))"); return nil }
+        guard case .badImageData(let reason) = error else {
+            Issue.record("got \(String(describing: error))")
+            return nil
+        }
         return reason
     }
 
@@ -87,8 +90,10 @@ struct APNGHostileInputTests {
         Self.setBE32(0, in: &noFrames[1].payload, at: 0)
         var fdatFirst = Self.chunks()
         fdatFirst.insert(fdatFirst[5], at: 3)
-        for (chunks, reason) in [(smallFirst, "the first frame does not cover the canvas"), (twoACTL, "a second acTL"),
-                                 (noFrames, "acTL announces no frames"), (fdatFirst, "fdAT before the image data")] {
+        for (chunks, reason) in [
+            (smallFirst, "the first frame does not cover the canvas"), (twoACTL, "a second acTL"),
+            (noFrames, "acTL announces no frames"), (fdatFirst, "fdAT before the image data"),
+        ] {
             let image = try PNGCoder().decode(APNGWriter.file(chunks), options: ImageDecodeOptions())
             #expect(!image.isAnimated && image.pixelSize == ImageSize(width: 2, height: 2))
             #expect(image.metadata.warnings.contains { $0.message.contains("animation ignored (\(reason))") }, "\(image.metadata.warnings)")
@@ -111,7 +116,10 @@ struct APNGHostileInputTests {
         var options = ImageDecodeOptions()
         options.maxFrames = 5
         let error = #expect(throws: ImagePipeError.self) { try PNGCoder().decode(APNGWriter.file(Self.chunks(frames: 6, width: 1, height: 1)), options: options) }
-        guard case .limitExceeded(let limit, let value, let maximum) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(let limit, let value, let maximum) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(limit == .frames && value == 6 && maximum == 5)
     }
 
@@ -126,7 +134,10 @@ struct APNGHostileInputTests {
         #expect(file.count < 2000)
         // Junk data would fail as badImageData if anything were decoded: the limit comes first.
         let error = #expect(throws: ImagePipeError.self) { try PNGCoder().decode(file, options: ImageDecodeOptions()) }
-        guard case .limitExceeded(let limit, let value, _) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(let limit, let value, _) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(limit == .animationPixels && value == 160_000_000)
         #expect(PNGCoder().decodeEstimate(for: file, options: ImageDecodeOptions()) == nil)
     }

@@ -1,8 +1,8 @@
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("PNG decoding", .dedicatedThreads)
 struct PNGDecoderTests {
@@ -44,8 +44,9 @@ struct PNGDecoderTests {
 
     /// Interlaced and non-interlaced files of the same picture (PngSuite ships both), and the
     /// chunk-splitting variants of the 16-bit images, must show identical pixels.
-    @Test("Interlaced and split-chunk variants show exactly the same pixels as their plain twin",
-          arguments: Self.equivalentPairs)
+    @Test(
+        "Interlaced and split-chunk variants show exactly the same pixels as their plain twin",
+        arguments: Self.equivalentPairs)
     func equivalentFilesMatch(pair: EquivalentPair) throws {
         let a = try coder.decode(try Corpus.data("pngsuite", pair.file), options: ImageDecodeOptions())
         let b = try coder.decode(try Corpus.data("pngsuite", pair.twin), options: ImageDecodeOptions())
@@ -81,14 +82,15 @@ struct PNGDecoderTests {
         return pairs
     }()
 
-    @Test("Each PNG keeps the narrowest pixel format that holds it",
-          arguments: [
-              ("basn0g01.png", PixelFormat.gray8), ("basn0g08.png", .gray8), ("basn0g16.png", .gray8),
-              ("basn4a08.png", .grayAlpha8), ("basn4a16.png", .grayAlpha8), ("basn2c08.png", .rgb8),
-              ("basn2c16.png", .rgb8), ("basn3p08.png", .rgb8), ("basn6a08.png", .rgba8),
-              ("basn6a16.png", .rgba8), ("tbbn3p08.png", .rgba8), ("tbbn0g04.png", .grayAlpha8),
-              ("tbrn2c08.png", .rgba8),
-          ])
+    @Test(
+        "Each PNG keeps the narrowest pixel format that holds it",
+        arguments: [
+            ("basn0g01.png", PixelFormat.gray8), ("basn0g08.png", .gray8), ("basn0g16.png", .gray8),
+            ("basn4a08.png", .grayAlpha8), ("basn4a16.png", .grayAlpha8), ("basn2c08.png", .rgb8),
+            ("basn2c16.png", .rgb8), ("basn3p08.png", .rgb8), ("basn6a08.png", .rgba8),
+            ("basn6a16.png", .rgba8), ("tbbn3p08.png", .rgba8), ("tbbn0g04.png", .grayAlpha8),
+            ("tbrn2c08.png", .rgba8),
+        ])
     func keepsNarrowestFormat(file: String, format: PixelFormat) throws {
         let image = try coder.decode(try Corpus.data("pngsuite", file), options: ImageDecodeOptions())
         #expect(image.pixelFormat == format)
@@ -111,8 +113,9 @@ struct PNGDecoderTests {
         #expect(!opaque.hasAlpha)
     }
 
-    @Test("A header claiming a huge canvas fails with the pixel limit before anything is decoded",
-          arguments: [(100_000, 100_000), (20_000, 20_000), (2_147_483_647, 2_147_483_647)])
+    @Test(
+        "A header claiming a huge canvas fails with the pixel limit before anything is decoded",
+        arguments: [(100_000, 100_000), (20_000, 20_000), (2_147_483_647, 2_147_483_647)])
     func bombHeaderFailsFast(width: Int, height: Int) throws {
         // Only a signature and IHDR: if the limit were checked after libpng read on, the error would
         // be about truncation instead.

@@ -1,16 +1,18 @@
 import CPNGShim
-@testable import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersPNG
 
 @Suite("PNG encoding", .dedicatedThreads)
 struct PNGEncoderTests {
     let coder = PNGCoder()
 
-    @Test("Encoding and decoding gives back the same pixels at every compression level",
-          arguments: [PixelFormat.rgba8, .rgb8, .gray8, .grayAlpha8], [0, 1, 6, 9])
+    @Test(
+        "Encoding and decoding gives back the same pixels at every compression level",
+        arguments: [PixelFormat.rgba8, .rgb8, .gray8, .grayAlpha8], [0, 1, 6, 9])
     func roundTrip(format: PixelFormat, level: Int) throws {
         let source = try PNGTestImages.gradient(width: 61, height: 37, format: format)
         var options = ImageEncodeOptions()
@@ -37,8 +39,11 @@ struct PNGEncoderTests {
     @Test("An opaque RGBA image is written without alpha, a gray RGB one as gray")
     func writesNarrowestColourType() throws {
         let opaque = try PixelBuffer(width: 3, height: 2, format: .rgba8, fill: ImageColor(red: 10, green: 20, blue: 30))
-        #expect(try coder.decode(coder.encode(Image(opaque), as: .png, options: ImageEncodeOptions()),
-                                 options: ImageDecodeOptions()).pixelFormat == .rgb8)
+        #expect(
+            try coder.decode(
+                coder.encode(Image(opaque), as: .png, options: ImageEncodeOptions()),
+                options: ImageDecodeOptions()
+            ).pixelFormat == .rgb8)
         let gray = try PixelBuffer(width: 3, height: 2, format: .rgb8, fill: ImageColor(red: 90, green: 90, blue: 90))
         let decoded = try coder.decode(coder.encode(Image(gray), as: .png, options: ImageEncodeOptions()), options: ImageDecodeOptions())
         #expect(decoded.pixelFormat == .gray8)
@@ -61,9 +66,10 @@ struct PNGEncoderTests {
         #expect(decoded.firstFrame == source.applying(.right))
     }
 
-    @Test("Every colour type comes back exactly at odd sizes, one pixel wide included",
-          arguments: [PixelFormat.rgba8, .rgb8, .gray8, .grayAlpha8],
-          [(1, 1), (1, 9), (2, 3), (5, 4), (33, 17), (127, 3)])
+    @Test(
+        "Every colour type comes back exactly at odd sizes, one pixel wide included",
+        arguments: [PixelFormat.rgba8, .rgb8, .gray8, .grayAlpha8],
+        [(1, 1), (1, 9), (2, 3), (5, 4), (33, 17), (127, 3)])
     func roundTripSizes(format: PixelFormat, size: (width: Int, height: Int)) throws {
         let source = try PNGTestImages.photo(width: size.width, height: size.height, format: format)
         let data = try coder.encode(Image(source), as: .png, options: ImageEncodeOptions())
@@ -72,8 +78,9 @@ struct PNGEncoderTests {
         #expect(PNGTestImages.maxDifference(decoded.firstFrame, source) == 0)
     }
 
-    @Test("The file is well formed to a reader other than libpng: signature, IHDR, CRCs, IEND, pixels",
-          arguments: [(PixelFormat.gray8, UInt8(0)), (.grayAlpha8, 4), (.rgb8, 2), (.rgba8, 6)], [1, 6, 9])
+    @Test(
+        "The file is well formed to a reader other than libpng: signature, IHDR, CRCs, IEND, pixels",
+        arguments: [(PixelFormat.gray8, UInt8(0)), (.grayAlpha8, 4), (.rgb8, 2), (.rgba8, 6)], [1, 6, 9])
     func fileStructure(format: (PixelFormat, colorType: UInt8), level: Int) throws {
         let (width, height) = (71, 45)
         let source = try PNGTestImages.photo(width: width, height: height, format: format.0)
@@ -141,8 +148,9 @@ struct PNGEncoderTests {
         #expect(try coder.decode(data, options: ImageDecodeOptions()).firstFrame == source)
     }
 
-    @Test("An image too large for a PNG or for memory is refused with encodingFailed, not a crash",
-          arguments: [(1 << 40, 1 << 40), (0xFFFF_FFFF, 0xFFFF_FFFF), (Int.max, 2)])
+    @Test(
+        "An image too large for a PNG or for memory is refused with encodingFailed, not a crash",
+        arguments: [(1 << 40, 1 << 40), (0xFFFF_FFFF, 0xFFFF_FFFF), (Int.max, 2)])
     func refusesHugeSizes(size: (width: Int, height: Int)) throws {
         let tiny: [UInt8] = [1, 2, 3, 4]
         let error = #expect(throws: ImagePipeError.self) {
@@ -154,8 +162,9 @@ struct PNGEncoderTests {
         }
     }
 
-    @Test("The C writer checks sizes before reading pixels: a huge geometry over a 4-byte buffer fails cleanly",
-          arguments: [(UInt32.max, UInt32.max), (0x7FFF_FFFF, 0x7FFF_FFFF), (0x8000_0000, 1), (0, 5)])
+    @Test(
+        "The C writer checks sizes before reading pixels: a huge geometry over a 4-byte buffer fails cleanly",
+        arguments: [(UInt32.max, UInt32.max), (0x7FFF_FFFF, 0x7FFF_FFFF), (0x8000_0000, 1), (0, 5)])
     func writerRefusesHugeGeometry(size: (width: UInt32, height: UInt32)) {
         let tiny: [UInt8] = [1, 2, 3, 4]
         var output = ipng_buffer()
@@ -191,8 +200,9 @@ struct PNGColorFactsTests {
 
     @Test("Kept gAMA and cHRM facts are written back and read as the same facts; sRGB-equivalent ones write nothing")
     func gammaAndChromaticitiesRoundTrip() throws {
-        let wide = ImageChromaticities(whiteX: 0.3127, whiteY: 0.329, redX: 0.68, redY: 0.32,
-                                       greenX: 0.265, greenY: 0.69, blueX: 0.15, blueY: 0.06)
+        let wide = ImageChromaticities(
+            whiteX: 0.3127, whiteY: 0.329, redX: 0.68, redY: 0.32,
+            greenX: 0.265, greenY: 0.69, blueX: 0.15, blueY: 0.06)
         for profile in [ImageColorProfile.calibrated(gamma: 1.0, chromaticities: nil), .calibrated(gamma: 0.5, chromaticities: wide)] {
             let back = try coder.decode(try encoded(profile), options: ImageDecodeOptions())
             #expect(back.metadata.colorProfile == profile)

@@ -1,20 +1,24 @@
-import CodersPNG
 import CPNGShim
+import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("PNG hostile input", .dedicatedThreads)
 struct PNGHostileInputTests {
-    @Test("A chunk declaring more bytes than the file holds fails as truncated before it is allocated",
-          arguments: ["iTXt", "zTXt", "sPLT", "pCAL", "sCAL", "tEXt", "eXIf"])
+    @Test(
+        "A chunk declaring more bytes than the file holds fails as truncated before it is allocated",
+        arguments: ["iTXt", "zTXt", "sPLT", "pCAL", "sCAL", "tEXt", "eXIf"])
     func hugeChunkIsTruncated(type: String) throws {
         let file = HostileImages.pngWithHugeChunk(type)
         #expect(file.count == 57)
         for options in [ImageDecodeOptions(), ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 1, height: 1))] {
             let error = #expect(throws: ImagePipeError.self) { try PNGCoder().decode(file, options: options) }
-            guard case .badImageData(let reason) = error else { Issue.record("got \(String(describing: error))"); continue }
+            guard case .badImageData(let reason) = error else {
+                Issue.record("got \(String(describing: error))")
+                continue
+            }
             #expect(reason.contains("truncated"), "\(reason)")
             #expect(reason.contains("declares 2147483632 bytes"), "\(reason)")
         }
@@ -23,7 +27,10 @@ struct PNGHostileInputTests {
     @Test("Image data declaring more bytes than the file holds is a truncated file, read in pieces")
     func hugeImageDataIsTruncated() throws {
         let error = #expect(throws: ImagePipeError.self) { try PNGCoder().decode(HostileImages.pngWithHugeChunk("IDAT"), options: ImageDecodeOptions()) }
-        guard case .badImageData(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .badImageData(let reason) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(reason.contains("truncated before its first row"), "\(reason)")
     }
 
@@ -61,12 +68,16 @@ struct PNGHostileInputTests {
     @Test("A working set over maxDecoderMemory is refused from the header, naming the setting")
     func decoderMemoryLimit() throws {
         // 16-bit rows are read through 8-byte pixels: 2 buffers + a 16-row strip of 100,000 pixels.
-        let file = try PNGCoder().encode(Image(PixelBuffer(width: 100_000, height: 1, format: .gray8, bytes: [UInt8](repeating: 7, count: 100_000))),
-                                         as: .png, options: ImageEncodeOptions())
+        let file = try PNGCoder().encode(
+            Image(PixelBuffer(width: 100_000, height: 1, format: .gray8, bytes: [UInt8](repeating: 7, count: 100_000))),
+            as: .png, options: ImageEncodeOptions())
         let error = #expect(throws: ImagePipeError.self) {
             try PNGCoder().decode(file, options: ImageDecodeOptions(maxDecoderMemory: 1 << 20))
         }
-        guard case .limitExceeded(let limit, let value, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(let limit, let value, 1 << 20) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(limit == .decoderMemory)
         #expect(value > 1 << 20)
         #expect(error?.description.contains("ImageDecodeOptions.maxDecoderMemory") == true)
@@ -85,7 +96,10 @@ struct PNGHostileInputTests {
         let late = #expect(throws: ImagePipeError.self) {
             try PNGCoder().decode(file, options: ImageDecodeOptions(maxDecodeTime: .seconds(-1)))
         }
-        guard case .limitExceeded(let limit, _, _) = late else { Issue.record("got \(String(describing: late))"); return }
+        guard case .limitExceeded(let limit, _, _) = late else {
+            Issue.record("got \(String(describing: late))")
+            return
+        }
         #expect(limit == .decodeTime)
         #expect(try PNGCoder().decode(file, options: ImageDecodeOptions(maxDecodeTime: nil)).pixelSize == ImageSize(width: 64, height: 64))
     }

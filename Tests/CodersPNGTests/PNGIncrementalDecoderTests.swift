@@ -1,8 +1,8 @@
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("PNG progressive decoding", .dedicatedThreads)
 struct PNGIncrementalDecoderTests {
@@ -21,8 +21,9 @@ struct PNGIncrementalDecoderTests {
         return (try decoder.currentImage(), partials)
     }
 
-    @Test("Fed in pieces, a PNG ends as exactly the one-shot image, showing growing partial images on the way",
-          arguments: ["basn6a08.png", "basi6a08.png", "basn0g16.png", "basi3p02.png", "s37n3p04.png"])
+    @Test(
+        "Fed in pieces, a PNG ends as exactly the one-shot image, showing growing partial images on the way",
+        arguments: ["basn6a08.png", "basi6a08.png", "basn0g16.png", "basi3p02.png", "s37n3p04.png"])
     func endsLikeOneShot(file: String) throws {
         let data = try Corpus.data("pngsuite", file)
         let oneShot = try coder.decode(data, options: ImageDecodeOptions())

@@ -1,8 +1,8 @@
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("PNG EXIF and XMP", .dedicatedThreads)
 struct PNGMetadataTests {

@@ -1,8 +1,9 @@
-@testable import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CodersPNG
 
 @Suite("PNG read size", .dedicatedThreads)
 struct PNGReadSizeTests {

@@ -1,15 +1,16 @@
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("PNG thumbnails", .dedicatedThreads)
 struct PNGThumbnailTests {
     let coder = PNGCoder()
 
-    @Test("A thumbnail fits the box, keeps the aspect ratio and looks like the full image scaled down",
-          arguments: [PixelFormat.rgb8, .rgba8, .gray8, .grayAlpha8])
+    @Test(
+        "A thumbnail fits the box, keeps the aspect ratio and looks like the full image scaled down",
+        arguments: [PixelFormat.rgb8, .rgba8, .gray8, .grayAlpha8])
     func thumbnailMatchesScaledFullImage(format: PixelFormat) throws {
         let source = try PNGTestImages.gradient(width: 1200, height: 800, format: format)
         let data = try coder.encode(Image(source), as: .png, options: ImageEncodeOptions())
@@ -30,8 +31,10 @@ struct PNGThumbnailTests {
 
         let source = try PNGTestImages.gradient(width: 900, height: 300, format: .rgb8)
         let data = try coder.encode(Image(source), as: .png, options: ImageEncodeOptions())
-        let stretched = try coder.decode(data, options: ImageDecodeOptions(
-            thumbnailPixelSize: ImageSize(width: 100, height: 100), preserveAspectRatio: false))
+        let stretched = try coder.decode(
+            data,
+            options: ImageDecodeOptions(
+                thumbnailPixelSize: ImageSize(width: 100, height: 100), preserveAspectRatio: false))
         #expect(stretched.pixelSize == ImageSize(width: 100, height: 100))
         let budget = try coder.decode(data, options: ImageDecodeOptions(scaleDownLimitBytes: 40_000))
         #expect(budget.pixelSize.width * budget.pixelSize.height * 4 <= 40_000)
@@ -47,10 +50,13 @@ struct PNGThumbnailTests {
 struct PNGRowShrinkerTests {
     @Test("Boxes average their pixels, weighting colour by alpha so hidden colours do not bleed")
     func averagesWeightedByAlpha() throws {
-        let thumb = try PNGCoder().decode(try PNGCoder().encode(Image(PixelBuffer(
-            width: 4, height: 4, format: .rgba8,
-            bytes: Array(repeating: [255, 0, 0, 255, 0, 0, 255, 0], count: 8).flatMap { $0 }
-        )), as: .png, options: ImageEncodeOptions()), options: ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 1, height: 1)))
+        let thumb = try PNGCoder().decode(
+            try PNGCoder().encode(
+                Image(
+                    PixelBuffer(
+                        width: 4, height: 4, format: .rgba8,
+                        bytes: Array(repeating: [255, 0, 0, 255, 0, 0, 255, 0], count: 8).flatMap { $0 }
+                    )), as: .png, options: ImageEncodeOptions()), options: ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 1, height: 1)))
         let pixel = thumb.firstFrame.color(x: 0, y: 0)
         #expect(pixel.red >= 250 && pixel.blue <= 5, "the invisible blue must not tint the thumbnail: \(pixel)")
         #expect((120...135).contains(Int(pixel.alpha)))

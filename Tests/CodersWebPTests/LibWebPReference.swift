@@ -9,8 +9,10 @@ enum LibWebPReference {
         data.withUnsafeBytes { raw -> [UInt8]? in
             var width: Int32 = 0, height: Int32 = 0
             let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            guard let pixels = format == .rgba8 ? WebPDecodeRGBA(base, raw.count, &width, &height)
-                                                : WebPDecodeRGB(base, raw.count, &width, &height)
+            guard
+                let pixels = format == .rgba8
+                    ? WebPDecodeRGBA(base, raw.count, &width, &height)
+                    : WebPDecodeRGB(base, raw.count, &width, &height)
             else { return nil }
             defer { WebPFree(pixels) }
             return Array(UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * format.bytesPerPixel))

@@ -1,8 +1,9 @@
 import CodersWebP
 import Foundation
-@testable import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("WebP animation budget and streaming", .dedicatedThreads)
 struct WebPAnimationBudgetTests {
@@ -56,7 +57,10 @@ struct WebPAnimationBudgetTests {
         let late = #expect(throws: ImagePipeError.self) {
             try coder.decode(data, options: ImageDecodeOptions(maxDecodeTime: .seconds(-1))).frame(at: 2)
         }
-        guard case .limitExceeded(let limit, _, _) = late else { Issue.record("got \(String(describing: late))"); return }
+        guard case .limitExceeded(let limit, _, _) = late else {
+            Issue.record("got \(String(describing: late))")
+            return
+        }
         #expect(limit == .decodeTime)
     }
 

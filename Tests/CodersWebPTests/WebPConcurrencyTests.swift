@@ -1,8 +1,8 @@
 import CodersWebP
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("WebP provider shared between tasks", .dedicatedThreads)
 struct WebPConcurrencyTests {

@@ -1,15 +1,16 @@
 import CodersWebP
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("WebP corpus", .dedicatedThreads)
 struct WebPCorpusTests {
     let coder = WebPCoder()
 
-    @Test("Every manifest row decodes to its listed size and frame count with libwebp's pixels",
-          arguments: Corpus.rows("webp"))
+    @Test(
+        "Every manifest row decodes to its listed size and frame count with libwebp's pixels",
+        arguments: Corpus.rows("webp"))
     func manifestRow(_ row: Corpus.Row) throws {
         let data = try Data(contentsOf: row.url)
         #expect(coder.canDecode(data))
@@ -35,8 +36,9 @@ struct WebPCorpusTests {
         for (index, url, tolerance) in Self.pngReferences(row) {
             let reference = try #require(ReferencePNG.read(url), "cannot read \(url.lastPathComponent)")
             let frame = try image.frame(at: index).converted(to: .rgba8).bytes
-            #expect(maxDifference(frame, reference.rgba) <= tolerance,
-                    "\(row.file) frame \(index) differs from \(url.lastPathComponent)")
+            #expect(
+                maxDifference(frame, reference.rgba) <= tolerance,
+                "\(row.file) frame \(index) differs from \(url.lastPathComponent)")
         }
     }
 
@@ -66,9 +68,11 @@ struct WebPCorpusTests {
 
     @Test("Truncated and byte-flipped WebP files decode or fail with ImagePipeError, never crash")
     func damagedFiles() throws {
-        let files = ["libwebp-test-data/test.webp", "libwebp-test-data/lossless_vec_1_5.webp",
-                     "libwebp-test-data/lossy_alpha2.webp", "image-webp/animated/random_lossy.webp",
-                     "sdwebimage-webpcoder/TestImageBlendAnimated.webp", "libwebp-test-data/small_13x1.webp"]
+        let files = [
+            "libwebp-test-data/test.webp", "libwebp-test-data/lossless_vec_1_5.webp",
+            "libwebp-test-data/lossy_alpha2.webp", "image-webp/animated/random_lossy.webp",
+            "sdwebimage-webpcoder/TestImageBlendAnimated.webp", "libwebp-test-data/small_13x1.webp",
+        ]
         for file in files {
             let original = try Corpus.data("webp", file)
             var variants: [Data] = []
@@ -139,8 +143,9 @@ struct WebPCorpusTests {
         #expect(throws: ImagePipeError.badImageData(reason: "no bytes")) { try coder.decode(Data(), options: ImageDecodeOptions()) }
     }
 
-    @Test("A still WebP cut short shows the rows libwebp decoded, blank below, with a truncation warning",
-          arguments: ["image-rs/images/webp/lossy_images/simple-rgb.webp", "image-webp/regression/lossless_indexed_4bit_palette.webp"])
+    @Test(
+        "A still WebP cut short shows the rows libwebp decoded, blank below, with a truncation warning",
+        arguments: ["image-rs/images/webp/lossy_images/simple-rgb.webp", "image-webp/regression/lossless_indexed_4bit_palette.webp"])
     func truncatedStillWarns(file: String) throws {
         let whole = try Corpus.data("webp", file)
         let complete = try coder.decode(whole, options: ImageDecodeOptions())
@@ -157,8 +162,9 @@ struct WebPCorpusTests {
         #expect(image.firstFrame.bytes.dropFirst(cut).allSatisfy { $0 == 0 })
     }
 
-    @Test("A thumbnail of a still WebP cut short decodes the rows present straight at the thumbnail size: the thumbnail's own rows, not a resampled full canvas",
-          arguments: ["image-rs/images/webp/lossy_images/simple-rgb.webp", "image-webp/regression/lossless_indexed_4bit_palette.webp"])
+    @Test(
+        "A thumbnail of a still WebP cut short decodes the rows present straight at the thumbnail size: the thumbnail's own rows, not a resampled full canvas",
+        arguments: ["image-rs/images/webp/lossy_images/simple-rgb.webp", "image-webp/regression/lossless_indexed_4bit_palette.webp"])
     func truncatedStillThumbnail(file: String) throws {
         let whole = try Corpus.data("webp", file)
         let full = try coder.decode(whole, options: ImageDecodeOptions()).pixelSize

@@ -1,8 +1,8 @@
 import CodersWebP
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("WebP thumbnails and incremental decoding", .dedicatedThreads)
 struct WebPDecodingOptionsTests {
@@ -22,7 +22,10 @@ struct WebPDecodingOptionsTests {
     func decoderMemoryLimit() throws {
         let data = try Corpus.data("webp", "libwebp-test-data/bryce.webp")
         let error = #expect(throws: ImagePipeError.self) { try coder.decode(data, options: ImageDecodeOptions(maxDecoderMemory: 1 << 20)) }
-        guard case .limitExceeded(let limit, let value, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(let limit, let value, 1 << 20) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(limit == .decoderMemory)
         #expect(value == coder.decodeEstimate(for: data, options: ImageDecodeOptions())?.workingBytes)
     }

@@ -1,8 +1,9 @@
 import CodersWebP
 import Foundation
-@testable import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("WebP encoding", .dedicatedThreads)
 struct WebPEncodingTests {
@@ -80,8 +81,9 @@ struct WebPEncodingTests {
         frames[0].duration = 0.010
         frames[1].duration = 0.011
         frames[2].duration = 0.001
-        let image = try coder.decode(try coder.encode(frames: frames, loopCount: 0, as: .webp, options: ImageEncodeOptions(lossless: true)),
-                                     options: ImageDecodeOptions())
+        let image = try coder.decode(
+            try coder.encode(frames: frames, loopCount: 0, as: .webp, options: ImageEncodeOptions(lossless: true)),
+            options: ImageDecodeOptions())
         #expect((0..<3).map { image.duration(at: $0) } == [0.1, 0.011, 0.1])
     }
 

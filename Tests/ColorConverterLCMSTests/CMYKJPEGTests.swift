@@ -3,8 +3,8 @@ import CodersJPEG
 import ColorConverterLCMS
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("CMYK JPEGs through their profile", .dedicatedThreads)
 struct CMYKJPEGTests {
@@ -32,11 +32,13 @@ struct CMYKJPEGTests {
         #expect(TaggedImages.isClose(TaggedImages.centre(adobe), ColorFixtures.lcmsSRGB(fromCMYK: ink, profile: profile), within: 2))
     }
 
-    @Test("Without a converter, or keeping the source profile, CMYK is converted naively with no warning and the profile is never written on RGB",
-          arguments: [false, true])
+    @Test(
+        "Without a converter, or keeping the source profile, CMYK is converted naively with no warning and the profile is never written on RGB",
+        arguments: [false, true])
     func naiveWithoutConversion(keepSourceProfile: Bool) throws {
         let data = try Self.cmykJPEG(ink: ink, adobe: true, profile: profile)
-        let image = keepSourceProfile
+        let image =
+            keepSourceProfile
             ? try decode(data, options: ImageDecodeOptions(colorHandling: .keepSourceProfile), converters: converters)
             : try decode(data, converters: ImageColorConvertersManager())
         #expect(TaggedImages.isClose(TaggedImages.centre(image), Self.naive(ink), within: 2))
@@ -67,8 +69,10 @@ struct CMYKJPEGTests {
 
     // MARK: Helpers
 
-    private func decode(_ data: Data, options: ImageDecodeOptions = ImageDecodeOptions(),
-                        converters: ImageColorConvertersManager) throws -> Image {
+    private func decode(
+        _ data: Data, options: ImageDecodeOptions = ImageDecodeOptions(),
+        converters: ImageColorConvertersManager
+    ) throws -> Image {
         let coders = ImageCodersManager(coders: [JPEGCoder(colorConverters: converters)])
         return try coders.decodeImage(data, options: options, colorConverters: converters)
     }

@@ -1,8 +1,8 @@
 import ColorConverterLCMS
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Colour management on lcms2", .dedicatedThreads)
 struct LCMSColorConverterTests {

@@ -11,8 +11,10 @@ enum TaggedImages {
 
     static func patch(_ pixel: [UInt8]) throws -> Image {
         let format: PixelFormat = pixel.count == 1 ? .gray8 : .rgb8
-        return Image(try PixelBuffer(width: width, height: height, format: format,
-                                     bytes: Array((0..<width * height).map { _ in pixel }.joined())))
+        return Image(
+            try PixelBuffer(
+                width: width, height: height, format: format,
+                bytes: Array((0..<width * height).map { _ in pixel }.joined())))
     }
 
     static func jpeg(_ pixel: [UInt8], profile: Data, segmentBytes: Int = 65_519) throws -> Data {
@@ -42,8 +44,10 @@ enum TaggedImages {
     static let coders = ImageCodersManager(coders: [JPEGCoder(), PNGCoder(), WebPCoder()])
 
     /// Decodes as the pipeline does, with only `converters` registered.
-    static func decode(_ data: Data, options: ImageDecodeOptions = ImageDecodeOptions(),
-                       converters: ImageColorConvertersManager) throws -> Image {
+    static func decode(
+        _ data: Data, options: ImageDecodeOptions = ImageDecodeOptions(),
+        converters: ImageColorConvertersManager
+    ) throws -> Image {
         try coders.decodeImage(data, options: options, colorConverters: converters)
     }
 

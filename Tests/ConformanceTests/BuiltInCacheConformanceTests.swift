@@ -1,8 +1,8 @@
 import Foundation
+import ImagePipe
 import PipelineConformance
 import PipelineCore
 import Testing
-import ImagePipe
 
 @Suite("Built-in caches keep the kit's cache contracts")
 struct BuiltInCacheConformanceTests {

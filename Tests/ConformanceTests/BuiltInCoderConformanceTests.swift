@@ -7,35 +7,43 @@ import CodersWebP
 import Foundation
 import PipelineConformance
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// The kit on every built-in coder, one test case per corpus sample so a failure names the file.
 /// Samples cover each coder's pixel formats, interlaced/progressive files, and animations; they are
 /// small, because the kit decodes each one some thirty times (damage, limits, thumbnails, round trips).
 @Suite("Built-in coders keep the kit's coder contracts", .dedicatedThreads)
 struct BuiltInCoderConformanceTests {
-    static let png = CorpusSamples.rows("pngsuite", [
-        "PngSuite.png", "basn0g08.png", "basi0g16.png", "basn2c08.png", "basn3p04.png", "basn4a08.png", "basi6a08.png",
-    ])
-    static let jpeg = CorpusSamples.rows("jpeg", [
-        "jpeg-decoder/reftest/mozilla/jpg-progressive.jpg", "jpeg-decoder/reftest/mozilla/jpg-gray.jpg",
-        "jpeg-decoder/reftest/mozilla/jpg-size-15x15.jpg", "jpeg-decoder/reftest/grayscale_24x16_sampling2x2.jpg",
-        "jpeg-decoder/reftest/progressive3.jpg",
-        // Arithmetic-coded: libjpeg cannot suspend inside it, which once made partial decodes throw.
-        "libjpeg-turbo/testimgari.jpg",
-    ])
-    static let webp = CorpusSamples.rows("webp", [
-        "image-rs/images/webp/lossy_images/simple-rgb.webp", "image-rs/images/webp/extended_images/lossy_alpha.webp",
-        "image-rs/images/webp/lossless_images/2-color.webp", "image-webp/regression/tiny.webp",
-        "image-rs/images/webp/extended_images/anim.webp", "image-webp/animated/random_lossy.webp",
-        "image-webp/animated/random_lossless.webp",
-    ])
-    static let gif = CorpusSamples.rows("gif", [
-        "peterdn-gif-test-suite/static_transparent.gif", "pygif-test-suite/4095-codes.gif",
-        "image-rs/images/gif/anim/any-disposal.gif", "peterdn-gif-test-suite/animated_loop.gif",
-        "peterdn-gif-test-suite/animated_transparent_frame_restoreprev_loop.gif",
-    ])
+    static let png = CorpusSamples.rows(
+        "pngsuite",
+        [
+            "PngSuite.png", "basn0g08.png", "basi0g16.png", "basn2c08.png", "basn3p04.png", "basn4a08.png", "basi6a08.png",
+        ])
+    static let jpeg = CorpusSamples.rows(
+        "jpeg",
+        [
+            "jpeg-decoder/reftest/mozilla/jpg-progressive.jpg", "jpeg-decoder/reftest/mozilla/jpg-gray.jpg",
+            "jpeg-decoder/reftest/mozilla/jpg-size-15x15.jpg", "jpeg-decoder/reftest/grayscale_24x16_sampling2x2.jpg",
+            "jpeg-decoder/reftest/progressive3.jpg",
+            // Arithmetic-coded: libjpeg cannot suspend inside it, which once made partial decodes throw.
+            "libjpeg-turbo/testimgari.jpg",
+        ])
+    static let webp = CorpusSamples.rows(
+        "webp",
+        [
+            "image-rs/images/webp/lossy_images/simple-rgb.webp", "image-rs/images/webp/extended_images/lossy_alpha.webp",
+            "image-rs/images/webp/lossless_images/2-color.webp", "image-webp/regression/tiny.webp",
+            "image-rs/images/webp/extended_images/anim.webp", "image-webp/animated/random_lossy.webp",
+            "image-webp/animated/random_lossless.webp",
+        ])
+    static let gif = CorpusSamples.rows(
+        "gif",
+        [
+            "peterdn-gif-test-suite/static_transparent.gif", "pygif-test-suite/4095-codes.gif",
+            "image-rs/images/gif/anim/any-disposal.gif", "peterdn-gif-test-suite/animated_loop.gif",
+            "peterdn-gif-test-suite/animated_transparent_frame_restoreprev_loop.gif",
+        ])
 
     @Test("the corpus has every sample these tests name")
     func samplesExist() {
@@ -84,20 +92,26 @@ struct BuiltInCoderConformanceTests {
             }
         }
         let size = ImageSize(width: 24, height: 16)
-        let mixed = APNGWriter.file(width: 24, height: 16, frames: [
-            Frame(pixels: pattern(24, 16, channels: 4, seed: 0), width: 24, height: 16, dispose: 1),
-            Frame(pixels: pattern(10, 6, channels: 4, seed: 1), width: 10, height: 6, x: 3, y: 2, dispose: 2, blend: 1),
-            Frame(pixels: pattern(8, 8, channels: 4, seed: 2), width: 8, height: 8, x: 16, y: 8, dispose: 0, blend: 1),
-            Frame(pixels: pattern(12, 4, channels: 4, seed: 3), width: 12, height: 4, x: 0, y: 12, dispose: 1, blend: 0),
-            Frame(pixels: pattern(24, 16, channels: 4, seed: 4), width: 24, height: 16, blend: 1),
-        ], loops: 2)
-        let withDefault = APNGWriter.file(width: 24, height: 16, frames: [
-            Frame(pixels: pattern(24, 16, channels: 4, seed: 5), width: 24, height: 16),
-            Frame(pixels: pattern(5, 5, channels: 4, seed: 6), width: 5, height: 5, x: 19, y: 11, blend: 1),
-        ], defaultImage: pattern(24, 16, channels: 4, seed: 7))
-        let opaque = APNGWriter.file(width: 24, height: 16, channels: 3, frames: (0..<3).map {
-            Frame(pixels: pattern(24, 16, channels: 3, seed: $0), width: 24, height: 16, blend: 1)
-        }, loops: 1)
+        let mixed = APNGWriter.file(
+            width: 24, height: 16,
+            frames: [
+                Frame(pixels: pattern(24, 16, channels: 4, seed: 0), width: 24, height: 16, dispose: 1),
+                Frame(pixels: pattern(10, 6, channels: 4, seed: 1), width: 10, height: 6, x: 3, y: 2, dispose: 2, blend: 1),
+                Frame(pixels: pattern(8, 8, channels: 4, seed: 2), width: 8, height: 8, x: 16, y: 8, dispose: 0, blend: 1),
+                Frame(pixels: pattern(12, 4, channels: 4, seed: 3), width: 12, height: 4, x: 0, y: 12, dispose: 1, blend: 0),
+                Frame(pixels: pattern(24, 16, channels: 4, seed: 4), width: 24, height: 16, blend: 1),
+            ], loops: 2)
+        let withDefault = APNGWriter.file(
+            width: 24, height: 16,
+            frames: [
+                Frame(pixels: pattern(24, 16, channels: 4, seed: 5), width: 24, height: 16),
+                Frame(pixels: pattern(5, 5, channels: 4, seed: 6), width: 5, height: 5, x: 19, y: 11, blend: 1),
+            ], defaultImage: pattern(24, 16, channels: 4, seed: 7))
+        let opaque = APNGWriter.file(
+            width: 24, height: 16, channels: 3,
+            frames: (0..<3).map {
+                Frame(pixels: pattern(24, 16, channels: 3, seed: $0), width: 24, height: 16, blend: 1)
+            }, loops: 1)
         return [
             CoderSample(name: "apng-dispose-blend.png", data: mixed, format: .png, size: size, frameCount: 5, loopCount: 2),
             CoderSample(name: "apng-default-image.png", data: withDefault, format: .png, size: size, frameCount: 2, loopCount: 0),

@@ -1,9 +1,9 @@
 import Foundation
+import ImagePipe
 import PipelineConformance
 import PipelineCore
-import Testing
 import TestSupport
-import ImagePipe
+import Testing
 
 /// The kit on every built-in transformer, each with variants that differ in one parameter (every
 /// parameter that changes the output must change the key), on images of each 8-bit pixel format.
@@ -19,34 +19,48 @@ struct BuiltInTransformerConformanceTests {
     static let rect = ImageRect(x: 3, y: 2, width: 20, height: 10)
 
     static let cases: [Case] = [
-        Case(transformer: ResizingTransformer(size: size), variants: [
-            ResizingTransformer(size: ImageSize(width: 41, height: 30)),
-            ResizingTransformer(size: size, scaleMode: .aspectFit), ResizingTransformer(size: size, scaleMode: .aspectFill),
-            ResizingTransformer(size: size, filter: .triangle), ResizingTransformer(size: size, filter: .catmullRom),
-        ]),
-        Case(transformer: CroppingTransformer(rect: rect), variants: [
-            CroppingTransformer(rect: ImageRect(x: 4, y: 2, width: 20, height: 10)), CroppingTransformer(rect: ImageRect(x: 3, y: 2, width: 20, height: 11)),
-        ]),
-        Case(transformer: RoundCornerTransformer(radius: 6), variants: [
-            RoundCornerTransformer(radius: 7), RoundCornerTransformer(radius: 6, corners: .topLeft),
-            RoundCornerTransformer(radius: 6, borderWidth: 2, borderColor: .black), RoundCornerTransformer(radius: 6, borderWidth: 2, borderColor: .white),
-        ]),
-        Case(transformer: RotationTransformer(degreesClockwise: 30), variants: [
-            RotationTransformer(degreesClockwise: 31), RotationTransformer(degreesClockwise: 30, fitSize: false), RotationTransformer(degreesClockwise: 90),
-        ]),
-        Case(transformer: FlippingTransformer(horizontal: true, vertical: false), variants: [
-            FlippingTransformer(horizontal: false, vertical: true), FlippingTransformer(horizontal: true, vertical: true),
-        ]),
-        Case(transformer: TintTransformer(color: ImageColor(red: 10, green: 200, blue: 30, alpha: 128)), variants: [
-            TintTransformer(color: ImageColor(red: 10, green: 200, blue: 31, alpha: 128)),
-            TintTransformer(color: ImageColor(red: 10, green: 200, blue: 30, alpha: 128), blendMode: .multiply),
-            TintTransformer(color: ImageColor(red: 10, green: 200, blue: 30, alpha: 128), blendMode: .sourceAtop),
-        ]),
+        Case(
+            transformer: ResizingTransformer(size: size),
+            variants: [
+                ResizingTransformer(size: ImageSize(width: 41, height: 30)),
+                ResizingTransformer(size: size, scaleMode: .aspectFit), ResizingTransformer(size: size, scaleMode: .aspectFill),
+                ResizingTransformer(size: size, filter: .triangle), ResizingTransformer(size: size, filter: .catmullRom),
+            ]),
+        Case(
+            transformer: CroppingTransformer(rect: rect),
+            variants: [
+                CroppingTransformer(rect: ImageRect(x: 4, y: 2, width: 20, height: 10)), CroppingTransformer(rect: ImageRect(x: 3, y: 2, width: 20, height: 11)),
+            ]),
+        Case(
+            transformer: RoundCornerTransformer(radius: 6),
+            variants: [
+                RoundCornerTransformer(radius: 7), RoundCornerTransformer(radius: 6, corners: .topLeft),
+                RoundCornerTransformer(radius: 6, borderWidth: 2, borderColor: .black), RoundCornerTransformer(radius: 6, borderWidth: 2, borderColor: .white),
+            ]),
+        Case(
+            transformer: RotationTransformer(degreesClockwise: 30),
+            variants: [
+                RotationTransformer(degreesClockwise: 31), RotationTransformer(degreesClockwise: 30, fitSize: false), RotationTransformer(degreesClockwise: 90),
+            ]),
+        Case(
+            transformer: FlippingTransformer(horizontal: true, vertical: false),
+            variants: [
+                FlippingTransformer(horizontal: false, vertical: true), FlippingTransformer(horizontal: true, vertical: true),
+            ]),
+        Case(
+            transformer: TintTransformer(color: ImageColor(red: 10, green: 200, blue: 30, alpha: 128)),
+            variants: [
+                TintTransformer(color: ImageColor(red: 10, green: 200, blue: 31, alpha: 128)),
+                TintTransformer(color: ImageColor(red: 10, green: 200, blue: 30, alpha: 128), blendMode: .multiply),
+                TintTransformer(color: ImageColor(red: 10, green: 200, blue: 30, alpha: 128), blendMode: .sourceAtop),
+            ]),
         Case(transformer: GrayscaleTransformer(), variants: [BlurTransformer(radius: 1)]),
         Case(transformer: BlurTransformer(radius: 2), variants: [BlurTransformer(radius: 3), BlurTransformer(radius: 2.5)]),
-        Case(transformer: PipelineTransformer([GrayscaleTransformer(), CroppingTransformer(rect: rect)]), variants: [
-            PipelineTransformer([CroppingTransformer(rect: rect), GrayscaleTransformer()]), PipelineTransformer([GrayscaleTransformer()]),
-        ]),
+        Case(
+            transformer: PipelineTransformer([GrayscaleTransformer(), CroppingTransformer(rect: rect)]),
+            variants: [
+                PipelineTransformer([CroppingTransformer(rect: rect), GrayscaleTransformer()]), PipelineTransformer([GrayscaleTransformer()]),
+            ]),
     ]
 
     /// A gradient in each 8-bit pixel format, so no transformer is checked on flat colour only.

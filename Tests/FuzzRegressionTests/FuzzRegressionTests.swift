@@ -1,7 +1,7 @@
 import Foundation
 import FuzzHarness
-import Testing
 import TestSupport
+import Testing
 
 /// Every input a fuzz target found (a crash, leak, timeout or runaway memory), kept in
 /// `Tests/Fixtures/fuzz/<target>/` once fixed and replayed through the code that fuzz target runs:

@@ -2,8 +2,8 @@ import Foundation
 import LoaderFile
 import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("FileLoader")
 struct FileLoaderTests {
@@ -63,7 +63,10 @@ struct FileLoaderTests {
         let tooBig = await error {
             try await FileLoader(configuration: .init(maxBytes: 1000)).loadTyped(URL(string: "data:;base64," + big)!, progress: nil)
         }
-        guard case .limitExceeded(.fileSize, _, 1000) = tooBig else { Issue.record("got \(String(describing: tooBig))"); return }
+        guard case .limitExceeded(.fileSize, _, 1000) = tooBig else {
+            Issue.record("got \(String(describing: tooBig))")
+            return
+        }
     }
 
     @Test("a missing file fails with a file-system error and is blocked as permanent")
@@ -71,7 +74,10 @@ struct FileLoaderTests {
         let url = directory.appendingPathComponent("missing.png")
         let loader = FileLoader()
         let failure = try #require(await error { try await loader.loadTyped(url, progress: nil) })
-        guard case .fileSystem = failure else { Issue.record("got \(failure)"); return }
+        guard case .fileSystem = failure else {
+            Issue.record("got \(failure)")
+            return
+        }
         #expect(loader.shouldBlockURL(url, error: failure, options: [], context: ImageContext()))
         #expect(!loader.shouldBlockURL(url, error: .cancelled, options: [], context: ImageContext()))
     }
@@ -98,13 +104,16 @@ struct FileLoaderTests {
         let url = try write("big.bin", Data(count: 10_000))
         let small = FileLoader(configuration: .init(maxBytes: 1000))
         #expect(await error { try await small.loadTyped(url, progress: nil) } == .limitExceeded(.fileSize, value: 10_000, maximum: 1000))
-        #expect(await error { try await FileLoader().loadTyped(URL(fileURLWithPath: "/dev/zero"), progress: nil) }
-            == .fileSystem(path: "/dev/zero", reason: "not a regular file"))
+        #expect(
+            await error { try await FileLoader().loadTyped(URL(fileURLWithPath: "/dev/zero"), progress: nil) }
+                == .fileSystem(path: "/dev/zero", reason: "not a regular file"))
     }
 
-    @Test("a FIFO, a device, a folder, or a symlink to a FIFO is refused at once as not a regular file", arguments: [
-        "fifo", "/dev/zero", "/dev/null", "folder", "link-to-fifo", "inside-roots/fifo",
-    ])
+    @Test(
+        "a FIFO, a device, a folder, or a symlink to a FIFO is refused at once as not a regular file",
+        arguments: [
+            "fifo", "/dev/zero", "/dev/null", "folder", "link-to-fifo", "inside-roots/fifo",
+        ])
     func specialFilesNeverBlock(name: String) async throws {
         let fifo = try FIFO(at: directory.appendingPathComponent("fifo").path)
         defer { fifo.releaseReaders() }
@@ -165,7 +174,8 @@ struct FileLoaderTests {
 
     /// Loads `url` as the manager does for a first-frame decode by `coder`, keeping every progress event.
     func firstFrameLoad(_ url: URL, loader: FileLoader = FileLoader(), coder: any ImageCoder = TestCoder())
-        async throws -> (result: ImageLoadResult, events: [ImageLoadProgress]) {
+        async throws -> (result: ImageLoadResult, events: [ImageLoadProgress])
+    {
         let events = Mutex<[ImageLoadProgress]>([])
         let context = ImageContext().with(.firstFrameLoad, FirstFrameLoad(coder: coder))
         let result = try await loader.load(url, options: [.decodeFirstFrameOnly], context: context) { event in

@@ -12,8 +12,9 @@ struct HTTPLoadRequestTests {
         #expect(request?.header("ACCEPT") == "image/webp")
         #expect(request?.headers.count == 1)
         #expect(request?.method == "HEAD")
-        let response = HTTPLoadResponse(url: URL(string: "https://x.test")!, statusCode: 200,
-                                        headers: ["content-type": "Image/PNG; charset=binary", "Content-Length": " 42"])
+        let response = HTTPLoadResponse(
+            url: URL(string: "https://x.test")!, statusCode: 200,
+            headers: ["content-type": "Image/PNG; charset=binary", "Content-Length": " 42"])
         #expect(response.mimeType == "image/png")
         #expect(response.expectedContentLength == 42)
         #expect(ImageDecryptor.base64.decrypt(Data("aGk=".utf8), nil) == Data("hi".utf8))

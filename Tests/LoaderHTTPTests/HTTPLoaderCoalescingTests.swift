@@ -1,11 +1,12 @@
 import Foundation
-@testable import LoaderHTTP
 import PipelineConformance
-@testable import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import LoaderHTTP
+@testable import PipelineCore
 
 @Suite("HTTPLoader: coalescing")
 struct HTTPLoaderCoalescingTests {

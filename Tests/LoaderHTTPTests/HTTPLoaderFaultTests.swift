@@ -1,8 +1,8 @@
 import Foundation
 import LoaderHTTP
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Each fault ends in its typed error and says whether to block the URL. The slow faults end by
 /// the configuration's timeouts, which their `timedOut` errors name; a time limit only catches a
@@ -73,7 +73,10 @@ struct HTTPLoaderFaultTests {
         var config = FaultRoutes.testConfiguration()
         config.maxResponseBytes = 1 << 20
         let (error, blocked) = try await failure("/endless", config: config)
-        guard case .limitExceeded(.responseBytes, _, let maximum) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(.responseBytes, _, let maximum) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(maximum == 1 << 20)
         #expect(blocked)
         #expect(error?.description.hasSuffix("raise HTTPLoaderConfiguration.maxResponseBytes if this is expected") == true)
@@ -84,7 +87,10 @@ struct HTTPLoaderFaultTests {
         var config = FaultRoutes.testConfiguration()
         config.maxResponseBytes = 1 << 20
         let (error, _) = try await failure("/huge-length", config: config)
-        guard case .limitExceeded(.responseBytes, _, 1 << 20) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .limitExceeded(.responseBytes, _, 1 << 20) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(error?.description == "responseBytes limit exceeded: 50000000 is more than the maximum of 1048576; raise HTTPLoaderConfiguration.maxResponseBytes if this is expected")
     }
 
@@ -108,7 +114,10 @@ struct HTTPLoaderFaultTests {
     @Test("a header line over libcurl's 100 KiB cap is an invalid response naming the cap, not 'out of memory'")
     func hugeHeaderLine() async throws {
         let (error, blocked) = try await failure("/huge-header-line")
-        guard case .invalidResponse(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .invalidResponse(let reason) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(reason.contains("a response header line is longer than libcurl accepts (100 KiB, CURL_MAX_HTTP_HEADER"))
         #expect(!reason.localizedCaseInsensitiveContains("out of memory"))
         #expect(!blocked)
@@ -117,7 +126,10 @@ struct HTTPLoaderFaultTests {
     @Test("headers over libcurl's total cap are an invalid response, not a lost connection")
     func hugeHeaders() async throws {
         let (error, _) = try await failure("/huge-headers")
-        guard case .invalidResponse(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .invalidResponse(let reason) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(reason.contains("the response's headers are larger than libcurl accepts: Too large response headers"))
     }
 
@@ -130,7 +142,10 @@ struct HTTPLoaderFaultTests {
             c.closeIfOpen()
         }
         let error = await loadError(HTTPLoader(configuration: FaultRoutes.testConfiguration()), server.url("/garbage"))
-        guard case .invalidResponse(let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .invalidResponse(let reason) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(reason.hasPrefix("the server's answer is not HTTP"))
     }
 

@@ -1,8 +1,9 @@
 import Foundation
-@testable import LoaderHTTP
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import LoaderHTTP
 
 @Suite("HTTPLoader: nothing leaks")
 struct HTTPLoaderLeakTests {

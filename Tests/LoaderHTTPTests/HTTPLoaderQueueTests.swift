@@ -3,8 +3,8 @@ import LoaderHTTP
 import PipelineConformance
 import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("HTTPLoader: queue order, priority and concurrency")
 struct HTTPLoaderQueueTests {

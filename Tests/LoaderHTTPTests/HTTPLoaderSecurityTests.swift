@@ -1,8 +1,9 @@
 import Foundation
-@testable import LoaderHTTP
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import LoaderHTTP
 
 @Suite("HTTPLoader: TLS and the SSRF guard")
 struct HTTPLoaderSecurityTests {
@@ -19,7 +20,10 @@ struct HTTPLoaderSecurityTests {
         defer { server.stop() }
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
         let error = await loadError(loader, server.url("image.png"))
-        guard case .loadFailed(.tls, nil, _) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .loadFailed(.tls, nil, _) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         let insecure = try await loader.loadTyped(server.url("image.png"), options: .allowInvalidSSLCertificates)
         #expect(insecure.data == FaultRoutes.image)
         var config = FaultRoutes.testConfiguration()
@@ -47,12 +51,14 @@ struct HTTPLoaderSecurityTests {
         return String(message.dropFirst(prefix.count))
     }
 
-    @Test("with the guard on, loopback in every spelling gets no connection at all, https included", arguments: [
-        "http://127.0.0.1:PORT/a.png", "http://127.1:PORT/a.png", "http://2130706433:PORT/a.png",
-        "http://0x7f.0.0.1:PORT/a.png", "http://017700000001:PORT/a.png", "http://localhost:PORT/a.png",
-        "http://[::1]:PORT/a.png", "http://[::ffff:127.0.0.1]:PORT/a.png", "https://127.0.0.1:PORT/a.png",
-        "https://localhost:PORT/a.png",
-    ])
+    @Test(
+        "with the guard on, loopback in every spelling gets no connection at all, https included",
+        arguments: [
+            "http://127.0.0.1:PORT/a.png", "http://127.1:PORT/a.png", "http://2130706433:PORT/a.png",
+            "http://0x7f.0.0.1:PORT/a.png", "http://017700000001:PORT/a.png", "http://localhost:PORT/a.png",
+            "http://[::1]:PORT/a.png", "http://[::ffff:127.0.0.1]:PORT/a.png", "https://127.0.0.1:PORT/a.png",
+            "https://localhost:PORT/a.png",
+        ])
     func loopbackSpellingsGetNoConnection(template: String) async throws {
         let listener = try ConnectionCounter(hosts: ["127.0.0.1", "::1"])
         let url = try #require(URL(string: template.replacingOccurrences(of: "PORT", with: "\(listener.port)")))

@@ -3,8 +3,8 @@ import LoaderHTTP
 import PipelineConformance
 import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("HTTPLoader: requests and responses")
 struct HTTPLoaderTests {
@@ -81,19 +81,22 @@ struct HTTPLoaderTests {
         let server = try FaultRoutes.server()
         defer { server.stop() }
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
-        let context = ImageContext().with(.requestModifier, HTTPRequestModifier { request in
-            var request = request
-            request.url = server.url("/headers")
-            request.headers["X-Token"] = "t"
-            return request
-        })
+        let context = ImageContext().with(
+            .requestModifier,
+            HTTPRequestModifier { request in
+                var request = request
+                request.url = server.url("/headers")
+                request.headers["X-Token"] = "t"
+                return request
+            })
         let result = try await loader.loadTyped(server.url("/image.png"), context: context)
         let headers = try #require(try JSONSerialization.jsonObject(with: result.data) as? [String: String])
         #expect(headers["x-token"] == "t")
         #expect(server.requestCount("/image.png") == 0)
         let refusing = ImageContext().with(.requestModifier, HTTPRequestModifier { _ in nil })
-        #expect(await loadError(loader, server.url("/image.png"), context: refusing)
-            == .invalidDownloadOperation(reason: "the request modifier refused the request"))
+        #expect(
+            await loadError(loader, server.url("/image.png"), context: refusing)
+                == .invalidDownloadOperation(reason: "the request modifier refused the request"))
         #expect(server.requestCount("/image.png") == 0)
     }
 
@@ -111,15 +114,18 @@ struct HTTPLoaderTests {
         let server = try FaultRoutes.server()
         defer { server.stop() }
         let loader = HTTPLoader(configuration: FaultRoutes.testConfiguration())
-        let to404 = ImageContext().with(.responseModifier, HTTPResponseModifier { response in
-            var response = response
-            response.statusCode = 404
-            return response
-        })
+        let to404 = ImageContext().with(
+            .responseModifier,
+            HTTPResponseModifier { response in
+                var response = response
+                response.statusCode = 404
+                return response
+            })
         #expect(await loadError(loader, server.url("/image.png"), context: to404) == .badStatusCode(404))
         let refusing = ImageContext().with(.responseModifier, HTTPResponseModifier { _ in nil })
-        #expect(await loadError(loader, server.url("/image.png"), context: refusing)
-            == .invalidResponse(reason: "the response modifier refused the response"))
+        #expect(
+            await loadError(loader, server.url("/image.png"), context: refusing)
+                == .invalidResponse(reason: "the response modifier refused the response"))
     }
 
     @Test("a decryptor turns the body into image bytes; returning nil fails with badImageData")
@@ -198,17 +204,18 @@ struct HTTPLoaderTests {
         #expect(!loader.shouldBlockURL(server.url("/etag"), error: .cacheNotModified, options: [], context: ImageContext()))
     }
 
-    @Test("freshness: no-store and no-cache are 0, max-age wins over Expires, Expires counts from Date, a bad Expires is stale",
-          arguments: [
-              (["Cache-Control": "public, max-age=600"], 600.0),
-              (["Cache-Control": "max-age=600, no-cache"], 0.0),
-              (["Cache-Control": "no-store"], 0.0),
-              (["Cache-Control": "max-age=oops"], 0.0),
-              (["Cache-Control": "s-maxage=60, max-age=120", "Expires": "Sun, 06 Nov 1994 09:49:37 GMT"], 120.0),
-              (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "Sun, 06 Nov 1994 09:49:37 GMT"], 3600.0),
-              (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "0"], 0.0),
-              (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "Sun, 06 Nov 1994 07:49:37 GMT"], 0.0),
-          ] as [([String: String], Double)])
+    @Test(
+        "freshness: no-store and no-cache are 0, max-age wins over Expires, Expires counts from Date, a bad Expires is stale",
+        arguments: [
+            (["Cache-Control": "public, max-age=600"], 600.0),
+            (["Cache-Control": "max-age=600, no-cache"], 0.0),
+            (["Cache-Control": "no-store"], 0.0),
+            (["Cache-Control": "max-age=oops"], 0.0),
+            (["Cache-Control": "s-maxage=60, max-age=120", "Expires": "Sun, 06 Nov 1994 09:49:37 GMT"], 120.0),
+            (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "Sun, 06 Nov 1994 09:49:37 GMT"], 3600.0),
+            (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "0"], 0.0),
+            (["Date": "Sun, 06 Nov 1994 08:49:37 GMT", "Expires": "Sun, 06 Nov 1994 07:49:37 GMT"], 0.0),
+        ] as [([String: String], Double)])
     func freshnessLifetime(headers: [String: String], lifetime: Double) {
         let response = HTTPLoadResponse(url: URL(string: "http://127.0.0.1/a.png")!, statusCode: 200, headers: headers)
         #expect(response.cacheValidators?.freshnessLifetime == lifetime)

@@ -1,10 +1,10 @@
 import Foundation
+import ImagePipe
 import LoaderHTTP
 import PipelineConformance
 import PipelineCore
-import Testing
 import TestSupport
-import ImagePipe
+import Testing
 
 /// `.refreshCached` through the manager, with the validators kept in the disk cache: what a
 /// server restarted (or a second process on the same cache folder) sends its origin.
@@ -22,7 +22,8 @@ struct HTTPRevalidationTests {
             server = try TestHTTPServer()
             server.route("/photo.png") { [full, conditional] request, connection in
                 let etagMatches = headers["ETag"] != nil && request.headers["if-none-match"] == headers["ETag"]
-                let dateMatches = headers["ETag"] == nil && headers["Last-Modified"] != nil
+                let dateMatches =
+                    headers["ETag"] == nil && headers["Last-Modified"] != nil
                     && request.headers["if-modified-since"] == headers["Last-Modified"]
                 if etagMatches || dateMatches {
                     conditional.increment()
@@ -49,11 +50,12 @@ struct HTTPRevalidationTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-revalidation-\(UUID().uuidString)")
     }
 
-    @Test("a second manager on the same cache folder revalidates with the stored ETag: 304 gives the cached image",
-          arguments: [
-              ["ETag": "\"v1\"", "Last-Modified": Origin.lastModified],
-              ["Last-Modified": Origin.lastModified],
-          ])
+    @Test(
+        "a second manager on the same cache folder revalidates with the stored ETag: 304 gives the cached image",
+        arguments: [
+            ["ETag": "\"v1\"", "Last-Modified": Origin.lastModified],
+            ["Last-Modified": Origin.lastModified],
+        ])
     func refreshCachedAfterRestart(headers: [String: String]) async throws {
         let origin = try Origin(headers: headers)
         defer { origin.server.stop() }

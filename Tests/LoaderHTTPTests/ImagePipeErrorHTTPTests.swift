@@ -11,10 +11,12 @@ struct ImagePipeErrorHTTPTests {
         #expect(ImagePipeError.transport(kind: .blockedAddress, message: "t").code == 3000)
     }
 
-    @Test("Messages read as before the failures moved out of the core", arguments: [
-        (ImagePipeError.badStatusCode(404), "the server answered HTTP 404"),
-        (.transport(kind: .timedOut, message: "no answer in 15 s"), "transfer failed (timedOut): no answer in 15 s"),
-    ])
+    @Test(
+        "Messages read as before the failures moved out of the core",
+        arguments: [
+            (ImagePipeError.badStatusCode(404), "the server answered HTTP 404"),
+            (.transport(kind: .timedOut, message: "no answer in 15 s"), "transfer failed (timedOut): no answer in 15 s"),
+        ])
     func messages(error: ImagePipeError, message: String) {
         #expect(error.description == message)
         #expect(error.errorDescription == message)

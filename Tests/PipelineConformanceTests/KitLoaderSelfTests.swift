@@ -7,8 +7,9 @@ import Testing
 struct KitLoaderSelfTests {
     func fixture() -> LoaderFixture {
         let values = InMemoryLoader.fixture()
-        return LoaderFixture(url: InMemoryLoader.image, expectedData: InMemoryLoader.bytes, neverAnsweringURL: InMemoryLoader.never,
-                             failingURLs: values.failing, foreignURLs: values.foreign)
+        return LoaderFixture(
+            url: InMemoryLoader.image, expectedData: InMemoryLoader.bytes, neverAnsweringURL: InMemoryLoader.never,
+            failingURLs: values.failing, foreignURLs: values.foreign)
     }
 
     func options() -> LoaderConformance.Options {

@@ -1,9 +1,9 @@
 import Foundation
+import ImagePipe
 import PipelineConformance
 import PipelineCore
-import Testing
 import TestSupport
-import ImagePipe
+import Testing
 
 @Suite("Conformance kit finds broken plugins")
 struct KitSelfTests {

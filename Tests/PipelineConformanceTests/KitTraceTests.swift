@@ -3,8 +3,8 @@ import Logging
 import PipelineConformance
 import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Conformance kit: a crash is traceable, failures read well")
 struct KitTraceTests {

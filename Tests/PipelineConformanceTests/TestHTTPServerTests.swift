@@ -1,7 +1,8 @@
 import Foundation
 import PipelineConformance
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

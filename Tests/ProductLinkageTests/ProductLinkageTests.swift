@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Each coder is a product of its own: a program that does not depend on one does not link its
 /// C library. The probes are programs built beside the test binary from the products named.
@@ -23,16 +23,18 @@ struct ProductLinkageTests {
 
     @Test("PipelineCore and CodersPNG alone link libpng, and no AVIF, HEIF, WebP, GIF or curl library")
     func pngOnly() throws {
-        try Self.expect("linkage-probe-png", links: "libpng16",
-                        notAny: ["libavif", "libheif", "libdav1d", "libaom", "libx265", "libde265", "libwebp", "libgif", "libcurl"])
+        try Self.expect(
+            "linkage-probe-png", links: "libpng16",
+            notAny: ["libavif", "libheif", "libdav1d", "libaom", "libx265", "libde265", "libwebp", "libgif", "libcurl"])
     }
 
     /// libdav1d stays linked: the shim's replacement of dav1d's default settings (its logger off)
     /// must be exported by the program for the libavif opened later to call it.
     @Test("CodersAVIF links neither libavif nor its codecs (it opens libavif on first use), nor the other coders' libraries")
     func avifOnly() throws {
-        try Self.expect("linkage-probe-avif", links: "libdav1d",
-                        notAny: ["libavif", "libaom", "librav1e", "libSvtAv1Enc", "libgav1", "libheif", "libx265", "libde265", "libpng16", "libwebp", "libcurl"])
+        try Self.expect(
+            "linkage-probe-avif", links: "libdav1d",
+            notAny: ["libavif", "libaom", "librav1e", "libSvtAv1Enc", "libgav1", "libheif", "libx265", "libde265", "libpng16", "libwebp", "libcurl"])
     }
 
     @Test("CodersHEIF links neither libheif nor its codecs (it opens libheif on first use), nor the other coders' libraries")
@@ -42,8 +44,9 @@ struct ProductLinkageTests {
 
     @Test("LoaderHTTP links no curl, TLS or HTTP/2 library: it opens libcurl on the first download")
     func httpOnly() throws {
-        try Self.expect("linkage-probe-http", links: "libc",
-                        notAny: ["libcurl", "libssl", "libcrypto", "libgnutls", "libnghttp2", "libgssapi_krb5", "libldap-2.5"])
+        try Self.expect(
+            "linkage-probe-http", links: "libc",
+            notAny: ["libcurl", "libssl", "libcrypto", "libgnutls", "libnghttp2", "libgssapi_krb5", "libldap-2.5"])
     }
 
     /// Probe `name` links `required` (which also shows `ldd`'s output was understood) and none of

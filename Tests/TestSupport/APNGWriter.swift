@@ -12,8 +12,10 @@ public enum APNGWriter {
         public var delayNumerator: UInt16, delayDenominator: UInt16
         public var dispose: UInt8, blend: UInt8
 
-        public init(pixels: [UInt8], width: Int, height: Int, x: Int = 0, y: Int = 0,
-                    delay: (UInt16, UInt16) = (1, 10), dispose: UInt8 = 0, blend: UInt8 = 0) {
+        public init(
+            pixels: [UInt8], width: Int, height: Int, x: Int = 0, y: Int = 0,
+            delay: (UInt16, UInt16) = (1, 10), dispose: UInt8 = 0, blend: UInt8 = 0
+        ) {
             self.pixels = pixels
             (self.width, self.height, self.x, self.y) = (width, height, x, y)
             (delayNumerator, delayDenominator) = delay
@@ -21,10 +23,13 @@ public enum APNGWriter {
         }
 
         /// A frame of one colour.
-        public static func filled(_ color: [UInt8], width: Int, height: Int, x: Int = 0, y: Int = 0,
-                                  delay: (UInt16, UInt16) = (1, 10), dispose: UInt8 = 0, blend: UInt8 = 0) -> Frame {
-            Frame(pixels: Array([[UInt8]](repeating: color, count: width * height).joined()), width: width, height: height,
-                  x: x, y: y, delay: delay, dispose: dispose, blend: blend)
+        public static func filled(
+            _ color: [UInt8], width: Int, height: Int, x: Int = 0, y: Int = 0,
+            delay: (UInt16, UInt16) = (1, 10), dispose: UInt8 = 0, blend: UInt8 = 0
+        ) -> Frame {
+            Frame(
+                pixels: Array([[UInt8]](repeating: color, count: width * height).joined()), width: width, height: height,
+                x: x, y: y, delay: delay, dispose: dispose, blend: blend)
         }
     }
 
@@ -37,8 +42,10 @@ public enum APNGWriter {
     /// The chunks of an APNG: IHDR, acTL, then for each frame fcTL and its data (frame 0 as IDAT,
     /// unless `defaultImage` gives a separate still image, which then is not part of the
     /// animation), IEND. `channels` 3 (RGB) or 4 (RGBA). Sequence numbers run 0, 1, 2, … in order.
-    public static func chunks(width: Int, height: Int, channels: Int = 4, frames: [Frame], loops: UInt32 = 0,
-                              defaultImage: [UInt8]? = nil, announcedFrames: UInt32? = nil) -> [Chunk] {
+    public static func chunks(
+        width: Int, height: Int, channels: Int = 4, frames: [Frame], loops: UInt32 = 0,
+        defaultImage: [UInt8]? = nil, announcedFrames: UInt32? = nil
+    ) -> [Chunk] {
         var chunks = [Chunk("IHDR", be32(width) + be32(height) + [8, channels == 4 ? 6 : 2, 0, 0, 0])]
         chunks.append(Chunk("acTL", be32(Int(announcedFrames ?? UInt32(frames.count))) + be32(Int(loops))))
         var sequence = 0
@@ -46,8 +53,11 @@ public enum APNGWriter {
             chunks.append(Chunk("IDAT", compressed(defaultImage, width: width, height: height, channels: channels)))
         }
         for (index, frame) in frames.enumerated() {
-            chunks.append(Chunk("fcTL", be32(sequence) + be32(frame.width) + be32(frame.height) + be32(frame.x) + be32(frame.y)
-                                + be16(frame.delayNumerator) + be16(frame.delayDenominator) + [frame.dispose, frame.blend]))
+            chunks.append(
+                Chunk(
+                    "fcTL",
+                    be32(sequence) + be32(frame.width) + be32(frame.height) + be32(frame.x) + be32(frame.y)
+                        + be16(frame.delayNumerator) + be16(frame.delayDenominator) + [frame.dispose, frame.blend]))
             sequence += 1
             let data = compressed(frame.pixels, width: frame.width, height: frame.height, channels: channels)
             if index == 0 && defaultImage == nil {
@@ -72,8 +82,10 @@ public enum APNGWriter {
         return Data(out)
     }
 
-    public static func file(width: Int, height: Int, channels: Int = 4, frames: [Frame], loops: UInt32 = 0,
-                            defaultImage: [UInt8]? = nil) -> Data {
+    public static func file(
+        width: Int, height: Int, channels: Int = 4, frames: [Frame], loops: UInt32 = 0,
+        defaultImage: [UInt8]? = nil
+    ) -> Data {
         file(chunks(width: width, height: height, channels: channels, frames: frames, loops: loops, defaultImage: defaultImage))
     }
 

@@ -14,8 +14,10 @@ public enum AVIFEditListWriter {
 
     /// An `elst` box of `version` 0 or 1 whose flags carry the repeat bit when `repeats`, with
     /// `entryCount` declared and `entries` entries of `segmentDuration` written (media time 0, rate 1).
-    public static func editList(version: UInt8 = 0, repeats: Bool, segmentDuration: UInt64, entryCount: UInt32 = 1, entries: Int = 1,
-                                largeSize: Bool = false) -> [UInt8] {
+    public static func editList(
+        version: UInt8 = 0, repeats: Bool, segmentDuration: UInt64, entryCount: UInt32 = 1, entries: Int = 1,
+        largeSize: Bool = false
+    ) -> [UInt8] {
         var payload: [UInt8] = [version, 0, 0, repeats ? 1 : 0] + bigEndian(UInt64(entryCount), 4)
         for _ in 0..<entries {
             payload += version == 1 ? bigEndian(segmentDuration, 8) + bigEndian(0, 8) : bigEndian(segmentDuration, 4) + bigEndian(0, 4)
@@ -45,8 +47,9 @@ public enum AVIFEditListWriter {
         let insertion = tkhd.end, delta = edts.count
         if let trackDuration {
             let version1 = bytes[tkhd.payload.lowerBound] == 1
-            write(version1 ? trackDuration : min(trackDuration, 0xFFFF_FFFF), into: &bytes,
-                  at: tkhd.payload.lowerBound + (version1 ? 28 : 20), width: version1 ? 8 : 4)
+            write(
+                version1 ? trackDuration : min(trackDuration, 0xFFFF_FFFF), into: &bytes,
+                at: tkhd.payload.lowerBound + (version1 ? 28 : 20), width: version1 ? 8 : 4)
         }
         for trak in traks {
             for stbl in try descendants(bytes, trak, path: ["mdia", "minf", "stbl"]) {
@@ -62,7 +65,8 @@ public enum AVIFEditListWriter {
             }
         }
         if let meta = top.first(where: { $0.type == "meta" }),
-           let iloc = try boxes(bytes, meta.payload.lowerBound + 4..<meta.payload.upperBound).first(where: { $0.type == "iloc" }) {
+            let iloc = try boxes(bytes, meta.payload.lowerBound + 4..<meta.payload.upperBound).first(where: { $0.type == "iloc" })
+        {
             try moveItemLocations(&bytes, iloc, from: insertion, by: delta)
         }
         for container in [moov, traks[track]] {
@@ -143,7 +147,7 @@ public enum AVIFEditListWriter {
         guard let moov = try boxes(bytes, 0..<bytes.count).first(where: { $0.type == "moov" }) else { throw Failure("no moov") }
         let traks = try boxes(bytes, moov.payload).filter { $0.type == "trak" }
         guard traks.indices.contains(track),
-              let tkhd = try boxes(bytes, traks[track].payload).first(where: { $0.type == "tkhd" })
+            let tkhd = try boxes(bytes, traks[track].payload).first(where: { $0.type == "tkhd" })
         else { throw Failure("no tkhd in track \(track)") }
         let version1 = bytes[tkhd.payload.lowerBound] == 1
         return read(bytes, at: tkhd.payload.lowerBound + (version1 ? 28 : 20), width: version1 ? 8 : 4)

@@ -36,9 +36,10 @@ public enum AVIFFixtures {
 
     /// Three lossless frames of 23x13 shown 40 ms, 120 ms and 5 ms (a duration players raise to 100 ms).
     public static let animated = Sample(name: "animated.avif", width: 23, height: 13, frames: 3, alpha: true) {
-        ["-s", "10", "-l", "--timescale", "1000"] + (try (0..<3).flatMap { index in
-            ["--duration", ["40", "120", "5"][index], try ToolFixtures.sourcePNG(width: 23, height: 13, alpha: true, seed: index + 1).path]
-        })
+        ["-s", "10", "-l", "--timescale", "1000"]
+            + (try (0..<3).flatMap { index in
+                ["--duration", ["40", "120", "5"][index], try ToolFixtures.sourcePNG(width: 23, height: 13, alpha: true, seed: index + 1).path]
+            })
     }
 
     public static let stills = [rgb8, rgb10, rgb12, alpha, alpha10, gray, lossless]

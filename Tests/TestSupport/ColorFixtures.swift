@@ -47,13 +47,19 @@ public enum ColorFixtures {
         cmsSetPCS(profile, cmsSigLabData)
         // Grid corners, C slowest and K fastest; Lab in lcms2's v4 16-bit encoding.
         var table: [UInt16] = []
-        for c in 0...1 { for m in 0...1 { for y in 0...1 { for k in 0...1 {
-            let (c, m, y, k) = (Double(c), Double(m), Double(y), Double(k))
-            let lightness = 94 * (1 - 0.35 * c - 0.45 * m - 0.08 * y) * (1 - 0.85 * k)
-            let a = 70 * m - 35 * c - 10 * y
-            let b = 6 + 80 * y - 45 * c - 25 * m
-            table += [UInt16(max(lightness, 0) / 100 * 65535), UInt16((a + 128) * 257), UInt16((b + 128) * 257)]
-        } } } }
+        for c in 0...1 {
+            for m in 0...1 {
+                for y in 0...1 {
+                    for k in 0...1 {
+                        let (c, m, y, k) = (Double(c), Double(m), Double(y), Double(k))
+                        let lightness = 94 * (1 - 0.35 * c - 0.45 * m - 0.08 * y) * (1 - 0.85 * k)
+                        let a = 70 * m - 35 * c - 10 * y
+                        let b = 6 + 80 * y - 45 * c - 25 * m
+                        table += [UInt16(max(lightness, 0) / 100 * 65535), UInt16((a + 128) * 257), UInt16((b + 128) * 257)]
+                    }
+                }
+            }
+        }
         let pipeline = cmsPipelineAlloc(nil, 4, 3)!
         defer { cmsPipelineFree(pipeline) }
         cmsPipelineInsertStage(pipeline, cmsAT_BEGIN, cmsStageAllocCLut16bit(nil, 2, 4, 3, &table))
@@ -68,7 +74,10 @@ public enum ColorFixtures {
     public static func lcmsSRGB(fromCMYK ink: [UInt8], profile: Data) -> [UInt8] {
         let source = profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, UInt32($0.count)) }!
         let target = cmsCreate_sRGBProfile()!
-        defer { cmsCloseProfile(source); cmsCloseProfile(target) }
+        defer {
+            cmsCloseProfile(source)
+            cmsCloseProfile(target)
+        }
         let cmyk8 = UInt32(PT_CMYK) << 16 | 4 << 3 | 1, rgb8 = UInt32(PT_RGB) << 16 | 3 << 3 | 1
         let transform = cmsCreateTransform(source, cmyk8, target, rgb8, UInt32(INTENT_PERCEPTUAL), 0)!
         defer { cmsDeleteTransform(transform) }
@@ -79,8 +88,9 @@ public enum ColorFixtures {
 
     private static func rgbProfile(description: String, red: (Double, Double), green: (Double, Double), blue: (Double, Double)) -> Data {
         var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
-        var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
-                                        Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
+        var primaries = cmsCIExyYTRIPLE(
+            Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
+            Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
         var parameters: [Double] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
         let curve = cmsBuildParametricToneCurve(nil, 4, &parameters)
         defer { cmsFreeToneCurve(curve) }
@@ -109,8 +119,10 @@ public enum ColorFixtures {
 
     /// `jpeg` with `profile` in APP2 `ICC_PROFILE` segments of at most `segmentBytes` profile
     /// bytes each, right after SOI. `sequence` renumbers the segments (to make broken files).
-    public static func jpeg(_ jpeg: Data, embedding profile: Data, segmentBytes: Int = 65_519,
-                            sequence: ((Int, Int) -> (Int, Int))? = nil) -> Data {
+    public static func jpeg(
+        _ jpeg: Data, embedding profile: Data, segmentBytes: Int = 65_519,
+        sequence: ((Int, Int) -> (Int, Int))? = nil
+    ) -> Data {
         let parts = stride(from: 0, to: profile.count, by: segmentBytes).map {
             profile[profile.startIndex + $0..<profile.startIndex + min($0 + segmentBytes, profile.count)]
         }

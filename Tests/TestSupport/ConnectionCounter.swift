@@ -1,6 +1,7 @@
 import Foundation
 import PipelineConformance
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -30,8 +30,9 @@ public enum Corpus {
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count >= 6 else { return nil }
-            return Row(suite: suite, file: f[0], expectDecode: f[1] == "decode",
-                       width: Int(f[2]) ?? 0, height: Int(f[3]) ?? 0, frames: Int(f[4]) ?? 0, notes: f[5])
+            return Row(
+                suite: suite, file: f[0], expectDecode: f[1] == "decode",
+                width: Int(f[2]) ?? 0, height: Int(f[3]) ?? 0, frames: Int(f[4]) ?? 0, notes: f[5])
         }
     }
 

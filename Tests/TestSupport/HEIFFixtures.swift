@@ -32,8 +32,9 @@ public enum HEIFFixtures {
 
     /// 10 bits a sample: heif-enc keeps 16-bit PNG input deeper than 8 bits (PngSuite's basn2c16,
     /// whose licence allows any use).
-    public static let tenBit = Sample(name: "ten-bit.heic", width: 32, height: 32, alpha: false, arguments: ["-q", "60", "-b", "10"],
-                                      source: Corpus.root.appendingPathComponent("pngsuite/basn2c16.png"))
+    public static let tenBit = Sample(
+        name: "ten-bit.heic", width: 32, height: 32, alpha: false, arguments: ["-q", "60", "-b", "10"],
+        source: Corpus.root.appendingPathComponent("pngsuite/basn2c16.png"))
 
     public static let stills = [rgb, alpha]
 

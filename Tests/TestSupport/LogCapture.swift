@@ -32,8 +32,10 @@ public final class LogCapture: Sendable {
         }
 
         func log(event: LogEvent) {
-            capture.append(Entry(level: event.level, message: event.message.description,
-                                 metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+            capture.append(
+                Entry(
+                    level: event.level, message: event.message.description,
+                    metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
         }
     }
 }

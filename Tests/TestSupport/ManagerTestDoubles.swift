@@ -1,16 +1,17 @@
 import Foundation
-import Synchronization
-import PipelineCore
 import ImagePipe
+import PipelineCore
+import Synchronization
 
 extension InMemoryImageCache {
     /// A two-level cache whose disk hits decode through `coders` with the request's decode options,
     /// and whose disk keeps an image stored without bytes as TIMG.
     public convenience init(coders: ImageCodersManager) {
-        self.init(decode: { data, options, context, key in
-            let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
-            return try? coders.decodeImage(data, options: decodeOptions, context: context)
-        }, encode: { TestCoder.encode($0.firstFrame) })
+        self.init(
+            decode: { data, options, context, key in
+                let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: key)
+                return try? coders.decodeImage(data, options: decodeOptions, context: context)
+            }, encode: { TestCoder.encode($0.firstFrame) })
     }
 }
 
@@ -18,10 +19,12 @@ extension TestLoader {
     /// The manager tests' loader: `test://` URLs, HTTP 404 for a URL without an answer, and of the
     /// HTTP failures only a 404 blocks its URL.
     public static func scripted(delay: Duration = .milliseconds(100)) -> TestLoader {
-        TestLoader(scheme: "test", delay: delay, missing: .error(.stubBadStatus(404)), blocks: { error in
-            if case .loadFailed(.stubHTTPStatus, let code?, _) = error { return code == 404 }
-            return error.blocksURLByDefault
-        })
+        TestLoader(
+            scheme: "test", delay: delay, missing: .error(.stubBadStatus(404)),
+            blocks: { error in
+                if case .loadFailed(.stubHTTPStatus, let code?, _) = error { return code == 404 }
+                return error.blocksURLByDefault
+            })
     }
 }
 

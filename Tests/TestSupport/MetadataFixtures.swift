@@ -49,12 +49,13 @@ public enum MetadataFixtures {
     /// An XMP packet with a `dc:rights` holding `xmpMarker`; `withGPS` adds an `exif:GPSLatitude`.
     public static func xmp(withGPS: Bool = false) -> [UInt8] {
         let gps = withGPS ? " exif:GPSLatitude=\"51,30.4N\" xmlns:exif=\"http://ns.adobe.com/exif/1.0/\"" : ""
-        return Array("""
-        <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">\
-        <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""\
-         xmlns:dc="http://purl.org/dc/elements/1.1/"\(gps)><dc:rights>\(xmpMarker)</dc:rights></rdf:Description>\
-        </rdf:RDF></x:xmpmeta><?xpacket end="w"?>
-        """.utf8)
+        return Array(
+            """
+            <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">\
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""\
+             xmlns:dc="http://purl.org/dc/elements/1.1/"\(gps)><dc:rights>\(xmpMarker)</dc:rights></rdf:Description>\
+            </rdf:RDF></x:xmpmeta><?xpacket end="w"?>
+            """.utf8)
     }
 
     /// `jpeg` with APP1 EXIF and APP1 XMP segments right after SOI, as cameras write them.

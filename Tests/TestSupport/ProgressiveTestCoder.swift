@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// A progressive coder for TIMG: shows the rows received so far.
 public struct ProgressiveTestCoder: ProgressiveImageCoder {

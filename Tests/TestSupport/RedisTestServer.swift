@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,8 +47,10 @@ public final class RedisTestServer: @unchecked Sendable {
                 """
             let file = directory.appendingPathComponent("nutcracker.yml")
             try? config.write(to: file, atomically: true, encoding: .utf8)
-            return ["-c", file.path, "-s", "\(statsPort)", "-a", "127.0.0.1", "-o", directory.appendingPathComponent("log").path,
-                    "-p", directory.appendingPathComponent("pid").path]
+            return [
+                "-c", file.path, "-s", "\(statsPort)", "-a", "127.0.0.1", "-o", directory.appendingPathComponent("log").path,
+                "-p", directory.appendingPathComponent("pid").path,
+            ]
         }
     }
 

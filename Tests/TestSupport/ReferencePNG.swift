@@ -15,7 +15,8 @@ public enum ReferencePNG {
 
     public static func read(_ url: URL) -> Pixels? {
         guard let data = try? [UInt8](Data(contentsOf: url)), data.count > 8,
-              data.prefix(8).elementsEqual([137, 80, 78, 71, 13, 10, 26, 10]) else { return nil }
+            data.prefix(8).elementsEqual([137, 80, 78, 71, 13, 10, 26, 10])
+        else { return nil }
         var offset = 8
         var width = 0, height = 0, depth = 0, colorType = 0
         var palette: [UInt8] = [], paletteAlpha: [UInt8] = [], key: [Int]? = nil
@@ -30,7 +31,10 @@ public enum ReferencePNG {
             switch type {
             case "IHDR":
                 guard chunk.count == 13 else { return nil }
-                width = u32(body); height = u32(body + 4); depth = Int(chunk[8]); colorType = Int(chunk[9])
+                width = u32(body)
+                height = u32(body + 4)
+                depth = Int(chunk[8])
+                colorType = Int(chunk[9])
                 guard chunk[12] == 0 else { return nil }  // interlaced: not needed by any reference
             case "PLTE": palette = chunk
             case "tRNS":
@@ -113,15 +117,21 @@ public enum ReferencePNG {
                     let bit = x * depth
                     let index = Int(rows[row + bit / 8] >> (8 - depth - bit % 8)) & ((1 << depth) - 1)
                     guard index * 3 + 2 < palette.count else { return nil }
-                    rgba[o] = palette[index * 3]; rgba[o + 1] = palette[index * 3 + 1]; rgba[o + 2] = palette[index * 3 + 2]
+                    rgba[o] = palette[index * 3]
+                    rgba[o + 1] = palette[index * 3 + 1]
+                    rgba[o + 2] = palette[index * 3 + 2]
                     rgba[o + 3] = index < paletteAlpha.count ? paletteAlpha[index] : 255
                 case 0, 4:
                     let gray = rows[row + x * channels]
-                    rgba[o] = gray; rgba[o + 1] = gray; rgba[o + 2] = gray
+                    rgba[o] = gray
+                    rgba[o + 1] = gray
+                    rgba[o + 2] = gray
                     rgba[o + 3] = colorType == 4 ? rows[row + x * 2 + 1] : (key == [Int(gray)] ? 0 : 255)
                 default:
                     let p = row + x * channels
-                    rgba[o] = rows[p]; rgba[o + 1] = rows[p + 1]; rgba[o + 2] = rows[p + 2]
+                    rgba[o] = rows[p]
+                    rgba[o + 1] = rows[p + 1]
+                    rgba[o + 2] = rows[p + 2]
                     rgba[o + 3] = channels == 4 ? rows[p + 3] : (key == [Int(rows[p]), Int(rows[p + 1]), Int(rows[p + 2])] ? 0 : 255)
                 }
             }

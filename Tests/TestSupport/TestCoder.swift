@@ -38,7 +38,7 @@ public struct TestCoder: ImageCoder {
         let bytes = [UInt8](data)
         func fail() -> ImagePipeError { .badImageData(reason: "not a TIMG") }
         guard bytes.count >= 11, bytes.starts(with: Self.magic),
-              let pixelFormat = PixelFormat.allCases.dropFirst(Int(bytes[8])).first
+            let pixelFormat = PixelFormat.allCases.dropFirst(Int(bytes[8])).first
         else { throw fail() }
         let size = ImageSize(width: Int(bytes[4]) << 8 | Int(bytes[5]), height: Int(bytes[6]) << 8 | Int(bytes[7]))
         let frameCount = Int(bytes[9]), nameEnd = 11 + Int(bytes[10])
@@ -70,7 +70,7 @@ public struct TestCoder: ImageCoder {
         let bytes = [UInt8](prefix.prefix(11 + 255))
         guard bytes.starts(with: Self.magic) else { return bytes.count < Self.magic.count ? .needsMoreBytes : .unknown }
         guard bytes.count >= 11, bytes.count >= 11 + Int(bytes[10]),
-              let pixelFormat = PixelFormat.allCases.dropFirst(Int(bytes[8])).first
+            let pixelFormat = PixelFormat.allCases.dropFirst(Int(bytes[8])).first
         else { return .needsMoreBytes }
         let frameBytes = (Int(bytes[4]) << 8 | Int(bytes[5])) * (Int(bytes[6]) << 8 | Int(bytes[7])) * pixelFormat.bytesPerPixel
         return .endsAt(11 + Int(bytes[10]) + frameBytes)

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 extension TestLoader {
     /// A loader for one URL scheme that answers every URL with its name's bytes.

@@ -8,7 +8,10 @@ import Synchronization
 /// requests per URL and keeps every context it was given. Given a `FirstFrameLoad` (a first-frame
 /// decode), it answers the bytes up to where the first frame ends, as the file loader does.
 public final class TestLoader: ImageLoader {
-    public enum Answer: Sendable { case data(Data), error(ImagePipeError) }
+    public enum Answer: Sendable {
+        case data(Data)
+        case error(ImagePipeError)
+    }
     public typealias BlockRule = @Sendable (ImagePipeError) -> Bool
 
     public let scheme: String
@@ -20,8 +23,10 @@ public final class TestLoader: ImageLoader {
     private let seenContexts = Mutex<[ImageContext]>([])
 
     /// `blocks` decides which failures block a URL; without it, `ImagePipeError.blocksURLByDefault`.
-    public init(scheme: String = "test", delay: Duration = .zero, missing: Answer? = nil,
-                blocks: BlockRule? = nil) {
+    public init(
+        scheme: String = "test", delay: Duration = .zero, missing: Answer? = nil,
+        blocks: BlockRule? = nil
+    ) {
         self.scheme = scheme
         self.delay = delay
         self.missing = missing
@@ -42,8 +47,10 @@ public final class TestLoader: ImageLoader {
 
     public func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool { url.scheme == scheme }
 
-    public func load(_ url: URL, options: ImageOptions, context: ImageContext,
-                     progress: (@Sendable (ImageLoadProgress) -> Void)?) async throws -> ImageLoadResult {
+    public func load(
+        _ url: URL, options: ImageOptions, context: ImageContext,
+        progress: (@Sendable (ImageLoadProgress) -> Void)?
+    ) async throws -> ImageLoadResult {
         counts.withLock { $0[url.absoluteString, default: 0] += 1 }
         seenContexts.withLock { $0.append(context) }
         if Task.isCancelled { throw ImagePipeError.cancelled }
@@ -65,8 +72,10 @@ public final class TestLoader: ImageLoader {
         for step in 1...steps {
             try await pause(delay / steps)
             let received = data.count * step / steps
-            progress?(ImageLoadProgress(receivedBytes: Int64(received), expectedBytes: Int64(data.count),
-                                        partialData: options.contains(.progressiveLoad) ? data.prefix(received) : nil))
+            progress?(
+                ImageLoadProgress(
+                    receivedBytes: Int64(received), expectedBytes: Int64(data.count),
+                    partialData: options.contains(.progressiveLoad) ? data.prefix(received) : nil))
         }
         return ImageLoadResult(data: data, isPrefix: isPrefix)
     }

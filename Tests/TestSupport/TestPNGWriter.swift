@@ -20,8 +20,9 @@ public enum TestPNGWriter {
         var compressed = [UInt8](repeating: 0, count: Int(length))
         precondition(compress2(&compressed, &length, raw, uLong(raw.count), 6) == Z_OK)
         let header = HostileImages.be32(width) + HostileImages.be32(height) + [8, alpha ? 6 : 2, 0, 0, 0]
-        return Data(HostileImages.pngSignature + HostileImages.pngChunk("IHDR", header)
-            + HostileImages.pngChunk("IDAT", Array(compressed.prefix(Int(length)))) + HostileImages.pngChunk("IEND", []))
+        return Data(
+            HostileImages.pngSignature + HostileImages.pngChunk("IHDR", header)
+                + HostileImages.pngChunk("IDAT", Array(compressed.prefix(Int(length)))) + HostileImages.pngChunk("IEND", []))
     }
 
     /// A deterministic test picture: gradients with a checker of hard edges, so lossy coders have

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineConformance
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -93,10 +94,11 @@ public enum TestProcesses {
         guard report.count == 2 else { throw TestServerError.process("the launcher for \(path) reported nothing (status \(launcherStatus))") }
         let (peakKiB, status) = (Int(report[0]), report[1])
         let signal = status & 0x7F
-        return PeakMemoryRun(exitStatus: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal,
-                             standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                             standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-                             maxResidentBytes: peakKiB * 1024)
+        return PeakMemoryRun(
+            exitStatus: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal,
+            standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
+            maxResidentBytes: peakKiB * 1024)
     }
 
     /// Starts a server program with no terminal I/O in `directory` and returns once it accepts
@@ -185,7 +187,8 @@ public enum TestProcesses {
         var inodes = Set<String>()
         for name in names {
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fdDirectory + "/" + name),
-                  target.hasPrefix("socket:[") else { continue }
+                target.hasPrefix("socket:[")
+            else { continue }
             inodes.insert(String(target.dropFirst(8).dropLast()))
         }
         let hexPort = String(format: "%04X", port)

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineConformance
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,14 +24,18 @@ public final class TestTLSServer: @unchecked Sendable {
         for (name, data) in files { try data.write(to: directory.appendingPathComponent(name)) }
         certificatePath = directory.appendingPathComponent("cert.pem").path
         let keyPath = directory.appendingPathComponent("key.pem").path
-        try TestProcesses.run(openssl, [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", keyPath, "-out", certificatePath,
-        ])
+        try TestProcesses.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", keyPath, "-out", certificatePath,
+            ])
         port = TestProcesses.freePort()
-        process = try TestProcesses.launchServer(openssl, [
-            "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificatePath, "-key", keyPath, "-WWW", "-quiet",
-        ], directory: directory, port: port)
+        process = try TestProcesses.launchServer(
+            openssl,
+            [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificatePath, "-key", keyPath, "-WWW", "-quiet",
+            ], directory: directory, port: port)
     }
 
     deinit { stop() }

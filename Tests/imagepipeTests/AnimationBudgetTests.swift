@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Animations that are cheap to send and expensive to process, run through the built `imagepipe`
 /// in a child process whose peak resident memory the kernel reports. Over the budget they fail at
@@ -79,19 +79,23 @@ struct AnimationBudgetTests {
     @Test("A 1,000-frame animation's 64x64 thumbnail keeps every frame and peaks under 64 MiB")
     func thousandFrameThumbnail() async throws {
         let webp = try write(HostileAnimations.webpFullFrames(frames: 1_000, width: 220, height: 220), "thousand.webp")
-        let measured = try await cli.runMeasuringMemory(["fetch", "--no-cache", "--json", "--thumbnail", "64x64", "--format", "gif",
-                                                         "-o", temp.path("thumbs"), webp])
+        let measured = try await cli.runMeasuringMemory([
+            "fetch", "--no-cache", "--json", "--thumbnail", "64x64", "--format", "gif",
+            "-o", temp.path("thumbs"), webp,
+        ])
         #expect(measured.run.status == 0, "\(measured.run.stderr)")
         let line = try #require(measured.run.jsonLines.first)
         #expect(line["frames"] as? Int == 1_000 && line["width"] as? Int == 64 && line["height"] as? Int == 64)
         #expect(measured.peakMiB < 64, "peaked at \(measured.peakMiB) MiB")
     }
 
-    @Test("Animations within the budget convert across formats and transform holding a few canvases, not their 180 MiB of frames", arguments: [
-        ["convert", "{gif}", "{out}.webp"],
-        ["convert", "{webp}", "{out}.gif"],
-        ["fetch", "--no-cache", "--transform", "crop:0,0,1200,1200", "--format", "webp", "-o", "{out}", "{gif}"],
-    ])
+    @Test(
+        "Animations within the budget convert across formats and transform holding a few canvases, not their 180 MiB of frames",
+        arguments: [
+            ["convert", "{gif}", "{out}.webp"],
+            ["convert", "{webp}", "{out}.gif"],
+            ["fetch", "--no-cache", "--transform", "crop:0,0,1200,1200", "--format", "webp", "-o", "{out}", "{gif}"],
+        ])
     func streamedConvert(_ template: [String]) async throws {
         // 24 frames of a 1400x1400 canvas: 180 MiB of RGBA frames if they were all held at once.
         let gif = try write(HostileAnimations.gif(frames: 24, width: 1_400, height: 1_400, rect: 8), "stream.gif")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// AVIF and HEIF through the command line: `--format avif`, `.avif` outputs, `info` on HEIC.
 @Suite("imagepipe with AVIF and HEIF")
@@ -20,8 +20,9 @@ struct CLIAVIFHEIFTests {
         #expect(lines[0]["hasAlpha"] as? Bool == true && lines[1]["frames"] as? Int == 12 && lines[1]["loopCount"] as? Int == 0)
     }
 
-    @Test("info reports an AVIF sequence's loop count from its edit list, as it does a GIF's",
-          .enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools))
+    @Test(
+        "info reports an AVIF sequence's loop count from its edit list, as it does a GIF's",
+        .enabled(if: AVIFFixtures.toolsInstalled, AVIFFixtures.missingTools))
     func avifLoopCount() async throws {
         let sample = AVIFFixtures.animated
         let data = try sample.data()

@@ -4,8 +4,8 @@ import CodersPNG
 import CodersWebP
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("imagepipe colour management")
 struct CLIColorTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The hostile files of the decoders' budget, each run through the built `imagepipe` in a child
 /// process whose peak memory (`ru_maxrss`) is read back: typed errors or bounded results, and
@@ -75,8 +75,10 @@ struct CLIHostileInputTests {
     func nestedHEIFOverlay() throws {
         let file = try Data(contentsOf: Samples.root.appendingPathComponent("Tests/Fixtures/fuzz/heif/oom-1aa1c418fe494762bc63b80945cb5022ea435078"))
         let output = temp.path("out.png")
-        let runs = [try info(file, name: "nested.heic"),
-                    try run({ ["convert", "--thumbnail", "64x64", $0, output] }, file: file, name: "nested.heic")]
+        let runs = [
+            try info(file, name: "nested.heic"),
+            try run({ ["convert", "--thumbnail", "64x64", $0, output] }, file: file, name: "nested.heic"),
+        ]
         for result in runs {
             #expect(result.exitStatus == 1, "\(result.standardError)")
             #expect(result.standardError.contains("pixels limit exceeded"), "\(result.standardError)")

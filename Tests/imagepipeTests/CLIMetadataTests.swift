@@ -2,8 +2,8 @@ import CodersJPEG
 import CodersPNG
 import Foundation
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("imagepipe EXIF and XMP")
 struct CLIMetadataTests {
@@ -39,7 +39,7 @@ struct CLIMetadataTests {
         for marker in ["Exif\0\0", "eXIf", "EXIF"] {
             let needle = Array(marker.utf8)
             guard bytes.count > needle.count,
-                  let at = (0...(bytes.count - needle.count)).first(where: { bytes[$0..<$0 + needle.count].elementsEqual(needle) })
+                let at = (0...(bytes.count - needle.count)).first(where: { bytes[$0..<$0 + needle.count].elementsEqual(needle) })
             else { continue }
             // A WebP chunk's size follows its name; a PNG chunk's came before it.
             return Array(bytes[(at + needle.count + (marker == "EXIF" ? 4 : 0))...])

@@ -1,16 +1,18 @@
 import Foundation
 import PipelineConformance
-import Testing
 import TestSupport
+import Testing
 
 @Suite("imagepipe --block-private-addresses")
 struct CLINetworkGuardTests {
     let temp = TempFolder()
     var cli: CLIRunner { CLIRunner(cacheHome: temp.url.appendingPathComponent("xdg")) }
 
-    @Test("fetch and info with the guard refuse a loopback URL without connecting, exit 1, and name the guard", arguments: [
-        ["fetch", "--no-cache"], ["info"],
-    ])
+    @Test(
+        "fetch and info with the guard refuse a loopback URL without connecting, exit 1, and name the guard",
+        arguments: [
+            ["fetch", "--no-cache"], ["info"],
+        ])
     func refusesLoopback(command: [String]) async throws {
         let listener = try ConnectionCounter()
         let url = "http://127.1:\(listener.port)/a.png"
@@ -32,11 +34,13 @@ struct CLINetworkGuardTests {
         #expect(run.stdout.hasPrefix("\(url): png"))
     }
 
-    @Test("a bad --allow-address, or one without --block-private-addresses, is bad usage", arguments: [
-        ["info", "--block-private-addresses", "--allow-address", "localhost", "x.png"],
-        ["fetch", "--block-private-addresses", "--allow-address", "10.0.0.0/33", "x.png"],
-        ["info", "--allow-address", "127.0.0.1", "x.png"],
-    ])
+    @Test(
+        "a bad --allow-address, or one without --block-private-addresses, is bad usage",
+        arguments: [
+            ["info", "--block-private-addresses", "--allow-address", "localhost", "x.png"],
+            ["fetch", "--block-private-addresses", "--allow-address", "10.0.0.0/33", "x.png"],
+            ["info", "--allow-address", "127.0.0.1", "x.png"],
+        ])
     func badAllowAddress(arguments: [String]) async throws {
         let run = try await cli.run(arguments)
         #expect(run.status == 2)

@@ -1,19 +1,22 @@
 import CodersPNG
 import Foundation
-@testable import imagepipe
 import PipelineConformance
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import imagepipe
 
 @Suite("imagepipe fetch --redis")
 struct CLIRedisTests {
     let temp = TempFolder()
     var cli: CLIRunner { CLIRunner(cacheHome: temp.url.appendingPathComponent("xdg")) }
 
-    @Test("A malformed --redis URL exits 1 naming the problem, never printing the password", arguments: [
-        "redis://user:hunter2@127.0.0.1:6379", "redis://:hunter2@127.0.0.1:99999", "http://:hunter2@host",
-    ])
+    @Test(
+        "A malformed --redis URL exits 1 naming the problem, never printing the password",
+        arguments: [
+            "redis://user:hunter2@127.0.0.1:6379", "redis://:hunter2@127.0.0.1:99999", "http://:hunter2@host",
+        ])
     func malformedURL(url: String) async throws {
         let run = try await cli.run(["fetch", Samples.png, "--redis", url])
         #expect(run.status != 0)
@@ -21,8 +24,9 @@ struct CLIRedisTests {
         #expect(!(run.stdout + run.stderr).contains("hunter2"))
     }
 
-    @Test("A second machine (another cache folder) gets the image from Redis after the source is gone",
-          .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
+    @Test(
+        "A second machine (another cache folder) gets the image from Redis after the source is gone",
+        .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
     func sharedThroughRedis() async throws {
         let server = try RedisTestServer()
         let source = temp.path("shared.png")
@@ -43,8 +47,9 @@ struct CLIRedisTests {
         #expect(local.status != 0)
     }
 
-    @Test("Two fetch --redis processes missing the same URL at once make 1 origin request and write the same image",
-          .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
+    @Test(
+        "Two fetch --redis processes missing the same URL at once make 1 origin request and write the same image",
+        .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
     func concurrentFetchesShareOneOriginRequest() async throws {
         let redis = try RedisTestServer()
         let origin = try TestHTTPServer()
@@ -64,8 +69,10 @@ struct CLIRedisTests {
             connection.respond(status: 200, headers: ["Content-Type": "image/png", "ETag": "\"hot\""], body: image)
         }
         let arguments = ["a", "b"].map { name in
-            ["fetch", origin.baseURL + "/hot.png", "--cache-dir", temp.path("cache-\(name)"), "-o", temp.path("out-\(name)"),
-             "--redis", redis.url(), "--redis-lock-wait", "600"]
+            [
+                "fetch", origin.baseURL + "/hot.png", "--cache-dir", temp.path("cache-\(name)"), "-o", temp.path("out-\(name)"),
+                "--redis", redis.url(), "--redis-lock-wait", "600",
+            ]
         }
         let runner = cli
         async let first = runner.run(arguments[0])
@@ -77,8 +84,9 @@ struct CLIRedisTests {
         #expect(!written[0].isEmpty && written[0] == written[1])
     }
 
-    @Test("fetch --redis of a network source writes it to Redis once: the fetch lock's SET and the source's",
-          .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
+    @Test(
+        "fetch --redis of a network source writes it to Redis once: the fetch lock's SET and the source's",
+        .enabled(if: RedisTestServer.isInstalled, "redis-server is not installed (make deps installs it)"))
     func networkSourceIsWrittenOnce() async throws {
         let redis = try RedisTestServer()
         let origin = try TestHTTPServer()
@@ -106,11 +114,13 @@ struct CLIRedisTests {
         #expect(sets == 2, "SET calls: \(sets)")
     }
 
-    @Test("--redis-lock-wait outside 0–3600, or without --redis, exits 1 naming the flag", arguments: [
-        ["--redis", "redis://127.0.0.1:6379", "--redis-lock-wait", "3601"],
-        ["--redis", "redis://127.0.0.1:6379", "--redis-lock-wait", "-1"],
-        ["--redis-lock-wait", "5"],
-    ])
+    @Test(
+        "--redis-lock-wait outside 0–3600, or without --redis, exits 1 naming the flag",
+        arguments: [
+            ["--redis", "redis://127.0.0.1:6379", "--redis-lock-wait", "3601"],
+            ["--redis", "redis://127.0.0.1:6379", "--redis-lock-wait", "-1"],
+            ["--redis-lock-wait", "5"],
+        ])
     func lockWaitRange(arguments: [String]) async throws {
         let run = try await cli.run(["fetch", Samples.png] + arguments)
         #expect(run.status != 0)

@@ -51,8 +51,9 @@ struct CLIRunner {
             let outData = out.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             while !errData.isSet { usleep(1000) }
-            return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData.value, as: UTF8.self))
+            return Run(
+                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                stderr: String(decoding: errData.value, as: UTF8.self))
         }
     }
 }
@@ -63,9 +64,22 @@ final class Locked: @unchecked Sendable {
     private var stored: Data
     private var written = false
     init(_ value: Data) { stored = value }
-    func set(_ value: Data) { lock.lock(); stored = value; written = true; lock.unlock() }
-    var value: Data { lock.lock(); defer { lock.unlock() }; return stored }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return written }
+    func set(_ value: Data) {
+        lock.lock()
+        stored = value
+        written = true
+        lock.unlock()
+    }
+    var value: Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return written
+    }
 }
 
 /// A temporary folder removed when the test ends.
@@ -104,8 +118,9 @@ extension CLIRunner {
         return try await runBlocking {
             let child = try TestProcesses.runMeasuringPeakMemory(Self.binary.path, arguments, environment: environment)
             let status = child.exitStatus ?? 128 + (child.signal ?? 0)
-            return MeasuredRun(run: Run(status: status, stdout: child.standardOutput, stderr: child.standardError),
-                               peakBytes: child.maxResidentBytes)
+            return MeasuredRun(
+                run: Run(status: status, stdout: child.standardOutput, stderr: child.standardError),
+                peakBytes: child.maxResidentBytes)
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import PipelineConformance
 import TestSupport
+import Testing
 
 @Suite("imagepipe command line")
 struct CLITests {
@@ -98,18 +98,20 @@ struct CLITests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out)) == ["badge.png", "scene.webp"])
     }
 
-    @Test("Bad usage exits with status 2", arguments: [
-        ["fetch"],
-        ["fetch", "a.png", "--thumbnail", "0x5"],
-        ["fetch", "a.png", "--transform", "sharpen:2"],
-        ["fetch", "a.png", "--format", "bmp"],
-        ["fetch", "a.png", "--quality", "101"],
-        ["fetch", "a.png", "--option", "noSuchOption"],
-        ["fetch", "a.png", "--cache-dir", "/tmp/x", "--no-cache"],
-        ["convert", "a.png", "b.tiff"],
-        ["cache", "explode"],
-        ["frobnicate"],
-    ])
+    @Test(
+        "Bad usage exits with status 2",
+        arguments: [
+            ["fetch"],
+            ["fetch", "a.png", "--thumbnail", "0x5"],
+            ["fetch", "a.png", "--transform", "sharpen:2"],
+            ["fetch", "a.png", "--format", "bmp"],
+            ["fetch", "a.png", "--quality", "101"],
+            ["fetch", "a.png", "--option", "noSuchOption"],
+            ["fetch", "a.png", "--cache-dir", "/tmp/x", "--no-cache"],
+            ["convert", "a.png", "b.tiff"],
+            ["cache", "explode"],
+            ["frobnicate"],
+        ])
     func badUsage(arguments: [String]) async throws {
         let run = try await cli.run(arguments)
         #expect(run.status == 2, "\(arguments): \(run.stderr)")

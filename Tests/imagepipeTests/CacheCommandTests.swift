@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("imagepipe cache folders and special files")
 struct CacheCommandTests {
@@ -121,8 +121,10 @@ struct CacheCommandTests {
         try FileManager.default.removeItem(atPath: cache + "/" + entry)
         let fifo = try FIFO(at: cache + "/" + entry)
         defer { fifo.releaseReaders() }
-        let run = try #require(await withTimeLimit { try await cli.run(["fetch", Samples.png, "--cache-dir", cache, "--json"]) },
-                               "reading the planted FIFO hung").get()
+        let run = try #require(
+            await withTimeLimit { try await cli.run(["fetch", Samples.png, "--cache-dir", cache, "--json"]) },
+            "reading the planted FIFO hung"
+        ).get()
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.jsonLines.first?["cacheType"] as? String == "none")
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `imagepipe fetch …` is parsed by the fetch command alone; what a user sees must be what the
 /// root's parse gives: the same results, the same errors and usage, `help` still a source.
@@ -37,9 +37,11 @@ struct DirectParseTests {
         #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
     }
 
-    @Test("Usage errors name imagepipe fetch and exit with status 2", arguments: [
-        ["fetch", "a.png", "--bogus"], ["fetch", "a.png", "-o"], ["fetch", "a.png", "--concurrency", "0"],
-    ])
+    @Test(
+        "Usage errors name imagepipe fetch and exit with status 2",
+        arguments: [
+            ["fetch", "a.png", "--bogus"], ["fetch", "a.png", "-o"], ["fetch", "a.png", "--concurrency", "0"],
+        ])
     func usageErrors(arguments: [String]) async throws {
         let run = try await cli.run(arguments)
         #expect(run.status == 2, "\(arguments): \(run.stderr)")

@@ -1,10 +1,10 @@
 import CodersGIF
 import Foundation
+import ImagePipe
 import LoaderFile
 import PipelineCore
-import Testing
 import TestSupport
-import ImagePipe
+import Testing
 
 /// `fetch` of an animation into a still format decodes its first frame only: through a manager
 /// like the tool's (no cache, the file loader), a GIF is then read only as far as that frame, and
@@ -76,7 +76,10 @@ struct FirstFrameFetchTests {
     @Test("A GIF cut before or inside its first frame ends the same with and without first-frame-only", arguments: [false, true])
     func truncatedFirstFrame(insideImageData: Bool) async throws {
         let data = GIFComments.inserting(200_000, into: HostileAnimations.gif(frames: 2, width: 32, height: 32, rect: 8), afterImages: 0)
-        guard case .endsAt(let end) = GIFCoder().firstFrameExtent(of: data) else { Issue.record("no first frame"); return }
+        guard case .endsAt(let end) = GIFCoder().firstFrameExtent(of: data) else {
+            Issue.record("no first frame")
+            return
+        }
         let url = try write("cut.gif", data.prefix(insideImageData ? end - 3 : 150_000))
         let firstOnly = await outcome(url, .decodeFirstFrameOnly)
         #expect(firstOnly == (await outcome(url, [])))

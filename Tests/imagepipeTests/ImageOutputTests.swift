@@ -3,10 +3,11 @@ import CodersJPEG
 import CodersPNG
 import CodersWebP
 import Foundation
-@testable import imagepipe
-@testable import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import PipelineCore
+@testable import imagepipe
 
 @Suite("imagepipe output bytes")
 struct ImageOutputTests {
@@ -43,7 +44,8 @@ struct ImageOutputTests {
     /// `webP` (a simple file) as an extended one with an extra top-level chunk after the image.
     static func webP(_ webP: Data, appending fourCC: String, payload: [UInt8]) -> Data {
         let extended = MetadataFixtures.webP(webP, exif: nil, xmp: nil, width: 8, height: 4)
-        let body = Array(extended.dropFirst(12)) + Array(fourCC.utf8) + ColorFixtures.littleEndian(UInt32(payload.count)) + payload
+        let body =
+            Array(extended.dropFirst(12)) + Array(fourCC.utf8) + ColorFixtures.littleEndian(UInt32(payload.count)) + payload
             + (payload.count % 2 == 1 ? [0] : [])
         return Data(Array("RIFF".utf8) + ColorFixtures.littleEndian(UInt32(4 + body.count)) + Array("WEBP".utf8) + body)
     }
@@ -69,7 +71,8 @@ struct ImageOutputTests {
         let frameSize = size(offset + 4)
         let extra = Array(fourCC.utf8) + ColorFixtures.littleEndian(UInt32(payload.count)) + payload + (payload.count % 2 == 1 ? [0] : [])
         let frame = Array(animated[offset + 8..<offset + 8 + frameSize]) + (frameSize % 2 == 1 ? [0] : []) + extra
-        let body = Array(animated[12..<offset]) + Array("ANMF".utf8) + ColorFixtures.littleEndian(UInt32(frame.count)) + frame
+        let body =
+            Array(animated[12..<offset]) + Array("ANMF".utf8) + ColorFixtures.littleEndian(UInt32(frame.count)) + frame
             + Array(animated[(offset + 8 + frameSize + (frameSize & 1))...])
         return Data(Array("RIFF".utf8) + ColorFixtures.littleEndian(UInt32(4 + body.count)) + Array("WEBP".utf8) + body)
     }
@@ -165,8 +168,9 @@ struct ImageOutputTests {
         #expect(!(try Self.coders.decodeImage(animated, options: ImageDecodeOptions())).metadata.hasUnreadMetadata)
     }
 
-    @Test("A first-frame decode of an animation is written as a still, never as the animated original",
-          arguments: [ImageFormat.webp, .png, .gif])
+    @Test(
+        "A first-frame decode of an animation is written as a still, never as the animated original",
+        arguments: [ImageFormat.webp, .png, .gif])
     func firstFrameOfAnimationIsNotCopiedThrough(format: ImageFormat) throws {
         let first = try Self.pixels(.rgba8)
         let second = try PixelBuffer(width: 8, height: 4, format: .rgba8, bytes: first.bytes.map { ~$0 | 0x0F })
@@ -210,8 +214,9 @@ struct ImageOutputTests {
     func oversizedExifBehindFullWarnings() throws {
         let source = MetadataFixtures.png(try Self.plain(.png), exif: MetadataFixtures.exif(orientation: 1), xmp: nil)
         let coders = ImageCodersManager(coders: [NoisyPNGCoder()])
-        let image = try coders.decodeImage(source, options: ImageDecodeOptions(maxMetadataBytes: 16),
-                                            colorConverters: ImageColorConvertersManager())
+        let image = try coders.decodeImage(
+            source, options: ImageDecodeOptions(maxMetadataBytes: 16),
+            colorConverters: ImageColorConvertersManager())
         // The size warning is among those dropped: only the flag remains.
         #expect(image.metadata.warnings.count == ImageDecodeWarning.maxPerImage)
         #expect(!image.metadata.warnings.contains { $0.kind == .metadataIgnored })

@@ -1,8 +1,9 @@
 import CodersPNG
 import Foundation
-@testable import imagepipe
 import PipelineCore
 import Testing
+
+@testable import imagepipe
 
 @Suite("imagepipe info decodes within the decode memory budget")
 struct InfoDecodeTests {

@@ -1,9 +1,10 @@
 import Foundation
-@testable import imagepipe
-import PipelineCore
-import Testing
-import TestSupport
 import ImagePipe
+import PipelineCore
+import TestSupport
+import Testing
+
+@testable import imagepipe
 
 /// The root command's help lists every transform spelling, built only for runs that can show it.
 @Suite("imagepipe root help")
@@ -47,19 +48,23 @@ struct RootHelpTests {
     /// shared registries, which other suites running alongside decode through.
     static let subcommands = ["fetch", "convert", "info", "cache", "serve"]
 
-    @Test("Runs the root help may show", arguments: [
-        ["imagepipe"], ["imagepipe", "--help"], ["imagepipe", "-h"], ["imagepipe", "help", "fetch"], ["imagepipe", "frobnicate"],
-        ["imagepipe", "--version"], ["imagepipe", "fetch", "--experimental-dump-help"],
-        ["imagepipe", "fetch", "--generate-completion-script", "bash"], ["imagepipe", "fetch", "--generate-completion-script=zsh"],
-    ])
+    @Test(
+        "Runs the root help may show",
+        arguments: [
+            ["imagepipe"], ["imagepipe", "--help"], ["imagepipe", "-h"], ["imagepipe", "help", "fetch"], ["imagepipe", "frobnicate"],
+            ["imagepipe", "--version"], ["imagepipe", "fetch", "--experimental-dump-help"],
+            ["imagepipe", "fetch", "--generate-completion-script", "bash"], ["imagepipe", "fetch", "--generate-completion-script=zsh"],
+        ])
     func mayShow(arguments: [String]) {
         #expect(RootHelp.mayShow(arguments: arguments, subcommands: Self.subcommands))
     }
 
-    @Test("Runs of a subcommand skip it", arguments: [
-        ["imagepipe", "fetch", "a.jpg", "-o", "out"], ["imagepipe", "convert", "--help"], ["imagepipe", "info", "a.png"],
-        ["imagepipe", "cache", "clear"], ["imagepipe", "serve"],
-    ])
+    @Test(
+        "Runs of a subcommand skip it",
+        arguments: [
+            ["imagepipe", "fetch", "a.jpg", "-o", "out"], ["imagepipe", "convert", "--help"], ["imagepipe", "info", "a.png"],
+            ["imagepipe", "cache", "clear"], ["imagepipe", "serve"],
+        ])
     func skips(arguments: [String]) {
         #expect(!RootHelp.mayShow(arguments: arguments, subcommands: Self.subcommands))
     }

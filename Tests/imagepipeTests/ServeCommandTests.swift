@@ -1,12 +1,14 @@
 import CodersPNG
-@testable import imagepipe
-import ImageServer
 import Foundation
+import ImageServer
 import PipelineConformance
 import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import imagepipe
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,15 +78,17 @@ struct ServeCommandTests {
         #expect(server.stdout == "imagepipe serve: listening on http://127.0.0.1:\(port)\n")
     }
 
-    @Test("without keys it refuses to start unless unsigned URLs are allowed; bad flags are usage errors", arguments: [
-        ([String](), "give --key and --salt"),
-        (["--key", "abcd"], "give one --salt for each --key"),
-        (["--key", "xyz", "--salt", "00"], "--key and --salt must be non-empty hex strings"),
-        (["--allow-unsigned", "--allow-source", "example.com"], "--allow-source 'example.com' must be an http(s) URL prefix"),
-        (["--allow-unsigned", "--cache-dir", "/tmp/x", "--no-cache"], "--cache-dir and --no-cache cannot be used together"),
-        (["--allow-unsigned", "--workers", "0"], "--workers must be a whole number from 1 to 1024"),
-        (["--allow-unsigned", "--local-root", "/nonexistent/folder"], "--local-root '/nonexistent/folder' is not a folder"),
-    ])
+    @Test(
+        "without keys it refuses to start unless unsigned URLs are allowed; bad flags are usage errors",
+        arguments: [
+            ([String](), "give --key and --salt"),
+            (["--key", "abcd"], "give one --salt for each --key"),
+            (["--key", "xyz", "--salt", "00"], "--key and --salt must be non-empty hex strings"),
+            (["--allow-unsigned", "--allow-source", "example.com"], "--allow-source 'example.com' must be an http(s) URL prefix"),
+            (["--allow-unsigned", "--cache-dir", "/tmp/x", "--no-cache"], "--cache-dir and --no-cache cannot be used together"),
+            (["--allow-unsigned", "--workers", "0"], "--workers must be a whole number from 1 to 1024"),
+            (["--allow-unsigned", "--local-root", "/nonexistent/folder"], "--local-root '/nonexistent/folder' is not a folder"),
+        ])
     func usageErrors(arguments: [String], message: String) async throws {
         let run = try await CLIRunner(cacheHome: FileManager.default.temporaryDirectory).run(["serve"] + arguments)
         #expect(run.status == 2)
@@ -112,8 +116,12 @@ struct ServeCommandTests {
         let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         func contentType(accept: String) async throws -> String {
             let output = try await runBlocking {
-                try TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{content_type}", "-H", "Accept: \(accept)",
-                                                        "http://127.0.0.1:\(port)/insecure/w:4/plain/local:///a.png"])
+                try TestProcesses.run(
+                    "/usr/bin/curl",
+                    [
+                        "-s", "-o", "/dev/null", "-w", "%{content_type}", "-H", "Accept: \(accept)",
+                        "http://127.0.0.1:\(port)/insecure/w:4/plain/local:///a.png",
+                    ])
             }
             return String(decoding: output, as: UTF8.self)
         }
@@ -141,8 +149,12 @@ struct ServeCommandTests {
         let finished = Mutex(0)
         for index in 0..<20 {
             Thread {
-                let output = try? TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}",
-                                                                    "http://127.0.0.1:\(port)/insecure/w:4/plain/\(origin.baseURL)/held\(index).png@png"])
+                let output = try? TestProcesses.run(
+                    "/usr/bin/curl",
+                    [
+                        "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                        "http://127.0.0.1:\(port)/insecure/w:4/plain/\(origin.baseURL)/held\(index).png@png",
+                    ])
                 statuses.withLock { $0.append(Int(String(decoding: output ?? Data(), as: UTF8.self)) ?? 0) }
                 finished.withLock { $0 += 1 }
             }.start()

@@ -3,8 +3,9 @@ import Foundation
 import PipelineConformance
 import PipelineCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +20,10 @@ struct ServeRedisTests {
     /// A server whose waits for another's fetch are open-ended (`--redis-lock-wait`), so a loaded
     /// machine never turns a wait into a second origin request.
     static func startServer(redis: String) async throws -> (ServeProcess, Int) {
-        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--allow-private-sources", "--quiet", "--redis", redis,
-                                       "--redis-lock-wait", "3600"])
+        let server = try ServeProcess([
+            "--port", "0", "--allow-unsigned", "--allow-private-sources", "--quiet", "--redis", redis,
+            "--redis-lock-wait", "3600",
+        ])
         let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         return (server, port)
     }
@@ -36,7 +39,8 @@ struct ServeRedisTests {
 
     /// "status etag" for each URL, by one curl; `parallel` sends them all at once.
     static func get(_ urls: [String], parallel: Bool = false) async throws -> [String] {
-        let arguments = (parallel ? ["-Z", "--parallel-max", "100"] : []) + ["-s", "-w", "%{http_code} %header{etag}\\n"]
+        let arguments =
+            (parallel ? ["-Z", "--parallel-max", "100"] : []) + ["-s", "-w", "%{http_code} %header{etag}\\n"]
             + urls.flatMap { ["-o", "/dev/null", $0] }
         let output = try await runBlocking { try TestProcesses.run("/usr/bin/curl", arguments) }
         return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// libcurl, libavif and libheif are opened when first needed, not linked: a run on local JPEGs
 /// never loads them, and where one cannot be opened only what needs it fails, with a typed error
@@ -12,8 +12,10 @@ struct ToolLazyLibraryTests {
     /// The libraries the tool opens itself; none may be linked.
     static let openedOnUse = ["libcurl", "libavif", "libheif"]
     /// What they bring: TLS, HTTP/2, Kerberos, LDAP, the AV1 and HEVC codecs.
-    static let theirDependencies = ["libssl", "libcrypto", "libgnutls", "libnghttp2", "libgssapi_krb5", "libldap-2.5",
-                                    "libaom", "librav1e", "libSvtAv1Enc", "libgav1", "libx265", "libde265"]
+    static let theirDependencies = [
+        "libssl", "libcrypto", "libgnutls", "libnghttp2", "libgssapi_krb5", "libldap-2.5",
+        "libaom", "librav1e", "libSvtAv1Enc", "libgav1", "libx265", "libde265",
+    ]
 
     @Test("imagepipe links no curl, TLS, AVIF or HEIF library")
     func nothingOpenedOnUseIsLinked() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// DiskCache hit reads (name hashing, open, read, access-date stamp) against a plain
 /// `Data(contentsOf:)` of the same files, warm in the page cache.

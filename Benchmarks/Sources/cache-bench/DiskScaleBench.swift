@@ -1,8 +1,8 @@
 import Foundation
+import ImagePipe
 import Logging
 import PipelineCore
 import Synchronization
-import ImagePipe
 
 /// DiskCache with many small entries (`--disk-scale`): at each size, a store, a lookup (hits and
 /// misses), the trim that builds the index in a fresh process, a periodic trim with nothing to do,
@@ -116,17 +116,19 @@ enum DiskScaleBench {
             func perOp(_ t: (wall: Double, cpu: Double), _ n: Int) -> String {
                 String(format: "%5.1f / %5.1f", t.wall / Double(n) * 1e6, t.cpu / Double(n) * 1e6)
             }
-            let times = String(format: "%6.2f / %5.2f  %5.2f / %5.2f  %6.2f / %5.2f", build.wall, build.cpu, idle.wall, idle.cpu,
-                               evicting.wall, evicting.cpu)
-            print(String(format: "%9d", count) + "  \(perOp(storeTime, storeCount))  \(perOp(hit, lookups))  \(perOp(miss, lookups))  "
-                  + times + " (\(next) → \(entriesAfter))  \(trimsPerHalfLimit)  \(peakRSSMegabytes())")
+            let times = String(
+                format: "%6.2f / %5.2f  %5.2f / %5.2f  %6.2f / %5.2f", build.wall, build.cpu, idle.wall, idle.cpu,
+                evicting.wall, evicting.cpu)
+            print(
+                String(format: "%9d", count) + "  \(perOp(storeTime, storeCount))  \(perOp(hit, lookups))  \(perOp(miss, lookups))  "
+                    + times + " (\(next) → \(entriesAfter))  \(trimsPerHalfLimit)  \(peakRSSMegabytes())")
         }
     }
 
     /// VmHWM of this process.
     static func peakRSSMegabytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return 0 }
         return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
     }

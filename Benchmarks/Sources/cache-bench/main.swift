@@ -3,9 +3,9 @@
 // Figures print as a table; every run uses the same seeded workload.
 import Dispatch
 import Foundation
+import ImagePipe
 import PipelineCore
 import Synchronization
-import ImagePipe
 
 let arguments = CommandLine.arguments
 func option(_ name: String, _ fallback: Double) -> Double {
@@ -304,11 +304,13 @@ func format(_ value: Double) -> String {
 
 if arguments.contains("--disk-scale") {
     // DiskCache with many small entries: `--sizes 10000,100000,1000000`, under `--dir` (default /tmp).
-    let sizes = arguments.firstIndex(of: "--sizes").flatMap { i in i + 1 < arguments.count ? arguments[i + 1] : nil }
+    let sizes =
+        arguments.firstIndex(of: "--sizes").flatMap { i in i + 1 < arguments.count ? arguments[i + 1] : nil }
         .map { $0.split(separator: ",").compactMap { Int($0) } } ?? [10_000, 100_000, 1_000_000]
     let root = arguments.firstIndex(of: "--dir").flatMap { i in i + 1 < arguments.count ? arguments[i + 1] : nil } ?? "/tmp"
-    DiskScaleBench.run(sizes: sizes, root: URL(fileURLWithPath: root).appendingPathComponent("imagepipe-disk-scale-\(getpid())"),
-                       lookups: Int(option("--lookups", 20_000)))
+    DiskScaleBench.run(
+        sizes: sizes, root: URL(fileURLWithPath: root).appendingPathComponent("imagepipe-disk-scale-\(getpid())"),
+        lookups: Int(option("--lookups", 20_000)))
     exit(0)
 }
 
@@ -337,8 +339,10 @@ if arguments.contains("--profile-memorycache") {
     if arguments.contains("--hit-ratio") {
         let ours = replayHits(MemoryCacheAdapter(workload), workload)
         let exact = replayHits(ExactLRUAdapter(workload), workload)
-        print(String(format: "hit ratio %.5f, exact LRU %.5f (one pass of the stream: %d and %d hits of %d gets)",
-                     Double(ours.hits) / Double(ours.gets), Double(exact.hits) / Double(exact.gets), ours.hits, exact.hits, ours.gets))
+        print(
+            String(
+                format: "hit ratio %.5f, exact LRU %.5f (one pass of the stream: %d and %d hits of %d gets)",
+                Double(ours.hits) / Double(ours.gets), Double(exact.hits) / Double(exact.gets), ours.hits, exact.hits, ours.gets))
     }
     guard threads == 1 else {
         print(format(result.operationsPerSecond), "ops/s at \(threads) threads;", format(result.operationsPerCPUSecond), "ops per CPU-s")
@@ -346,8 +350,9 @@ if arguments.contains("--profile-memorycache") {
     }
     let harness = run(NullAdapter(workload), workload, threads: 1)
     let floor = run(LockedDictionaryAdapter(workload), workload, threads: 1)
-    print(format(result.operationsPerCPUSecond), "ops per CPU-s; harness alone", format(harness.operationsPerCPUSecond),
-          "; locked Dictionary without eviction", format(floor.operationsPerCPUSecond))
+    print(
+        format(result.operationsPerCPUSecond), "ops per CPU-s; harness alone", format(harness.operationsPerCPUSecond),
+        "; locked Dictionary without eviction", format(floor.operationsPerCPUSecond))
     exit(0)
 }
 
@@ -356,9 +361,11 @@ print("active processors: \(ProcessInfo.processInfo.activeProcessorCount)")
 print("mix    threads  MemoryCache ops/s  NSCache ops/s   ratio  | per CPU-s: MemoryCache  NSCache   ratio  | hit ratio: MemoryCache  NSCache  exact LRU")
 for (name, setShare) in [("90/10", 0.1), ("50/50", 0.5)] {
     let workload = Workload(keyCount: keyCount, setShare: setShare)
-    let hitRatios = (ours: replayHitRatio(MemoryCacheAdapter(workload), workload),
-                     theirs: replayHitRatio(NSCacheAdapter(workload), workload),
-                     exact: replayHitRatio(ExactLRUAdapter(workload), workload))
+    let hitRatios = (
+        ours: replayHitRatio(MemoryCacheAdapter(workload), workload),
+        theirs: replayHitRatio(NSCacheAdapter(workload), workload),
+        exact: replayHitRatio(ExactLRUAdapter(workload), workload)
+    )
     for threads in [1, 2] {
         var ours = RunResult(operationsPerSecond: 0, operationsPerCPUSecond: 0), theirs = ours
         for _ in 0..<trials {
@@ -389,11 +396,13 @@ do {
     let rates = [1, 2].map { threads in
         (0..<trials).map { _ in run(FrozenDictionaryAdapter(workload), workload, threads: threads).operationsPerSecond }.max() ?? 0
     }
-    print("ceiling, 90/10: an immutable Dictionary read with no lock and no LRU work (sets ignored): "
-          + "\(format(rates[0])) ops/s at 1 thread, \(format(rates[1])) at 2")
+    print(
+        "ceiling, 90/10: an immutable Dictionary read with no lock and no LRU work (sets ignored): "
+            + "\(format(rates[0])) ops/s at 1 thread, \(format(rates[1])) at 2")
     let privateRate = (0..<trials).map { _ in run(PrivateCachesAdapter(workload), workload, threads: 2).operationsPerSecond }.max() ?? 0
-    print("ceiling, 90/10: two private MemoryCaches, one per thread, nothing shared but the payloads and keys: "
-          + "\(format(privateRate)) ops/s at 2 threads")
+    print(
+        "ceiling, 90/10: two private MemoryCaches, one per thread, nothing shared but the payloads and keys: "
+            + "\(format(privateRate)) ops/s at 2 threads")
 }
 
 DiskBench.run(seconds: secondsPerRun, trials: trials)

@@ -39,7 +39,8 @@ do {
     case "peak":
         let data = try Data(contentsOf: URL(fileURLWithPath: arguments[4]))
         let box = Int(arguments[3]) ?? 256
-        let options = arguments[2] == "thumb"
+        let options =
+            arguments[2] == "thumb"
             ? ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: box, height: box)) : ImageDecodeOptions()
         let image = try coder(for: data).decode(data, options: options)
         print("\(image.pixelSize) peak_kib \(peakKiB())")

@@ -32,7 +32,8 @@ let (bytes, failures) = await withTaskGroup(of: Int?.self) { group in
 }
 let elapsed = clock.now - start
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-let line = String(format: "{\"tool\":\"imagepipe\",\"count\":%d,\"failures\":%d,\"bytes\":%d,\"seconds\":%.3f,\"MBps\":%.1f}",
-                  urls.count, failures, bytes, seconds, Double(bytes) / seconds / 1e6)
+let line = String(
+    format: "{\"tool\":\"imagepipe\",\"count\":%d,\"failures\":%d,\"bytes\":%d,\"seconds\":%.3f,\"MBps\":%.1f}",
+    urls.count, failures, bytes, seconds, Double(bytes) / seconds / 1e6)
 print(line)
 exit(failures == 0 ? 0 : 1)

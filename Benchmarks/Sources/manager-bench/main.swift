@@ -19,8 +19,8 @@
 // with other builds, and CPU time does not count the time a neighbour held the core.
 import CodersPNG
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -86,8 +86,11 @@ func benchmarkHits(count: Int, tasks: Int, fullFlow: Bool) async {
     let cpu = cpuSeconds() - cpuStart, wall = wallSeconds() - wallStart
     guard hits == perTask * tasks else { fail("expected \(perTask * tasks) memory hits, got \(hits)") }
     let label = fullFlow ? "hits-flow" : "hits"
-    print(label + String(format: " tasks=%d loads=%d wall_s=%.3f cpu_s=%.3f loads_per_s=%.0f loads_per_cpu_s=%.0f",
-                 tasks, hits, wall, cpu, Double(hits) / wall, Double(hits) / cpu))
+    print(
+        label
+            + String(
+                format: " tasks=%d loads=%d wall_s=%.3f cpu_s=%.3f loads_per_s=%.0f loads_per_cpu_s=%.0f",
+                tasks, hits, wall, cpu, Double(hits) / wall, Double(hits) / cpu))
 }
 
 /// Loads/s and loads per CPU-second of `count` memory hits through `manager`, spread over `tasks`
@@ -122,8 +125,10 @@ func benchmarkScaling(count: Int, rounds: Int, keyCount: Int) async {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("manager-bench-\(getpid())")
     defer { try? FileManager.default.removeItem(at: directory) }
     let cache = DefaultImageCache(namespace: "scaling", directory: directory)
-    let managers = [("DefaultImageCache", ImageManager(cache: cache)),
-                    ("ImageCachesManager", ImageManager(cache: ImageCachesManager(caches: [cache])))]
+    let managers = [
+        ("DefaultImageCache", ImageManager(cache: cache)),
+        ("ImageCachesManager", ImageManager(cache: ImageCachesManager(caches: [cache]))),
+    ]
     let urls = (0..<keyCount).map { URL(string: "https://cdn.example.com/images/\($0 % 97)/photo-\($0).jpg?w=400")! }
     for url in urls {
         let image = Image(try! PixelBuffer(width: 64, height: 64, format: .rgba8))
@@ -143,14 +148,18 @@ func benchmarkScaling(count: Int, rounds: Int, keyCount: Int) async {
             cpuRatios.append(two.cpu / one.cpu)
             singles.append(one.wall)
             parallelism.append(two.parallelism)
-            print(String(format: "scaling %@ keys=%d round=%d tasks1_loads_per_s=%.0f tasks2_loads_per_s=%.0f ratio=%.2f"
-                         + " tasks1_loads_per_cpu_s=%.0f tasks2_loads_per_cpu_s=%.0f tasks2_parallelism=%.2f",
-                         name, keyCount, round, one.wall, two.wall, two.wall / one.wall, one.cpu, two.cpu, two.parallelism))
+            print(
+                String(
+                    format: "scaling %@ keys=%d round=%d tasks1_loads_per_s=%.0f tasks2_loads_per_s=%.0f ratio=%.2f"
+                        + " tasks1_loads_per_cpu_s=%.0f tasks2_loads_per_cpu_s=%.0f tasks2_parallelism=%.2f",
+                    name, keyCount, round, one.wall, two.wall, two.wall / one.wall, one.cpu, two.cpu, two.parallelism))
         }
-        print(String(format: "scaling %@ keys=%d rounds=%d median_ratio=%.2f median_tasks1_loads_per_s=%.0f"
-                     + " median_cpu_ratio=%.2f median_tasks2_parallelism=%.2f"
-                     + " (2 tasks / 1 task; per CPU-s, 1.0 means no cost from sharing; parallelism: cores the 2 tasks got)",
-                     name, keyCount, rounds, median(ratios), median(singles), median(cpuRatios), median(parallelism)))
+        print(
+            String(
+                format: "scaling %@ keys=%d rounds=%d median_ratio=%.2f median_tasks1_loads_per_s=%.0f"
+                    + " median_cpu_ratio=%.2f median_tasks2_parallelism=%.2f"
+                    + " (2 tasks / 1 task; per CPU-s, 1.0 means no cost from sharing; parallelism: cores the 2 tasks got)",
+                name, keyCount, rounds, median(ratios), median(singles), median(cpuRatios), median(parallelism)))
     }
 }
 
@@ -167,14 +176,17 @@ func benchmarkResize(input: String, width: Int, height: Int, rounds: Int, output
     } catch {
         fail("cannot write \(output): \(error)")
     }
-    print(String(format: "resize %dx%d->%dx%d rounds=%d wall_s=%.3f cpu_s=%.3f resizes_per_cpu_s=%.2f",
-                 source.width, source.height, width, height, rounds, wall, cpu, Double(rounds) / cpu))
+    print(
+        String(
+            format: "resize %dx%d->%dx%d rounds=%d wall_s=%.3f cpu_s=%.3f resizes_per_cpu_s=%.2f",
+            source.width, source.height, width, height, rounds, wall, cpu, Double(rounds) / cpu))
 }
 
 func psnr(_ referencePath: String, _ candidatePath: String) {
     let reference = readPNG(referencePath), candidate = readPNG(candidatePath)
     guard reference.width == candidate.width, reference.height == candidate.height,
-          reference.format == candidate.format else {
+        reference.format == candidate.format
+    else {
         fail("psnr: \(referencePath) and \(candidatePath) differ in size or pixel format")
     }
     var squared = 0.0

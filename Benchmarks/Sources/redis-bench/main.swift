@@ -26,7 +26,7 @@ guard arguments.count >= 2 else { usage() }
 switch arguments[1] {
 case "lookups":
     guard arguments.count == 7, let port = Int(arguments[2]), let payloadBytes = Int(arguments[3]),
-          let concurrency = Int(arguments[4]), let connections = Int(arguments[5]), let seconds = Double(arguments[6])
+        let concurrency = Int(arguments[4]), let connections = Int(arguments[5]), let seconds = Double(arguments[6])
     else { usage() }
     try await lookups(port: port, payloadBytes: payloadBytes, concurrency: concurrency, connections: connections, seconds: seconds)
 case "serve":

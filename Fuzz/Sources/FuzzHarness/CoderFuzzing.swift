@@ -146,7 +146,7 @@ enum CoderFuzzing {
         switch (final, full) {
         case (nil, nil):
             break
-        case let (final?, full?):
+        case (let final?, let full?):
             guard final.firstFrame == full.firstFrame else {
                 throw FuzzViolation("incremental final image differs from decode: \(final.pixelSize) vs \(full.pixelSize)")
             }

@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// Arbitrary keys through the disk cache's naming: every name must be a single plain file name
 /// (MD5 hex, optionally `.` and an extension) of at most 255 bytes, whatever the key. The cache key
@@ -11,7 +11,8 @@ enum DiskCacheNameFuzzing {
     /// One cache per process, in `FUZZ_SCRATCH` when set (the runner points it into the build
     /// folder), else in the temporary directory.
     static let cache: DiskCache = {
-        let base = ProcessInfo.processInfo.environment["FUZZ_SCRATCH"].map { URL(fileURLWithPath: $0) }
+        let base =
+            ProcessInfo.processInfo.environment["FUZZ_SCRATCH"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory
         let directory = base.appendingPathComponent("imagepipe-fuzz-disk-cache-\(getpid())")
         return DiskCache(directory: directory, configuration: DiskCache.Configuration(maxAge: nil, sizeLimit: 0, trimInterval: nil))
@@ -46,7 +47,8 @@ enum DiskCacheNameFuzzing {
         let extended = random.bool() ? Data("extended".utf8) : nil
         let path = cache.filePath(forKey: key)
         guard (path as NSString).lastPathComponent == name,
-              (path as NSString).deletingLastPathComponent == cache.directory.path else {
+            (path as NSString).deletingLastPathComponent == cache.directory.path
+        else {
             throw FuzzViolation("entry path \(path.debugDescription) is not \(name.debugDescription) in \(cache.directory.path)")
         }
         do {

@@ -119,11 +119,11 @@ public enum FuzzSeeds {
     }()
 
     static let xmp = """
-    <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">\
-    <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""\
-     xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:rights>seed</dc:rights></rdf:Description>\
-    </rdf:RDF></x:xmpmeta><?xpacket end="w"?>
-    """
+        <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">\
+        <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""\
+         xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:rights>seed</dc:rights></rdf:Description>\
+        </rdf:RDF></x:xmpmeta><?xpacket end="w"?>
+        """
 
     /// An ICC profile header (128 bytes) and an empty tag table, declaring an RGB display profile:
     /// enough for the coders' profile segments and chunks, which do not read the tags.

@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// `--transform` specs as a user may type them: one per line, parsed alone and as a chain. A spec
 /// parses to a transformer with a key, or fails with `TransformerSpec.ParseError`. Transformers

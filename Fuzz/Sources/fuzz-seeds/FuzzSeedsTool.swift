@@ -1,5 +1,5 @@
-import FuzzTargets
 import Foundation
+import FuzzTargets
 
 /// `fuzz-seeds TARGET FOLDER`: writes the target's generated seed images into FOLDER (see
 /// `FuzzSeeds`); `Fuzz/run.sh` merges them into the corpus with the fixtures.

@@ -59,8 +59,9 @@ extension DefaultImageCache {
         guard let stored = info?.warnings, !stored.isEmpty else { return image }
         var warnings = image.metadata.warnings
         for entry in stored.prefix(ImageDecodeWarning.maxPerImage) {
-            let warning = ImageDecodeWarning(ImageDecodeWarning.Kind(name: String(entry.kind.prefix(64))),
-                                             message: String(entry.message.prefix(maxStoredWarningLength)))
+            let warning = ImageDecodeWarning(
+                ImageDecodeWarning.Kind(name: String(entry.kind.prefix(64))),
+                message: String(entry.message.prefix(maxStoredWarningLength)))
             if !warnings.contains(warning) { warnings.append(warning) }
         }
         return image.with { $0.warnings = Array(warnings.prefix(ImageDecodeWarning.maxPerImage)) }

@@ -128,7 +128,8 @@ public final class DefaultImageCache: ImageCache {
         guard let data = diskCache.data(forKey: key) else { return nil }
         let info = Self.entryInfo(diskCache.extendedData(forKey: key))
         if diskCache.configuration.honorsSourceExpiry, let expires = info?.expires,
-           expires <= diskCache.configuration.clock.now().timeIntervalSince1970 {
+            expires <= diskCache.configuration.clock.now().timeIntervalSince1970
+        {
             diskCache.removeData(forKey: key)
             return nil
         }

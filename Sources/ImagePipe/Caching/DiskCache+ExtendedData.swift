@@ -56,7 +56,8 @@ extension DiskCache {
             removeSidecar(forFileAt: file)
             return
         }
-        let attached = data.count <= Self.maxExtendedDataSize
+        let attached =
+            data.count <= Self.maxExtendedDataSize
             && FileIO.setAttribute(Self.extendedAttributeName, data, path: file)
         try storeSidecar(data, forFileAt: file, attached: attached)
     }

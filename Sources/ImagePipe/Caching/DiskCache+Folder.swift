@@ -1,10 +1,11 @@
 import Foundation
+import PipelineCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import PipelineCore
 
 /// Whose folder the cache is in. A folder named by mistake (`--cache-dir ~/Documents`) must not
 /// lose files to a trim or a clear, and must not be marked as a cache (backup tools skip folders
@@ -50,12 +51,13 @@ extension DiskCache {
     package static let tagFileName = "CACHEDIR.TAG"
     /// The first 43 bytes every tag starts with.
     static let tagSignature = "Signature: 8a477f597d28d172789f06886806bc55"
-    static let tagContents = tagSignature + """
+    static let tagContents =
+        tagSignature + """
 
-        # This file is a cache directory tag created by imagepipe.
-        # For information about cache directory tags, see https://bford.info/cachedir/
+            # This file is a cache directory tag created by imagepipe.
+            # For information about cache directory tags, see https://bford.info/cachedir/
 
-        """
+            """
     /// Holds sidecar files of extended data; see `DiskCache+ExtendedData.swift`.
     static let sidecarDirectoryName = ".extended"
 

@@ -45,10 +45,12 @@ extension DiskCache {
             }
             sweepLeftovers(temporaries: temporaries)
             trimCount.add(1, ordering: .relaxed)
-            configuration.logger.debug("trimmed the disk cache", metadata: [
-                "cache.directory": "\(path)", "cache.removed": "\(removed)", "cache.size": "\(indexedSize)",
-                "cache.seconds": "\(Date().timeIntervalSince(started))",
-            ])
+            configuration.logger.debug(
+                "trimmed the disk cache",
+                metadata: [
+                    "cache.directory": "\(path)", "cache.removed": "\(removed)", "cache.size": "\(indexedSize)",
+                    "cache.seconds": "\(Date().timeIntervalSince(started))",
+                ])
         }
     }
 
@@ -158,7 +160,7 @@ extension DiskCache {
     func noteWritten(file: String, bytes: Int, at now: Date) {
         let limit = configuration.sizeLimit
         guard let name = DiskCacheIndex.Name(PathText.lastPathComponent(file)),
-              limit > 0 || state.withLock({ $0.index != nil })
+            limit > 0 || state.withLock({ $0.index != nil })
         else { return }
         // One `stat` of the file just written gives its real size on disk and, for the kernel's
         // dates (creation, change), its date.

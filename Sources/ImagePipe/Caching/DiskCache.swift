@@ -1,10 +1,11 @@
 import Foundation
 import Logging
+import PipelineCore
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import PipelineCore
 
 /// Encoded image bytes on disk, one file per key (SDWebImage's `SDDiskCache`).
 ///
@@ -119,8 +120,9 @@ public final class DiskCache: Sendable {
             trimInterval: TimeInterval? = 300, syncWrites: Bool = false, accessDateResolution: TimeInterval = 60,
             clock: CacheClock
         ) {
-            self.init(maxAge: maxAge, sizeLimit: sizeLimit, maxEntrySize: maxEntrySize, trimInterval: trimInterval,
-                      syncWrites: syncWrites, accessDateResolution: accessDateResolution)
+            self.init(
+                maxAge: maxAge, sizeLimit: sizeLimit, maxEntrySize: maxEntrySize, trimInterval: trimInterval,
+                syncWrites: syncWrites, accessDateResolution: accessDateResolution)
             self.clock = clock
         }
     }
@@ -215,7 +217,8 @@ public final class DiskCache: Sendable {
         for (candidate, isOwn) in readablePaths(forKey: key) {
             if let data = try? FileIO.read(
                 candidate, maxSize: configuration.maxEntrySize, accessDate: isOwn ? stamp : nil,
-                resolution: configuration.accessDateResolution) {
+                resolution: configuration.accessDateResolution)
+            {
                 return data
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// Several caches behind one `ImageCache` (SDWebImage's `SDImageCachesManager`). The cache added
 /// last has the highest priority; each operation follows its own policy.

@@ -13,6 +13,7 @@
 ///
 /// Not thread-safe by itself: `MemoryCache` keeps each shard behind its own `Mutex`.
 import PipelineCore
+
 @usableFromInline
 struct LRUShard<Key: Hashable, Value> {
     @usableFromInline

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// A thread-safe key → value cache limited by total cost and count, evicting the least recently
 /// used entries first, every operation O(1).
@@ -98,8 +98,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         entryCostLimitRatio: Double = 0.1,
         timeToLive: TimeInterval? = nil
     ) {
-        self.init(costLimit: costLimit, countLimit: countLimit, entryCostLimitRatio: entryCostLimitRatio,
-                  timeToLive: timeToLive, shardCount: nil, clock: .system)
+        self.init(
+            costLimit: costLimit, countLimit: countLimit, entryCostLimitRatio: entryCostLimitRatio,
+            timeToLive: timeToLive, shardCount: nil, clock: .system)
     }
 
     /// - Parameters:

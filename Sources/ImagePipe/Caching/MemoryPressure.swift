@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// How hard to free memory: what `MemoryCache.purge(level:)` takes and `MemoryPressureWatcher`
 /// reports.
@@ -121,8 +121,8 @@ public final class MemoryPressureWatcher: Sendable {
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard let kind = fields.first,
-                  let avg10 = fields.dropFirst().first(where: { $0.hasPrefix("avg10=") }),
-                  let value = Double(avg10.dropFirst("avg10=".count))
+                let avg10 = fields.dropFirst().first(where: { $0.hasPrefix("avg10=") }),
+                let value = Double(avg10.dropFirst("avg10=".count))
             else { continue }
             averages[String(kind)] = value
         }

@@ -1,10 +1,11 @@
+import PipelineCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
-import PipelineCore
 
 /// The cache a synchronous memory hit through an `ImageCachesManager` asks, kept in lock stripes.
 /// A lookup locks the stripe of the thread it runs on and asks the cache inside that lock, so hits

@@ -2,6 +2,7 @@
 /// the flow's memory step asks it directly, so a hit needs no task, no stream and no async hop (it
 /// costs about a microsecond instead of tens).
 import PipelineCore
+
 protocol SynchronousMemoryLookup: ImageCache {
     /// The image `query` answers from memory for `key` with these options and context, or nil.
     func memoryImage(forKey key: String, options: ImageOptions, context: ImageContext) -> Image?

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// URLs blocked after a failure a retry cannot fix (SDWebImage's `failedURLs`): loads of them fail
 /// with `blockedURL` until removed or retried with `.retryFailed`, which takes them off on success.

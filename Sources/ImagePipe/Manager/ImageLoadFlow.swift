@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// One request through the manager, SDWebImage's flow step by step. Each step is a function named
 /// for it, and the steps read top to bottom: `init` (entry, pre-process, guard, keys) and
@@ -81,13 +81,14 @@ struct ImageLoadFlow: Sendable {
     @inline(__always)
     func answerFromMemory() -> ImageResult? {
         guard !options.contains(.refreshCached), !options.contains(.fromLoaderOnly), !options.contains(.queryMemoryData),
-              (context[.queryCacheType] ?? .all).includesMemory
+            (context[.queryCacheType] ?? .all).includesMemory
         else { return nil }
         let lookup = if let cache = context[.imageCache] { cache.synchronousMemoryLookup } else { manager.memoryLookup }
         guard let image = lookup?.memoryImage(forKey: keys.final, options: options, context: context) else { return nil }
         if !metrics.recordsNothing { metrics.memoryHits.increment() }
-        return ImageResult(image: image, data: nil, cacheType: .memory, url: url,
-                           metrics: ImageTaskMetrics(totalDuration: .now - started, cacheType: .memory))
+        return ImageResult(
+            image: image, data: nil, cacheType: .memory, url: url,
+            metrics: ImageTaskMetrics(totalDuration: .now - started, cacheType: .memory))
     }
 
     /// 6b–12. Everything after the memory cache, for `task`, its failure included.
@@ -215,12 +216,14 @@ struct ImageLoadFlow: Sendable {
             return
         }
         if error != .cancelled {
-            let block = manager.settings.shouldBlockURL?(url, error)
+            let block =
+                manager.settings.shouldBlockURL?(url, error)
                 ?? loader.shouldBlockURL(url, error: error, options: options, context: context)
             if block {
                 manager.blockedURLs.insert(url)
-                logger.notice("URL blocked after a permanent failure; the retryFailed option tries it again",
-                              metadata: ["error.kind": "\(error.kind)"])
+                logger.notice(
+                    "URL blocked after a permanent failure; the retryFailed option tries it again",
+                    metadata: ["error.kind": "\(error.kind)"])
             }
         }
         throw error
@@ -263,10 +266,12 @@ struct ImageLoadFlow: Sendable {
                 }
                 // Whatever follows the first frame was never seen: the image cannot claim the file's metadata.
                 if loaded.isPrefix { image.metadata.hasUnreadMetadata = true }
-                let stages = ImageTaskMetrics(loadDuration: decodeStart - loadStart, decodeDuration: .now - decodeStart,
-                                              loadedBytes: loaded.data.count, isCoalesced: joinedDownload)
-                return DecodedSource(image: image, data: loaded.isPrefix ? nil : loaded.data, validators: loaded.response?.cacheValidators,
-                                     isPrefix: loaded.isPrefix, metrics: stages)
+                let stages = ImageTaskMetrics(
+                    loadDuration: decodeStart - loadStart, decodeDuration: .now - decodeStart,
+                    loadedBytes: loaded.data.count, isCoalesced: joinedDownload)
+                return DecodedSource(
+                    image: image, data: loaded.isPrefix ? nil : loaded.data, validators: loaded.response?.cacheValidators,
+                    isPrefix: loaded.isPrefix, metrics: stages)
             }
             var source = shared
             if joinedDecode {
@@ -278,8 +283,9 @@ struct ImageLoadFlow: Sendable {
         guard let transformer = keys.transformer else {
             return ProcessedSource(decoded: try await decoded(onProgress), transformed: nil)
         }
-        let transform = TransformIdentity(source: .download(decode), transformerKey: transformer.key,
-                                          transformsAnimatedImages: options.contains(.transformAnimatedImage))
+        let transform = TransformIdentity(
+            source: .download(decode), transformerKey: transformer.key,
+            transformsAnimatedImages: options.contains(.transformAnimatedImage))
         let (shared, joined) = try await manager.transforms.joinedValue(for: transform, priority: priority, onProgress: onProgress) { report in
             try await Self.transform(try await decoded(report), with: transformer, identity: transform, manager: manager, logger: logger)
         }
@@ -289,8 +295,9 @@ struct ImageLoadFlow: Sendable {
     /// 9, for an original found in a cache: the transform (shared with identical requests).
     private func transformCached(_ decoded: DecodedSource) async throws -> ProcessedSource {
         guard let transformer = keys.transformer else { return ProcessedSource(decoded: decoded, transformed: nil) }
-        let identity = TransformIdentity(source: .cache(key: keys.original, options: decodeOptions(cacheKey: keys.original)),
-                                         transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
+        let identity = TransformIdentity(
+            source: .cache(key: keys.original, options: decodeOptions(cacheKey: keys.original)),
+            transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
         let (manager, logger) = (self.manager, self.logger)
         let (shared, joined) = try await manager.transforms.joinedValue(for: identity) { _ in
             try await Self.transform(decoded, with: transformer, identity: identity, manager: manager, logger: logger)
@@ -420,9 +427,10 @@ struct ImageLoadFlow: Sendable {
     private func downloadIdentity(loader: any ImageLoader, firstFrameOnly: Bool) -> DownloadIdentity<LoaderRequest> {
         // `_typeName` spells what `String(reflecting:)` would, without its protocol-conformance
         // lookups: each is a scan of every conformance in the program on its first use.
-        let request = LoaderRequest(url: url.absoluteString, loader: _typeName(type(of: loader), qualified: true),
-                                    unique: context.preventsCoalescing ? UInt64.random(in: 0...UInt64.max) : nil,
-                                    firstFrameOnly: firstFrameOnly)
+        let request = LoaderRequest(
+            url: url.absoluteString, loader: _typeName(type(of: loader), qualified: true),
+            unique: context.preventsCoalescing ? UInt64.random(in: 0...UInt64.max) : nil,
+            firstFrameOnly: firstFrameOnly)
         return DownloadIdentity(request: request, options: options)
     }
 

@@ -19,8 +19,9 @@ extension ImageManager {
         let result = try await loadImage(with: url, options: options, context: context)
         guard let image = result.image else {
             let text = url?.absoluteString ?? ""
-            throw ImagePipeError.loadFailed(.notCached, status: nil,
-                              message: "not cached: '\(text)' is in no cache, and the request was not allowed to load it (.fromCacheOnly or the manager's shouldDownload)")
+            throw ImagePipeError.loadFailed(
+                .notCached, status: nil,
+                message: "not cached: '\(text)' is in no cache, and the request was not allowed to load it (.fromCacheOnly or the manager's shouldDownload)")
         }
         return image
     }

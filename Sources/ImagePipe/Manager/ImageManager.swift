@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// Ties caches, loaders, coders and transformers together (SDWebImage's `SDWebImageManager`):
 /// cache query, load, decode, transform, store, complete. The flow itself reads top to bottom in

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// A running load: cancel it, read its progress, or follow its events.
 ///

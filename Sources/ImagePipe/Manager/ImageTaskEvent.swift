@@ -2,6 +2,7 @@
 /// `completed` or `failed` (with `.refreshCached`, a first `completed` with the cached image may
 /// come before the fresh one).
 import PipelineCore
+
 public enum ImageTaskEvent: Sendable {
     case progress(ImageLoadProgress)
     /// A partial image of a progressive load (`metadata.isIncremental`), never cached.

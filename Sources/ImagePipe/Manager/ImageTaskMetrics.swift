@@ -5,6 +5,7 @@
 /// A request that joined work in flight (`isCoalesced`) reports that work's stage durations as the
 /// request that started it measured them; its `totalDuration` is its own.
 import PipelineCore
+
 public struct ImageTaskMetrics: Sendable, Hashable {
     /// From the call to the result.
     public var totalDuration: Duration

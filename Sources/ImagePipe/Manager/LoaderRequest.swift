@@ -4,6 +4,7 @@
 /// A load that may stop after the first frame (`FirstFrameLoad`) brings back other bytes than a
 /// whole one: `firstFrameOnly` keeps the two apart.
 import PipelineCore
+
 struct LoaderRequest: Hashable, Sendable {
     let url: String
     let loader: String

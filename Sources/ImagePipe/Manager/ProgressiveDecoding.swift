@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// Partial images of one progressive load (`.progressiveLoad`): one incremental decoder per request,
 /// fed the cumulative bytes. A decode runs at most one at a time; bytes that arrive meanwhile replace
@@ -47,7 +47,10 @@ final class ProgressiveDecoding: Sendable {
             return next
         }) {
             guard !task.isFinished, let decoder = decoder(for: data) else {
-                state.withLock { $0.busy = false; $0.latest = nil }
+                state.withLock {
+                    $0.busy = false
+                    $0.latest = nil
+                }
                 return
             }
             let image = try? await manager.cpu.run { () -> Image? in

@@ -1,5 +1,6 @@
 /// Transforms are shared when they transform the same source with a transformer of the same key.
 import PipelineCore
+
 struct TransformIdentity: Hashable, Sendable {
     enum Source: Hashable, Sendable {
         /// A decode of a download in flight.

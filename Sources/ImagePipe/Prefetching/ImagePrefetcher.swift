@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// Loads lists of URLs ahead of need, into the caches (SDWebImage's `SDWebImagePrefetcher`): at
 /// most `maxConcurrentPrefetchCount` at once (default 3), low priority, counting finished and
@@ -43,7 +43,10 @@ public final class ImagePrefetcher: Sendable {
             completed?(0, 0)
             return nil
         }
-        let id = nextID.withLock { $0 += 1; return $0 }
+        let id = nextID.withLock {
+            $0 += 1
+            return $0
+        }
         let token = ImagePrefetchToken(total: urls.count)
         batches.withLock { $0[id] = token }
         let work = Task { [weak self] in

@@ -56,8 +56,9 @@ public struct BlurTransformer: PixelTransformer, DescribedTransformer {
     private func checkRadius() throws {
         let limit = min(maxRadius, Self.arithmeticLimit)
         guard radius <= limit else {
-            throw ImagePipeError.limitExceeded(.blurRadius, value: radius < 0x1p62 ? Int(radius.rounded(.up)) : .max,
-                                               maximum: Int(max(limit, 0).rounded(.down)))
+            throw ImagePipeError.limitExceeded(
+                .blurRadius, value: radius < 0x1p62 ? Int(radius.rounded(.up)) : .max,
+                maximum: Int(max(limit, 0).rounded(.down)))
         }
     }
 

@@ -1,6 +1,7 @@
 /// Crops to a rectangle (SDWebImage's `SDImageCroppingTransformer`). Parts of the rectangle outside
 /// the image are transparent, as upstream.
 import PipelineCore
+
 public struct CroppingTransformer: PixelTransformer, DescribedTransformer {
     public let rect: ImageRect
 

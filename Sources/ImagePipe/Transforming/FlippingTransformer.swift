@@ -1,5 +1,6 @@
 /// Mirrors horizontally and/or vertically (SDWebImage's `SDImageFlippingTransformer`).
 import PipelineCore
+
 public struct FlippingTransformer: PixelTransformer, DescribedTransformer {
     package let horizontal: Bool
     package let vertical: Bool
@@ -15,10 +16,18 @@ public struct FlippingTransformer: PixelTransformer, DescribedTransformer {
     public static let transformerDescription = TransformerDescription<Self>(
         name: "flip", keyName: "SDImageFlippingTransformer",
         parameters: [
-            .choice("axes", [(["h"], Axes(horizontal: true, vertical: false)), (["v"], Axes(horizontal: false, vertical: true)),
-                             (["hv", "vh"], Axes(horizontal: true, vertical: true))]) { "\($0.horizontal ? 1 : 0),\($0.vertical ? 1 : 0)" },
+            .choice(
+                "axes",
+                [
+                    (["h"], Axes(horizontal: true, vertical: false)), (["v"], Axes(horizontal: false, vertical: true)),
+                    (["hv", "vh"], Axes(horizontal: true, vertical: true)),
+                ]
+            ) { "\($0.horizontal ? 1 : 0),\($0.vertical ? 1 : 0)" }
         ],
-        make: { let axes: Axes = $0["axes"]; return Self(horizontal: axes.horizontal, vertical: axes.vertical) })
+        make: {
+            let axes: Axes = $0["axes"]
+            return Self(horizontal: axes.horizontal, vertical: axes.vertical)
+        })
 
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         switch (horizontal, vertical) {

@@ -1,6 +1,7 @@
 /// Turns colour into BT.601 luma, keeping alpha. SDWebImage does this through a Core Image filter;
 /// the key is ImagePipe's own.
 import PipelineCore
+
 public struct GrayscaleTransformer: PixelTransformer, DescribedTransformer {
     public init() {}
     public static let transformerDescription = TransformerDescription<Self>(

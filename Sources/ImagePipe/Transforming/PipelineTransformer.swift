@@ -2,6 +2,7 @@
 /// keys joined with `-`; each member's `preservesImageMetadata` decides whether metadata survives
 /// that step.
 import PipelineCore
+
 public struct PipelineTransformer: ImageTransformer {
     public let transformers: [any ImageTransformer]
 

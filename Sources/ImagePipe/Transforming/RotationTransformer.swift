@@ -59,12 +59,13 @@ public struct RotationTransformer: PixelTransformer, DescribedTransformer {
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         if let turns = quarterTurns {
             // Counter-clockwise quarter turns; a quarter turn without fitSize keeps the input's size.
-            let exact: PixelBuffer = switch turns {
-            case 1: buffer.applying(.left)
-            case 2: buffer.applying(.down)
-            case 3: buffer.applying(.right)
-            default: buffer
-            }
+            let exact: PixelBuffer =
+                switch turns {
+                case 1: buffer.applying(.left)
+                case 2: buffer.applying(.down)
+                case 3: buffer.applying(.right)
+                default: buffer
+                }
             if fitSize || exact.size == buffer.size { return exact }
         }
         return try rotateResampling(buffer)
@@ -94,8 +95,10 @@ public struct RotationTransformer: PixelTransformer, DescribedTransformer {
                         let fx = sx - Double(x0), fy = sy - Double(y0)
                         for i in 0..<channels { acc[i] = 0 }
                         // Bilinear on premultiplied colour; missing neighbours count as transparent.
-                        for (xx, yy, weight) in [(x0, y0, (1 - fx) * (1 - fy)), (x0 + 1, y0, fx * (1 - fy)),
-                                                 (x0, y0 + 1, (1 - fx) * fy), (x0 + 1, y0 + 1, fx * fy)]
+                        for (xx, yy, weight) in [
+                            (x0, y0, (1 - fx) * (1 - fy)), (x0 + 1, y0, fx * (1 - fy)),
+                            (x0, y0 + 1, (1 - fx) * fy), (x0 + 1, y0 + 1, fx * fy),
+                        ]
                         where weight > 0 && xx >= 0 && yy >= 0 && xx < buffer.width && yy < buffer.height {
                             let o = (yy * buffer.width + xx) * channels
                             let a = Double(input[o + channels - 1]) * weight

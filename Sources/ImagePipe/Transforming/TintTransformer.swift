@@ -1,5 +1,6 @@
 /// Tints with a colour (SDWebImage's `SDImageTintTransformer`).
 import PipelineCore
+
 public struct TintTransformer: PixelTransformer, DescribedTransformer {
     /// How the tint meets the image; raw values are Core Graphics' `CGBlendMode`, as printed in the key.
     public enum BlendMode: Int, Sendable, Hashable, CaseIterable {
@@ -34,7 +35,8 @@ public struct TintTransformer: PixelTransformer, DescribedTransformer {
 
     public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
         let needsColour = !(color.red == color.green && color.green == color.blue)
-        let needsAlpha = buffer.format.hasAlpha || blendMode == .sourceIn && color.alpha != 255
+        let needsAlpha =
+            buffer.format.hasAlpha || blendMode == .sourceIn && color.alpha != 255
             || blendMode == .normal && color.alpha != 255 && buffer.format.hasAlpha
         var format = buffer.format
         if needsColour { format = format.isGray ? (format.hasAlpha ? .rgba8 : .rgb8) : format }

@@ -3,6 +3,7 @@
 /// all derive from this one description, as libvips derives its operations' command lines from
 /// their declared arguments. A plugin describes its transformer the same way (see `Plugins.md`).
 import PipelineCore
+
 public struct TransformerDescription<Transformer: ImageTransformer>: Sendable {
     /// The spec's name, matched case-insensitively, e.g. `resize`.
     public let name: String
@@ -15,8 +16,10 @@ public struct TransformerDescription<Transformer: ImageTransformer>: Sendable {
 
     /// `make` builds the transformer from the parameters' values, read by name
     /// (`arguments["radius"]`); every value is in its range by then.
-    public init(name: String, aliases: [String] = [], keyName: String, parameters: [TransformerParameter<Transformer>],
-                make: @escaping @Sendable (TransformerArguments) -> Transformer) {
+    public init(
+        name: String, aliases: [String] = [], keyName: String, parameters: [TransformerParameter<Transformer>],
+        make: @escaping @Sendable (TransformerArguments) -> Transformer
+    ) {
         self.name = name
         self.aliases = aliases
         self.keyName = keyName

@@ -24,9 +24,11 @@ public struct TransformerParameter<Transformer>: Sendable {
 
     /// A parameter of any type: `parse` reads a spec field (throwing a reason a person can act on),
     /// `keyText` prints the transformer's value for the key (nil: left out of it).
-    public init(_ name: String, placeholder: String?, summary: String, default defaultValue: (any Sendable)? = nil,
-                parse: @escaping @Sendable (String) throws(TransformerParameterError) -> any Sendable,
-                keyText: @escaping @Sendable (Transformer) -> String?) {
+    public init(
+        _ name: String, placeholder: String?, summary: String, default defaultValue: (any Sendable)? = nil,
+        parse: @escaping @Sendable (String) throws(TransformerParameterError) -> any Sendable,
+        keyText: @escaping @Sendable (Transformer) -> String?
+    ) {
         self.name = name
         self.placeholder = placeholder
         self.summary = summary
@@ -44,83 +46,107 @@ public struct TransformerParameterError: Error, Sendable, Equatable {
 
 extension TransformerParameter {
     /// A number in `range`; the key prints `value` of the transformer as `%f`.
-    public static func number(_ name: String, placeholder: String, unit: String, in range: ClosedRange<Double>,
-                              default defaultValue: Double? = nil,
-                              key value: @escaping @Sendable (Transformer) -> Double) -> Self {
-        Self(name, placeholder: placeholder, summary: "number, \(unit), \(range.spelled)" + (defaultValue.map { ", default \(shortNumber($0))" } ?? ""), default: defaultValue,
-             parse: { text throws(TransformerParameterError) in
-                 guard let number = Double(text), number.isFinite else { throw TransformerParameterError("\(name) '\(text)' is not a number") }
-                 guard range.contains(number) else { throw TransformerParameterError("\(name) must be from \(range.spelled)") }
-                 return number
-             },
-             keyText: { keyNumber(value($0)) })
+    public static func number(
+        _ name: String, placeholder: String, unit: String, in range: ClosedRange<Double>,
+        default defaultValue: Double? = nil,
+        key value: @escaping @Sendable (Transformer) -> Double
+    ) -> Self {
+        Self(
+            name, placeholder: placeholder, summary: "number, \(unit), \(range.spelled)" + (defaultValue.map { ", default \(shortNumber($0))" } ?? ""), default: defaultValue,
+            parse: { text throws(TransformerParameterError) in
+                guard let number = Double(text), number.isFinite else { throw TransformerParameterError("\(name) '\(text)' is not a number") }
+                guard range.contains(number) else { throw TransformerParameterError("\(name) must be from \(range.spelled)") }
+                return number
+            },
+            keyText: { keyNumber(value($0)) })
     }
 
     /// A size `WxH` in pixels, both sides in `sides`; the key prints `{W,H}`.
-    public static func size(_ name: String, sides: ClosedRange<Int>,
-                            key value: @escaping @Sendable (Transformer) -> ImageSize) -> Self {
-        Self(name, placeholder: "WxH", summary: "size in pixels, sides \(sides.spelled)",
-             parse: { text throws(TransformerParameterError) in
-                 guard let size = ImageSize(parsing: text), sides.contains(size.width), sides.contains(size.height) else {
-                     throw TransformerParameterError("\(name) must be WxH with W and H \(sides.spelledFrom)")
-                 }
-                 return size
-             },
-             keyText: { let size = value($0); return "{\(keyNumber(Double(size.width))),\(keyNumber(Double(size.height)))}" })
+    public static func size(
+        _ name: String, sides: ClosedRange<Int>,
+        key value: @escaping @Sendable (Transformer) -> ImageSize
+    ) -> Self {
+        Self(
+            name, placeholder: "WxH", summary: "size in pixels, sides \(sides.spelled)",
+            parse: { text throws(TransformerParameterError) in
+                guard let size = ImageSize(parsing: text), sides.contains(size.width), sides.contains(size.height) else {
+                    throw TransformerParameterError("\(name) must be WxH with W and H \(sides.spelledFrom)")
+                }
+                return size
+            },
+            keyText: {
+                let size = value($0)
+                return "{\(keyNumber(Double(size.width))),\(keyNumber(Double(size.height)))}"
+            })
     }
 
     /// A rectangle `X,Y,W,H` in whole pixels: X and Y in `offsets`, W and H in `sides`; the key
     /// prints `{X,Y,W,H}`.
-    public static func rectangle(_ name: String, offsets: ClosedRange<Int>, sides: ClosedRange<Int>,
-                                 key value: @escaping @Sendable (Transformer) -> ImageRect) -> Self {
-        Self(name, placeholder: "X,Y,W,H", summary: "rectangle in pixels, X and Y \(offsets.spelled), W and H \(sides.spelled)",
-             parse: { text throws(TransformerParameterError) in
-                 let fields = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                 guard fields.count == 4, let x = fields[0], let y = fields[1], let w = fields[2], let h = fields[3] else {
-                     throw TransformerParameterError("\(name) must be X,Y,W,H in whole pixels")
-                 }
-                 guard offsets.contains(x), offsets.contains(y) else { throw TransformerParameterError("X and Y must be \(offsets.spelledFrom)") }
-                 guard sides.contains(w), sides.contains(h) else { throw TransformerParameterError("width and height must be \(sides.spelledFrom)") }
-                 return ImageRect(x: x, y: y, width: w, height: h)
-             },
-             keyText: { let r = value($0); return "{\([r.x, r.y, r.width, r.height].map { keyNumber(Double($0)) }.joined(separator: ","))}" })
+    public static func rectangle(
+        _ name: String, offsets: ClosedRange<Int>, sides: ClosedRange<Int>,
+        key value: @escaping @Sendable (Transformer) -> ImageRect
+    ) -> Self {
+        Self(
+            name, placeholder: "X,Y,W,H", summary: "rectangle in pixels, X and Y \(offsets.spelled), W and H \(sides.spelled)",
+            parse: { text throws(TransformerParameterError) in
+                let fields = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard fields.count == 4, let x = fields[0], let y = fields[1], let w = fields[2], let h = fields[3] else {
+                    throw TransformerParameterError("\(name) must be X,Y,W,H in whole pixels")
+                }
+                guard offsets.contains(x), offsets.contains(y) else { throw TransformerParameterError("X and Y must be \(offsets.spelledFrom)") }
+                guard sides.contains(w), sides.contains(h) else { throw TransformerParameterError("width and height must be \(sides.spelledFrom)") }
+                return ImageRect(x: x, y: y, width: w, height: h)
+            },
+            keyText: {
+                let r = value($0)
+                return "{\([r.x, r.y, r.width, r.height].map { keyNumber(Double($0)) }.joined(separator: ","))}"
+            })
     }
 
     /// A colour `#RRGGBB[AA]`; the key prints SDWebImage's `#aarrggbb`.
-    public static func color(_ name: String, default defaultValue: ImageColor? = nil,
-                             key value: @escaping @Sendable (Transformer) -> ImageColor) -> Self {
-        Self(name, placeholder: "#RRGGBB[AA]", summary: "colour, #RRGGBB or #RRGGBBAA", default: defaultValue,
-             parse: { text throws(TransformerParameterError) in
-                 guard let color = ImageColor(hex: text) else { throw TransformerParameterError("\(name) must be #RRGGBB or #RRGGBBAA") }
-                 return color
-             },
-             keyText: { value($0).keyDescription })
+    public static func color(
+        _ name: String, default defaultValue: ImageColor? = nil,
+        key value: @escaping @Sendable (Transformer) -> ImageColor
+    ) -> Self {
+        Self(
+            name, placeholder: "#RRGGBB[AA]", summary: "colour, #RRGGBB or #RRGGBBAA", default: defaultValue,
+            parse: { text throws(TransformerParameterError) in
+                guard let color = ImageColor(hex: text) else { throw TransformerParameterError("\(name) must be #RRGGBB or #RRGGBBAA") }
+                return color
+            },
+            keyText: { value($0).keyDescription })
     }
 
     /// One of a few words, case-insensitive; each choice lists its spellings, the first shown in the
     /// usage. The key prints `keyText` of the transformer.
-    public static func choice<Value: Sendable & Equatable>(_ name: String, _ choices: [(spellings: [String], value: Value)],
-                                               default defaultValue: Value? = nil,
-                                               keyText: @escaping @Sendable (Transformer) -> String?) -> Self {
+    public static func choice<Value: Sendable & Equatable>(
+        _ name: String, _ choices: [(spellings: [String], value: Value)],
+        default defaultValue: Value? = nil,
+        keyText: @escaping @Sendable (Transformer) -> String?
+    ) -> Self {
         let shown = choices.map { $0.spellings[0] }
         let table = choices.flatMap { choice in choice.spellings.map { ($0.lowercased(), choice.value) } }
         let defaultSpelling = choices.first { $0.value == defaultValue }.map { ", default \($0.spellings[0])" } ?? ""
         let list = shown.count > 1 ? shown.dropLast().joined(separator: ", ") + " or " + shown.last! : shown.joined()
-        return Self(name, placeholder: shown.joined(separator: "|"), summary: "one of \(shown.joined(separator: ", "))" + defaultSpelling, default: defaultValue,
-                    parse: { text throws(TransformerParameterError) in
-                        guard let value = table.first(where: { $0.0 == text.lowercased() })?.1 else {
-                            throw TransformerParameterError("\(name) must be \(list)")
-                        }
-                        return value
-                    },
-                    keyText: keyText)
+        return Self(
+            name, placeholder: shown.joined(separator: "|"), summary: "one of \(shown.joined(separator: ", "))" + defaultSpelling, default: defaultValue,
+            parse: { text throws(TransformerParameterError) in
+                guard let value = table.first(where: { $0.0 == text.lowercased() })?.1 else {
+                    throw TransformerParameterError("\(name) must be \(list)")
+                }
+                return value
+            },
+            keyText: keyText)
     }
 
     /// A parameter specs do not spell: they always get `defaultValue`; the key prints `keyText`.
-    public static func fixed<Value: Sendable>(_ name: String, summary: String, default defaultValue: Value,
-                                              keyText: @escaping @Sendable (Transformer) -> String?) -> Self {
-        Self(name, placeholder: nil, summary: summary, default: defaultValue,
-             parse: { _ throws(TransformerParameterError) in defaultValue }, keyText: keyText)
+    public static func fixed<Value: Sendable>(
+        _ name: String, summary: String, default defaultValue: Value,
+        keyText: @escaping @Sendable (Transformer) -> String?
+    ) -> Self {
+        Self(
+            name, placeholder: nil, summary: summary, default: defaultValue,
+            parse: { _ throws(TransformerParameterError) in defaultValue }, keyText: keyText)
     }
 }
 

@@ -15,6 +15,7 @@
 /// `TransformerSpec.builtIn` knows these; `TransformerSpec(builtIn.spellings + [MyTransformer.transformerDescription])`
 /// also knows a plugin's.
 import PipelineCore
+
 public struct TransformerSpec: Sendable {
     /// Why a spec was refused, in words a person at a shell can act on.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,6 @@
-import Synchronization
-import PipelineCore
 import ImagePipe
+import PipelineCore
+import Synchronization
 
 /// Plays an animation against a clock (SDWebImage's `SDAnimatedImagePlayer`): which frame shows,
 /// when, and how many loops have played. It draws nothing; `onFrame` hands each frame to whoever does.
@@ -47,19 +47,25 @@ public final class AnimatedImagePlayer: Sendable {
 
     /// Nil for an animation of one frame: there is nothing to play (SDWebImage refuses those too).
     /// `fetchExecutor` is where the shared buffer decodes frames, if this player creates it.
-    public init?(animation: AnimatedImage, clock: any AnimationClock = SystemAnimationClock(),
-                 fetchExecutor: (any CallbackExecutor)? = nil) {
+    public init?(
+        animation: AnimatedImage, clock: any AnimationClock = SystemAnimationClock(),
+        fetchExecutor: (any CallbackExecutor)? = nil
+    ) {
         guard animation.frameCount > 1 else { return nil }
         self.animation = animation
         self.clock = clock
         self.frameBytes = max(animation.posterFrame.memoryCost, 1)
         self.frameBuffer = AnimationFrameBufferRegistry.shared.acquire(animation, fetchExecutor: fetchExecutor)
-        state = Mutex(State(position: PlaybackPosition(frameCount: animation.frameCount, mode: .normal),
-                            totalLoopCount: animation.loopCount))
+        state = Mutex(
+            State(
+                position: PlaybackPosition(frameCount: animation.frameCount, mode: .normal),
+                totalLoopCount: animation.loopCount))
     }
 
-    public convenience init?(image: Image, clock: any AnimationClock = SystemAnimationClock(),
-                             fetchExecutor: (any CallbackExecutor)? = nil) {
+    public convenience init?(
+        image: Image, clock: any AnimationClock = SystemAnimationClock(),
+        fetchExecutor: (any CallbackExecutor)? = nil
+    ) {
         guard let animation = image.animation else { return nil }
         self.init(animation: animation, clock: clock, fetchExecutor: fetchExecutor)
     }

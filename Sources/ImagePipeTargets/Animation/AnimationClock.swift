@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// What drives an `AnimatedImagePlayer`: a time source and a tick source (SDWebImage's
 /// `SDDisplayLink`). Injected so playback can be driven by a display refresh, a timer, or — in

@@ -1,7 +1,7 @@
 import Dispatch
-import Synchronization
-import PipelineCore
 import ImagePipe
+import PipelineCore
+import Synchronization
 
 /// Decoded frames of one animation, shared by every player of it (SDWebImage's `SDImageFramePool`):
 /// ten views showing one GIF decode each frame once, not ten times.
@@ -39,7 +39,8 @@ final class AnimationFrameBuffer: Sendable {
     ///   serial background queue.
     init(animation: AnimatedImage, fetchExecutor: (any CallbackExecutor)? = nil) {
         self.animation = animation
-        self.fetchExecutor = fetchExecutor
+        self.fetchExecutor =
+            fetchExecutor
             ?? DispatchQueueCallbackExecutor(DispatchQueue(label: "ImagePipe.AnimationFrameBuffer", qos: .utility))
     }
 

@@ -1,5 +1,6 @@
 /// The order frames play in (SDWebImage's `SDAnimatedImagePlaybackMode`).
 import PipelineCore
+
 public enum AnimationPlaybackMode: Sendable, Hashable, CaseIterable {
     /// First to last, then again.
     case normal

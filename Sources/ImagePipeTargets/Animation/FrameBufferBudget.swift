@@ -5,8 +5,9 @@ import PipelineCore
 /// min(20 % of total memory, 60 % of free memory), both as a container's cgroup allows.
 enum FrameBufferBudget {
     static func automatic() -> Int {
-        automatic(total: SystemMemory.availableBytes(), free: SystemMemory.freeBytes(),
-                  physicalMemory: ProcessInfo.processInfo.physicalMemory)
+        automatic(
+            total: SystemMemory.availableBytes(), free: SystemMemory.freeBytes(),
+            physicalMemory: ProcessInfo.processInfo.physicalMemory)
     }
 
     /// With free memory unknown, 20 % of the total (of physical memory when that is unknown too).

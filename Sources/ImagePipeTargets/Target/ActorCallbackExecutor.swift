@@ -1,8 +1,9 @@
+import ImagePipe
 /// Runs handlers on an actor, one after another in the order given: the default executor of a
 /// target whose `setImage` was called from an actor (captured with `#isolation`), so code living on
 /// a global actor gets its updates there, without hopping itself.
 import PipelineCore
-import ImagePipe
+
 final class ActorCallbackExecutor: CallbackExecutor {
     private let continuation: AsyncStream<@Sendable () -> Void>.Continuation
 

@@ -1,5 +1,5 @@
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 extension ImageContext.Key where Value == ImageManager {
     /// `customManager`: the manager a target's load goes through. Default: `ImageManager.shared`.

@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 extension ImageTarget where Self: Sendable {
     /// Loads `url` into `slot`, doing what SDWebImage's `sd_internalSetImageWithURL` does: cancel
@@ -31,9 +31,11 @@ extension ImageTarget where Self: Sendable {
         progress: (@Sendable (ImageLoadProgress) -> Void)? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) -> ImageTask? {
-        ImageTargetLoad(target: self, url: url, placeholder: placeholder, slot: slot, options: options,
-                        context: context, progress: progress, completed: completed,
-                        isolation: isolation, honoursCallbackExecutor: true).start()
+        ImageTargetLoad(
+            target: self, url: url, placeholder: placeholder, slot: slot, options: options,
+            context: context, progress: progress, completed: completed,
+            isolation: isolation, honoursCallbackExecutor: true
+        ).start()
     }
 }
 
@@ -53,9 +55,11 @@ extension ImageTarget {
         progress: (@Sendable (ImageLoadProgress) -> Void)? = nil,
         isolation: isolated any Actor = #isolation
     ) -> ImageTask? {
-        ImageTargetLoad(target: self, url: url, placeholder: placeholder, slot: slot, options: options,
-                        context: context, progress: progress, completed: completed,
-                        isolation: isolation, honoursCallbackExecutor: false).start()
+        ImageTargetLoad(
+            target: self, url: url, placeholder: placeholder, slot: slot, options: options,
+            context: context, progress: progress, completed: completed,
+            isolation: isolation, honoursCallbackExecutor: false
+        ).start()
     }
 }
 
@@ -91,10 +95,12 @@ struct ImageTargetLoad: Sendable {
     let completed: (@Sendable (Result<ImageResult, ImagePipeError>) -> Void)?
     var generation: UInt64 = 0
 
-    init(target: any ImageTarget, url: URL?, placeholder: Image?, slot: ImageSlot, options: ImageOptions,
-         context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?,
-         completed: (@Sendable (Result<ImageResult, ImagePipeError>) -> Void)?,
-         isolation: (any Actor)?, honoursCallbackExecutor: Bool) {
+    init(
+        target: any ImageTarget, url: URL?, placeholder: Image?, slot: ImageSlot, options: ImageOptions,
+        context: ImageContext, progress: (@Sendable (ImageLoadProgress) -> Void)?,
+        completed: (@Sendable (Result<ImageResult, ImagePipeError>) -> Void)?,
+        isolation: (any Actor)?, honoursCallbackExecutor: Bool
+    ) {
         let key = context[.operationKey] ?? slot.defaultOperationKey(for: type(of: target))
         let state = ImageTargetRegistry.shared.state(for: target)
         var context = context
@@ -253,7 +259,7 @@ struct ImageTargetLoad: Sendable {
         let avoidAutoSet = options.contains(.avoidAutoSetImage)
         let delayPlaceholder = options.contains(.delayPlaceholder)
         guard let target = weakTarget.target,
-              !((image != nil && avoidAutoSet) || (image == nil && !delayPlaceholder))
+            !((image != nil && avoidAutoSet) || (image == nil && !delayPlaceholder))
         else {
             completed?(result)
             return

@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 // SDWebImage's `UIView+WebCacheOperation` and the bookkeeping of `UIView+WebCache`: the loads a
 // target runs, one per operation key, held weakly and thread-safe.

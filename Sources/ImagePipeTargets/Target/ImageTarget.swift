@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// Anything that shows loaded images: a GUI widget binding, a terminal view, a server-side render
 /// slot. The Linux stand-in for SDWebImage's view categories (`UIImageView+WebCache`,

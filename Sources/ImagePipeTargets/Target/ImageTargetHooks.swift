@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// Shows that a target is loading (SDWebImage's `SDWebImageIndicator`). Called on the request's
 /// callback executor: start before the load, progress while bytes arrive, stop when it finishes.

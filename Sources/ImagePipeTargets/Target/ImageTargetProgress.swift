@@ -1,5 +1,5 @@
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// The progress of a target's current load (SDWebImage's `sd_imageProgress`, an `NSProgress`):
 /// bytes as units, reset when a new load starts. Thread-safe; read it from anywhere.
@@ -8,7 +8,11 @@ public final class ImageTargetProgress: Sendable {
     /// reports as both total and completed, so "finished" still reads as 100 %.
     static let unknownUnitCount: Int64 = 1
 
-    private struct Counts { var total: Int64 = 0; var completed: Int64 = 0; var known = false }
+    private struct Counts {
+        var total: Int64 = 0
+        var completed: Int64 = 0
+        var known = false
+    }
     private let counts = Mutex(Counts())
 
     package init() {}

@@ -1,5 +1,5 @@
-import Synchronization
 import PipelineCore
+import Synchronization
 
 /// The state of every live target, keyed by object identity.
 ///

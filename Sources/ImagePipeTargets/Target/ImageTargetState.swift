@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
-import PipelineCore
 import ImagePipe
+import PipelineCore
+import Synchronization
 
 /// What one target remembers about its loads, per operation key (SDWebImage keeps it in associated
 /// objects: `sd_operationDictionary`, `sd_imageURL`, `sd_imageProgress`, `sd_latestOperationKey`).

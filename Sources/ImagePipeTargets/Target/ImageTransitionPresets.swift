@@ -3,6 +3,7 @@
 /// is shown at once and the UI layer that drew it animates with `style` and `duration` — it reads
 /// them from the target's `imageTransition`. Its `done` is called at once.
 import PipelineCore
+
 public struct ImagePresetTransition: ImageTransition, Hashable {
     /// How the new image replaces the old one.
     public enum Style: String, Sendable, Hashable, CaseIterable {

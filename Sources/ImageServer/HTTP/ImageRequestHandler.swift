@@ -23,8 +23,9 @@ final class ImageRequestHandler: Sendable {
     init(configuration: ImageServerConfiguration, renderer: ImageRenderer, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
         verifier = URLSignatureVerifier(keys: configuration.signingKeys, allowsUnsigned: configuration.allowsUnsigned)
-        policy = SourcePolicy(allowedPrefixes: configuration.allowedSources,
-                              localRoot: configuration.localRoot.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
+        policy = SourcePolicy(
+            allowedPrefixes: configuration.allowedSources,
+            localRoot: configuration.localRoot.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
         self.renderer = renderer
         limiter = WorkLimiter(workers: configuration.workers, queueSize: configuration.queueSize)
         self.metrics = metrics
@@ -143,7 +144,11 @@ final class ImageRequestHandler: Sendable {
             work.cancel()
         }
         defer { timer.cancel() }
-        let result = await withTaskCancellationHandler { await work.result } onCancel: { work.cancel() }
+        let result = await withTaskCancellationHandler {
+            await work.result
+        } onCancel: {
+            work.cancel()
+        }
         switch result {
         case .success(let value):
             return value

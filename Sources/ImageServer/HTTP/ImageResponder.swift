@@ -29,8 +29,9 @@ struct ImageResponder: HTTPResponder {
         }
         let elapsed = ContinuousClock.now - start
         handler.metrics.countRequest(status: response.status.code, duration: elapsed)
-        AccessLog.write(handler.logger, request: request, target: target, status: response.status.code,
-                        bytes: response.headers[.contentLength].flatMap(Int.init) ?? 0, elapsed: elapsed, tier: tier)
+        AccessLog.write(
+            handler.logger, request: request, target: target, status: response.status.code,
+            bytes: response.headers[.contentLength].flatMap(Int.init) ?? 0, elapsed: elapsed, tier: tier)
         if request.method == .head {
             var head = response
             head.body = ResponseBody()

@@ -97,7 +97,11 @@ private final class FIFOSlots: Sendable {
     var waiting: Int { state.withLock { $0.waiting } }
 
     func acquire() async throws(WorkLimiter.Refusal) {
-        enum Decision { case admitted, queued(UInt64), full }
+        enum Decision {
+            case admitted
+            case queued(UInt64)
+            case full
+        }
         let decision = state.withLock { state -> Decision in
             if state.held < limit {
                 state.held += 1

@@ -1,9 +1,9 @@
 import Crypto
 import Dispatch
 import Foundation
+import ImagePipe
 import Logging
 import PipelineCore
-import ImagePipe
 
 /// Turns a parsed, allowed request into encoded bytes: the output caches first, then the manager
 /// (sources on disk, coalesced fetch, decode and transform) and an encode, or without a disk cache
@@ -78,8 +78,9 @@ final class ImageRenderer: Sendable {
             return (cached, .memory)
         }
         if let diskCache, let data = diskCache.data(forKey: Self.diskKey(key)),
-           let header = diskCache.extendedData(forKey: Self.diskKey(key)),
-           let cached = RenderedImage(data: data, diskHeader: header, formats: formats.named) {
+            let header = diskCache.extendedData(forKey: Self.diskKey(key)),
+            let cached = RenderedImage(data: data, diskHeader: header, formats: formats.named)
+        {
             memoryOutputs?.set(cached, forKey: key, cost: cached.data.count)
             return (cached, .disk)
         }
@@ -97,7 +98,8 @@ final class ImageRenderer: Sendable {
                 return (try await encode(image, as: format, quality: quality), format, tier)
             }
         }
-        let validator = loader.validators.value(forKey: job.source.absoluteString)
+        let validator =
+            loader.validators.value(forKey: job.source.absoluteString)
             ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
         let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key))
         metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))
@@ -125,7 +127,8 @@ final class ImageRenderer: Sendable {
         if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = configuration.maxFrames }
         context[.decodeOptions] = decodeOptions
         context[.thumbnailPixelSize] = Self.decodeBox(for: job.options)
-        let transformer: any ImageTransformer = job.options.changesPixels
+        let transformer: any ImageTransformer =
+            job.options.changesPixels
             ? ProcessingTransformer(options: job.options, maxOutputPixels: configuration.maxOutputPixels)
             : NoImageTransformer()
         context[.imageTransformer] = transformer
@@ -227,7 +230,11 @@ final class ImageRenderer: Sendable {
         let task = manager.imageTask(with: job.source, options: options, context: context)
         let result: ImageResult
         do {
-            result = try await withTaskCancellationHandler { try await task.result() } onCancel: { task.cancel() }
+            result = try await withTaskCancellationHandler {
+                try await task.result()
+            } onCancel: {
+                task.cancel()
+            }
         } catch {
             throw Self.serviceError(error, otherwise: .cancelled)
         }

@@ -21,13 +21,14 @@ struct OutputFormats: Sendable {
     /// it may not show.
     func negotiated(accept: String?) -> ImageFormat? {
         guard let accept else { return nil }
-        let accepted = Set(accept.split(separator: ",").compactMap { item -> String? in
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let type = parts.first, !type.isEmpty else { return nil }
-            // `q=0` means "not acceptable".
-            if parts.dropFirst().contains(where: { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }) { return nil }
-            return type
-        })
+        let accepted = Set(
+            accept.split(separator: ",").compactMap { item -> String? in
+                let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                guard let type = parts.first, !type.isEmpty else { return nil }
+                // `q=0` means "not acceptable".
+                if parts.dropFirst().contains(where: { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }) { return nil }
+                return type
+            })
         return Self.negotiable.first { accepted.contains($0.mimeType) && coders.canEncode(to: $0) }
     }
 

@@ -1,5 +1,5 @@
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// A URL's pixel work as one transformer the manager runs (and shares between identical requests):
 /// rotate, resize per `ResizePlan`, crop by gravity, blur. Built from the core's transformers; the
@@ -26,7 +26,8 @@ struct ProcessingTransformer: ImageTransformer {
             current = try ResizingTransformer(size: plan.scaled, scaleMode: .fill).apply(to: current)
         }
         if let crop = plan.cropSize {
-            let origin = options.gravity == .smart && !current.isAnimated
+            let origin =
+                options.gravity == .smart && !current.isAnimated
                 ? SmartCrop.origin(of: crop, in: try current.applyingOrientation().firstFrame)
                 : ResizePlan.origin(of: crop, in: current.displaySize, gravity: options.gravity)
             let rect = ImageRect(x: origin.x, y: origin.y, width: crop.width, height: crop.height)

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
+import ImagePipe
 import LoaderFile
 import LoaderHTTP
 import PipelineCore
-import ImagePipe
 
 /// The server's loader: http(s) through `HTTPLoader` (its SSRF guard on unless configured off,
 /// redirects held to the allow-list), optionally behind a fleet's shared tier, and files through

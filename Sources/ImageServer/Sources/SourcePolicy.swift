@@ -61,8 +61,9 @@ public struct SourcePrefix: Sendable, Hashable, CustomStringConvertible {
     /// Nil unless `text` is an http(s) URL with a host and no user name or password.
     public init?(_ text: String) {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil,
-              url.query == nil, url.fragment == nil, !SourcePolicy.hasDotSegment(url.path(percentEncoded: false)) else { return nil }
+            let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil,
+            url.query == nil, url.fragment == nil, !SourcePolicy.hasDotSegment(url.path(percentEncoded: false))
+        else { return nil }
         self.scheme = scheme
         self.host = host
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
@@ -73,7 +74,8 @@ public struct SourcePrefix: Sendable, Hashable, CustomStringConvertible {
 
     func matches(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased(), scheme == self.scheme,
-              url.host?.lowercased() == host, (url.port ?? (scheme == "https" ? 443 : 80)) == port else { return false }
+            url.host?.lowercased() == host, (url.port ?? (scheme == "https" ? 443 : 80)) == port
+        else { return false }
         let decoded = url.path(percentEncoded: false)
         let path = decoded.isEmpty ? "/" : decoded
         return pathPrefix.isEmpty || path.hasPrefix(pathPrefix)

@@ -7,10 +7,18 @@ import PipelineCore
 struct AddressGuard: Sendable {
     /// Why an address is refused, as the error message says it.
     enum Category: String, Sendable {
-        case unspecified, loopback, linkLocal = "link-local", multicast, reserved, documentation, benchmarking
-        case privateUse = "private", sharedAddressSpace = "shared (CGNAT)", uniqueLocal = "unique local"
-        case siteLocal = "site-local", discardOnly = "discard-only", protocolAssignment = "IETF protocol assignment"
-        case teredo = "Teredo", localTranslation = "local-use NAT64", ownInterface
+        case unspecified, loopback
+        case linkLocal = "link-local"
+        case multicast, reserved, documentation, benchmarking
+        case privateUse = "private"
+        case sharedAddressSpace = "shared (CGNAT)"
+        case uniqueLocal = "unique local"
+        case siteLocal = "site-local"
+        case discardOnly = "discard-only"
+        case protocolAssignment = "IETF protocol assignment"
+        case teredo = "Teredo"
+        case localTranslation = "local-use NAT64"
+        case ownInterface
 
         var phrase: String {
             switch self {
@@ -26,8 +34,10 @@ struct AddressGuard: Sendable {
     /// This host's addresses, read at every check that needs them: interfaces come and go.
     let ownAddresses: @Sendable () -> [IPAddress]
 
-    init(allowed: [IPAddressRange], blocksOwnInterfaceAddresses: Bool,
-         ownAddresses: @escaping @Sendable () -> [IPAddress] = InterfaceAddresses.current) {
+    init(
+        allowed: [IPAddressRange], blocksOwnInterfaceAddresses: Bool,
+        ownAddresses: @escaping @Sendable () -> [IPAddress] = InterfaceAddresses.current
+    ) {
         self.allowed = allowed
         self.blocksOwnInterfaceAddresses = blocksOwnInterfaceAddresses
         self.ownAddresses = ownAddresses
@@ -47,14 +57,17 @@ struct AddressGuard: Sendable {
     /// The error a refused connection fails with: permanent, and saying how to allow the address.
     static func error(address: IPAddress, port: Int, category: Category) -> ImagePipeError {
         let effective = address.effective
-        let what = effective == address
+        let what =
+            effective == address
             ? "\(address), \(category.phrase)"
             : "\(address), which embeds \(effective), \(category.phrase)"
-        return .transport(kind: .blockedAddress, message: """
-            the SSRF guard refused to connect to \(what) (port \(port)) because \
-            HTTPLoaderConfiguration.blocksPrivateAddresses is on; to allow it, add it to \
-            HTTPLoaderConfiguration.allowedAddresses (imagepipe: --allow-address \(effective))
-            """)
+        return .transport(
+            kind: .blockedAddress,
+            message: """
+                the SSRF guard refused to connect to \(what) (port \(port)) because \
+                HTTPLoaderConfiguration.blocksPrivateAddresses is on; to allow it, add it to \
+                HTTPLoaderConfiguration.allowedAddresses (imagepipe: --allow-address \(effective))
+                """)
     }
 
     /// Why `address` is not publicly routable, or nil when it is.

@@ -2,6 +2,7 @@ import CCurl
 import CCurlShim
 import Foundation
 import PipelineCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +40,7 @@ private let openSocketCallback: ip_opensocket_callback = { context, _, address i
     // libcurl's `curl_sockaddr` ends in storage large enough for `addrlen` bytes of address.
     let offset = MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
     guard let addressGuard = transfer.addressGuard,
-          let target = IPAddress.socketAddress(UnsafeRawPointer(address) + offset, length: Int(request.addrlen))
+        let target = IPAddress.socketAddress(UnsafeRawPointer(address) + offset, length: Int(request.addrlen))
     else { return -1 }  // CURL_SOCKET_BAD: refuse what cannot be judged.
     if let category = addressGuard.refusal(for: target.address) {
         if transfer.addressRefusal == nil {

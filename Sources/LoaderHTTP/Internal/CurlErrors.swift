@@ -30,7 +30,8 @@ enum CurlErrors {
         }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            let settings = failure.detail.contains("too slow")
+            let settings =
+                failure.detail.contains("too slow")
                 ? "HTTPLoaderConfiguration.lowSpeedLimit and lowSpeedTime set the slowest transfer accepted"
                 : "HTTPLoaderConfiguration.timeout and connectTimeout set the time allowed"
             return .transport(kind: .timedOut, message: "\(message); \(settings)")
@@ -42,19 +43,20 @@ enum CurlErrors {
             // libcurl's cap on all of a response's headers together (300 KiB), fixed at build time.
             return .invalidResponse(reason: "the response's headers are larger than libcurl accepts: \(message)")
         case CURLE_OUT_OF_MEMORY where failure.duringHeaders:
-            return .invalidResponse(reason: """
-                a response header line is longer than libcurl accepts (\(maxHeaderLineBytes / 1024) KiB, \
-                CURL_MAX_HTTP_HEADER; no setting raises it) (curl \(code.rawValue))
-                """)
+            return .invalidResponse(
+                reason: """
+                    a response header line is longer than libcurl accepts (\(maxHeaderLineBytes / 1024) KiB, \
+                    CURL_MAX_HTTP_HEADER; no setting raises it) (curl \(code.rawValue))
+                    """)
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_HTTP3:
+            CURLE_HTTP2_STREAM, CURLE_HTTP3:
             return transport(.connectionLost)
         case CURLE_WEIRD_SERVER_REPLY:
             return .invalidResponse(reason: "the server's answer is not HTTP: \(message)")
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ENGINE_NOTFOUND,
-             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
-             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT:
+            CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
+            CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT:
             return transport(.tls)
         case CURLE_TOO_MANY_REDIRECTS:
             return .limitExceeded(.redirects, value: configuration.maxRedirects + 1, maximum: configuration.maxRedirects)

@@ -161,7 +161,10 @@ final class CurlMulti: @unchecked Sendable {
             var best: Int?
             for (index, entry) in pending.enumerated() {
                 if let start = entry.notBefore, start > now { continue }
-                guard let current = best else { best = index; continue }
+                guard let current = best else {
+                    best = index
+                    continue
+                }
                 if isBefore(entry, pending[current]) { best = index }
             }
             guard let index = best else { return }
@@ -201,7 +204,8 @@ final class CurlMulti: @unchecked Sendable {
         var queued: Int32 = 0
         while let message = ip_curl_multi_info_read(multi, &queued)?.assumingMemoryBound(to: CURLMsg.self) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let transfer = running[easy] else { continue }
+                let transfer = running[easy]
+            else { continue }
             let outcome = transfer.outcome(code: message.pointee.data.result, easy: easy)
             finish(easy: easy, transfer: transfer, outcome: outcome)
             finishedAny = true
@@ -215,7 +219,8 @@ final class CurlMulti: @unchecked Sendable {
         running[easy] = nil
         release(easy: easy, transfer: transfer)
         if case .failure(let error) = outcome, let delay = RetryRule.delay(after: error, transfer: transfer),
-           !transfer.isCancelled, !stopping.load(ordering: .relaxed) {
+            !transfer.isCancelled, !stopping.load(ordering: .relaxed)
+        {
             transfer.attempt += 1
             sequence += 1
             pending.append(Pending(transfer: transfer, sequence: sequence, notBefore: .now + .milliseconds(Int(delay * 1000))))

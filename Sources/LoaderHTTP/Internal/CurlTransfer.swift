@@ -51,13 +51,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// says. Set on the easy handle for each attempt; `curl_easy_reset` unsets it before release.
     let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(settings: TransferSettings, multi: CurlMulti,
-         report: @escaping @Sendable (ImageLoadProgress) -> Void) {
+    init(
+        settings: TransferSettings, multi: CurlMulti,
+        report: @escaping @Sendable (ImageLoadProgress) -> Void
+    ) {
         self.settings = settings
         self.multi = multi
         self.report = report
         let config = settings.configuration
-        addressGuard = config.blocksPrivateAddresses
+        addressGuard =
+            config.blocksPrivateAddresses
             ? AddressGuard(allowed: config.allowedAddresses, blocksOwnInterfaceAddresses: config.blocksOwnInterfaceAddresses)
             : nil
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))

@@ -12,11 +12,12 @@ enum InterfaceAddresses {
         var addresses: [IPAddress] = []
         for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
             guard let address = entry.pointee.ifa_addr else { continue }
-            let length = switch Int32(address.pointee.sa_family) {
-            case AF_INET: MemoryLayout<sockaddr_in>.size
-            case AF_INET6: MemoryLayout<sockaddr_in6>.size
-            default: 0
-            }
+            let length =
+                switch Int32(address.pointee.sa_family) {
+                case AF_INET: MemoryLayout<sockaddr_in>.size
+                case AF_INET6: MemoryLayout<sockaddr_in6>.size
+                default: 0
+                }
             if length > 0, let parsed = IPAddress.socketAddress(UnsafeRawPointer(address), length: length) {
                 addresses.append(parsed.address)
             }

@@ -11,8 +11,10 @@ final class TransferCaller: Sendable {
     private let decryptor: ImageDecryptor?
     private let lastFraction = Mutex<Double>(-1)
 
-    init(progress: (@Sendable (ImageLoadProgress) -> Void)?, minimumProgressInterval: Double,
-         wantsPartialData: Bool, decryptor: ImageDecryptor?) {
+    init(
+        progress: (@Sendable (ImageLoadProgress) -> Void)?, minimumProgressInterval: Double,
+        wantsPartialData: Bool, decryptor: ImageDecryptor?
+    ) {
         self.progress = progress
         self.minimumProgressInterval = min(max(minimumProgressInterval, 0), 1)
         self.wantsPartialData = wantsPartialData
@@ -32,8 +34,10 @@ final class TransferCaller: Sendable {
             }
             guard shouldReport else { return }
         }
-        progress(ImageLoadProgress(receivedBytes: transfer.receivedBytes, expectedBytes: transfer.expectedBytes,
-                                   partialData: wantsPartialData ? transfer.partialData : nil))
+        progress(
+            ImageLoadProgress(
+                receivedBytes: transfer.receivedBytes, expectedBytes: transfer.expectedBytes,
+                partialData: wantsPartialData ? transfer.partialData : nil))
     }
 
     /// The transfer's result as this caller sees it: through its decryptor.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -95,8 +96,9 @@ public final class TestHTTPConnection: Sendable {
         let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let length = min(Int(headers["content-length"] ?? "0") ?? 0, 1 << 20)
         guard let body = readBody(length) else { return nil }
-        return TestHTTPRequest(method: String(parts[0]), path: String(pathPart[0]),
-                               query: pathPart.count > 1 ? String(pathPart[1]) : "", headers: headers, body: body)
+        return TestHTTPRequest(
+            method: String(parts[0]), path: String(pathPart[0]),
+            query: pathPart.count > 1 ? String(pathPart[1]) : "", headers: headers, body: body)
     }
 
     private func readUntilHeadEnd() -> Int? {

@@ -37,7 +37,7 @@ public struct CacheValidators: Sendable, Hashable, Codable {
     package var sanitized: CacheValidators {
         func clean(_ value: String?) -> String? {
             guard let value, !value.isEmpty, value.utf8.count <= Self.maxLength,
-                  !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
             else { return nil }
             return value
         }

@@ -15,8 +15,8 @@ extension AnimatedImageCoder {
     /// `warnings` go on the image.
     public func decodeAnimation(_ data: Data, options: ImageDecodeOptions, orientation: ImageOrientation = .up) throws -> Image? {
         guard !options.firstFrameOnly,
-              let provider = try animatedImageProvider(for: data, options: options),
-              provider.frameCount > 1
+            let provider = try animatedImageProvider(for: data, options: options),
+            provider.frameCount > 1
         else { return nil }
         try options.checkFrameLimit(provider.frameCount)
         // Providers check the budget with the full canvas; this floor (the size they return) holds

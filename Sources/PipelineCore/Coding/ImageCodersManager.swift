@@ -76,9 +76,11 @@ public final class ImageCodersManager: ImageCoder {
         guard !data.isEmpty else { throw ImagePipeError.badImageData(reason: "no bytes") }
         guard let coder = coder(for: data) else {
             let format = ImageFormat.detect(in: data)
-            throw ImagePipeError.unsupportedFormat(format, reason: format == .undefined
-                ? "the bytes are not an image format any registered coder knows"
-                : "no registered coder decodes it")
+            throw ImagePipeError.unsupportedFormat(
+                format,
+                reason: format == .undefined
+                    ? "the bytes are not an image format any registered coder knows"
+                    : "no registered coder decodes it")
         }
         return try coder.decode(data, options: options)
     }

@@ -138,8 +138,10 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public func metadataWarning(bytes: Int, kind: String, format: String) -> ImageDecodeWarning? {
         guard bytes > maxMetadataBytes else { return nil }
         let limit = ImagePipeError.Limit.metadataBytes
-        return ImageDecodeWarning(.metadataIgnored, message:
-            "\(format): \(kind) of \(bytes) bytes ignored, over \(limit.setting ?? limit.name) (\(maxMetadataBytes))")
+        return ImageDecodeWarning(
+            .metadataIgnored,
+            message:
+                "\(format): \(kind) of \(bytes) bytes ignored, over \(limit.setting ?? limit.name) (\(maxMetadataBytes))")
     }
 
     /// `profile` when it is within `maxColorProfileBytes`, else nil plus the warning that says so
@@ -154,8 +156,10 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public func colorProfileWarning(bytes: Int, format: String) -> ImageDecodeWarning? {
         guard bytes > maxColorProfileBytes else { return nil }
         let limit = ImagePipeError.Limit.colorProfileBytes
-        return ImageDecodeWarning(.colorProfileIgnored, message:
-            "\(format): ICC profile of \(bytes) bytes ignored, over \(limit.setting ?? limit.name) (\(maxColorProfileBytes))")
+        return ImageDecodeWarning(
+            .colorProfileIgnored,
+            message:
+                "\(format): ICC profile of \(bytes) bytes ignored, over \(limit.setting ?? limit.name) (\(maxColorProfileBytes))")
     }
 
     /// True when the image this produces may be smaller than the file's: it is then a thumbnail,

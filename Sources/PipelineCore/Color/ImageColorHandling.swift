@@ -31,15 +31,16 @@ extension ImageColorConvertersManager {
     /// frames are decoded, the first one here.
     public func apply(_ handling: ImageColorHandling, to image: Image) -> Image {
         guard case .convertToSRGB(let intent) = handling,
-              let profile = image.metadata.colorProfile, !profile.isSRGB,
-              let converter = converter(for: profile)
+            let profile = image.metadata.colorProfile, !profile.isSRGB,
+            let converter = converter(for: profile)
         else { return image }
         do {
             var converted: Image
             switch image.content {
             case .still(let buffer):
-                converted = Image(try converter.convertToSRGB(buffer, from: profile, intent: intent), format: image.format,
-                                  orientation: image.orientation, scale: image.scale, metadata: image.metadata)
+                converted = Image(
+                    try converter.convertToSRGB(buffer, from: profile, intent: intent), format: image.format,
+                    orientation: image.orientation, scale: image.scale, metadata: image.metadata)
             case .animated(let animation):
                 // `mapped` converts the poster now, so a refused profile is caught here, not on a later frame.
                 let frames = try animation.mapped { try converter.convertToSRGB($0, from: profile, intent: intent) }
@@ -53,8 +54,9 @@ extension ImageColorConvertersManager {
         } catch {
             var kept = image
             if kept.metadata.warnings.count < ImageDecodeWarning.maxPerImage {
-                kept.metadata.warnings.append(ImageDecodeWarning(
-                    .colorProfileIgnored, message: "\(image.format.identifier.uppercased()): colour profile not applied, pixels kept as stored: \(error)"))
+                kept.metadata.warnings.append(
+                    ImageDecodeWarning(
+                        .colorProfileIgnored, message: "\(image.format.identifier.uppercased()): colour profile not applied, pixels kept as stored: \(error)"))
             }
             return kept
         }

@@ -30,8 +30,10 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     /// The magic-byte test sniffing uses; nil for formats known only by name (camera raw).
     public let signature: Signature?
 
-    public init(identifier: String, names: [String] = [], mimeTypes: [String], fileExtensions: [String],
-                supportsAnimation: Bool = false, signature: Signature? = nil) {
+    public init(
+        identifier: String, names: [String] = [], mimeTypes: [String], fileExtensions: [String],
+        supportsAnimation: Bool = false, signature: Signature? = nil
+    ) {
         self.identifier = identifier.lowercased()
         self.names = names.map { $0.lowercased() }
         self.mimeTypes = mimeTypes.map { $0.lowercased() }

@@ -50,7 +50,7 @@ public struct ExifEditor: Sendable {
     /// readable one. Only IFD0 is read: that is where the tag lives.
     package var rawOrientation: Int? {
         guard let ifd = ifd(at: ifd0Offset), let entry = ifd.entry(tagged: Self.orientationTag, in: self),
-              let type = uint16(at: entry + 2), let count = uint32(at: entry + 4), count >= 1
+            let type = uint16(at: entry + 2), let count = uint32(at: entry + 4), count >= 1
         else { return nil }
         switch type {
         case 3: return uint16(at: entry + 8).map(Int.init)  // SHORT, as the spec says
@@ -66,7 +66,7 @@ public struct ExifEditor: Sendable {
     /// Sets the Orientation tag to 1 (upright) if there is one: for pixels that have been turned.
     mutating func setOrientationUp() {
         guard let ifd = ifd(at: ifd0Offset), let entry = ifd.entry(tagged: Self.orientationTag, in: self),
-              let type = uint16(at: entry + 2)
+            let type = uint16(at: entry + 2)
         else { return }
         switch type {
         case 3: write(1, at: entry + 8, size: 2)
@@ -133,7 +133,8 @@ public struct ExifEditor: Sendable {
             guard workLeft >= 0 else { break }
             let entry = ifd.entriesStart + index * 12
             guard let type = uint16(at: entry + 2), let count = uint32(at: entry + 4),
-                  let size = Self.typeSize(type) else { continue }
+                let size = Self.typeSize(type)
+            else { continue }
             let (length, overflow) = Int(count).multipliedReportingOverflow(by: size)
             guard !overflow, length > 4, let valueOffset = uint32(at: entry + 8).map(Int.init) else { continue }
             if zero(valueOffset, length) { workLeft -= length }
@@ -160,9 +161,10 @@ public struct ExifEditor: Sendable {
     mutating func removeThumbnail() {
         guard let ifd0 = ifd(at: ifd0Offset), let ifd1Offset = ifd0.nextOffset(in: self) else { return }
         if let ifd1 = ifd(at: ifd1Offset),
-           let offsetEntry = ifd1.entry(tagged: Self.thumbnailOffsetTag, in: self),
-           let lengthEntry = ifd1.entry(tagged: Self.thumbnailLengthTag, in: self),
-           let start = uint32(at: offsetEntry + 8), let length = uint32(at: lengthEntry + 8) {
+            let offsetEntry = ifd1.entry(tagged: Self.thumbnailOffsetTag, in: self),
+            let lengthEntry = ifd1.entry(tagged: Self.thumbnailLengthTag, in: self),
+            let start = uint32(at: offsetEntry + 8), let length = uint32(at: lengthEntry + 8)
+        {
             zero(Int(start), Int(length))
         }
         workLeft = Self.gpsRemovalBudget(byteCount: bytes.count)

@@ -64,10 +64,13 @@ public struct Image: Sendable {
     }
 
     /// A new storage over the same content box, with the given fields changed.
-    private mutating func replaceStorage(format: ImageFormat? = nil, orientation: ImageOrientation? = nil,
-                                         scale: Double? = nil, metadata: ImageMetadata? = nil) {
-        storage = Storage(box: box, format: format ?? self.format, orientation: orientation ?? self.orientation,
-                          scale: scale ?? self.scale, metadata: metadata ?? self.metadata)
+    private mutating func replaceStorage(
+        format: ImageFormat? = nil, orientation: ImageOrientation? = nil,
+        scale: Double? = nil, metadata: ImageMetadata? = nil
+    ) {
+        storage = Storage(
+            box: box, format: format ?? self.format, orientation: orientation ?? self.orientation,
+            scale: scale ?? self.scale, metadata: metadata ?? self.metadata)
     }
 
     public init(
@@ -81,8 +84,9 @@ public struct Image: Sendable {
         animation: AnimatedImage, orientation: ImageOrientation = .up,
         scale: Double = 1, metadata: ImageMetadata = ImageMetadata()
     ) {
-        storage = Storage(box: ContentBox(.animated(animation)), format: animation.format, orientation: orientation,
-                          scale: max(scale, 1), metadata: metadata)
+        storage = Storage(
+            box: ContentBox(.animated(animation)), format: animation.format, orientation: orientation,
+            scale: max(scale, 1), metadata: metadata)
     }
 
     /// An image over an existing box: the memory cache's weak table rebuilds a stored image so.

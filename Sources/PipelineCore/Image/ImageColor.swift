@@ -24,17 +24,19 @@ public struct ImageColor: Hashable, Sendable, Codable, CustomStringConvertible {
         if digits.count == 6 {
             self.init(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
         } else {
-            self.init(red: UInt8(value >> 24), green: UInt8(value >> 16 & 0xFF),
-                      blue: UInt8(value >> 8 & 0xFF), alpha: UInt8(value & 0xFF))
+            self.init(
+                red: UInt8(value >> 24), green: UInt8(value >> 16 & 0xFF),
+                blue: UInt8(value >> 8 & 0xFF), alpha: UInt8(value & 0xFF))
         }
     }
 
     /// SDWebImage's spelling in transformer keys: `#aarrggbb`, lowercase, alpha first.
     package var keyDescription: String {
-        "#" + [alpha, red, green, blue].map { byte in
-            let text = String(byte, radix: 16)
-            return text.count == 1 ? "0" + text : text
-        }.joined()
+        "#"
+            + [alpha, red, green, blue].map { byte in
+                let text = String(byte, radix: 16)
+                return text.count == 1 ? "0" + text : text
+            }.joined()
     }
 
     public var description: String { keyDescription }

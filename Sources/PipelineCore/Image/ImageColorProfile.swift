@@ -56,8 +56,10 @@ public struct ImageChromaticities: Hashable, Sendable {
     public var greenX, greenY: Double
     public var blueX, blueY: Double
 
-    public init(whiteX: Double, whiteY: Double, redX: Double, redY: Double,
-                greenX: Double, greenY: Double, blueX: Double, blueY: Double) {
+    public init(
+        whiteX: Double, whiteY: Double, redX: Double, redY: Double,
+        greenX: Double, greenY: Double, blueX: Double, blueY: Double
+    ) {
         (self.whiteX, self.whiteY) = (whiteX, whiteY)
         (self.redX, self.redY) = (redX, redY)
         (self.greenX, self.greenY) = (greenX, greenY)
@@ -65,13 +67,16 @@ public struct ImageChromaticities: Hashable, Sendable {
     }
 
     /// sRGB's (ITU-R BT.709 primaries, D65 white).
-    public static let sRGB = ImageChromaticities(whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33,
-                                                 greenX: 0.30, greenY: 0.60, blueX: 0.15, blueY: 0.06)
+    public static let sRGB = ImageChromaticities(
+        whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33,
+        greenX: 0.30, greenY: 0.60, blueX: 0.15, blueY: 0.06)
 
     /// Equal within 0.001 in every coordinate (cHRM stores five decimals; writers round differently).
     func isApproximately(_ other: ImageChromaticities) -> Bool {
-        let pairs = [(whiteX, other.whiteX), (whiteY, other.whiteY), (redX, other.redX), (redY, other.redY),
-                     (greenX, other.greenX), (greenY, other.greenY), (blueX, other.blueX), (blueY, other.blueY)]
+        let pairs = [
+            (whiteX, other.whiteX), (whiteY, other.whiteY), (redX, other.redX), (redY, other.redY),
+            (greenX, other.greenX), (greenY, other.greenY), (blueX, other.blueX), (blueY, other.blueY),
+        ]
         return pairs.allSatisfy { abs($0.0 - $0.1) < 0.001 }
     }
 }

@@ -44,7 +44,8 @@ public enum ImageMetadataHandling: Hashable, Sendable {
             break
         }
         // Whatever changed, the file's own bytes no longer stand for this image.
-        result.metadata.removedMetadata = image.metadata.removedMetadata || unread
+        result.metadata.removedMetadata =
+            image.metadata.removedMetadata || unread
             || result.metadata.exif != exif || result.metadata.xmp != xmp
         return result
     }

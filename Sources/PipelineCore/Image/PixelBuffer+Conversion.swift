@@ -20,28 +20,49 @@ extension PixelBuffer {
                     // Read the source pixel as straight RGBA.
                     var r: UInt32, g: UInt32, b: UInt32, a: UInt32 = 255
                     switch format {
-                    case .gray8: r = UInt32(input[s]); g = r; b = r
-                    case .grayAlpha8: r = UInt32(input[s]); g = r; b = r; a = UInt32(input[s + 1])
-                    case .rgb8: r = UInt32(input[s]); g = UInt32(input[s + 1]); b = UInt32(input[s + 2])
+                    case .gray8:
+                        r = UInt32(input[s])
+                        g = r
+                        b = r
+                    case .grayAlpha8:
+                        r = UInt32(input[s])
+                        g = r
+                        b = r
+                        a = UInt32(input[s + 1])
+                    case .rgb8:
+                        r = UInt32(input[s])
+                        g = UInt32(input[s + 1])
+                        b = UInt32(input[s + 2])
                     case .rgba8:
-                        r = UInt32(input[s]); g = UInt32(input[s + 1]); b = UInt32(input[s + 2]); a = UInt32(input[s + 3])
+                        r = UInt32(input[s])
+                        g = UInt32(input[s + 1])
+                        b = UInt32(input[s + 2])
+                        a = UInt32(input[s + 3])
                     }
                     let d = i * dst
                     if !target.hasAlpha && a != 255 {
-                        r = Self.over(r, bg.0, a); g = Self.over(g, bg.1, a); b = Self.over(b, bg.2, a)
+                        r = Self.over(r, bg.0, a)
+                        g = Self.over(g, bg.1, a)
+                        b = Self.over(b, bg.2, a)
                     }
                     switch target {
                     case .gray8:
-                        output[d] = format.isGray
+                        output[d] =
+                            format.isGray
                             ? (a == 255 ? UInt8(r) : UInt8(Self.over(UInt32(input[s]), bgLuma, a)))
                             : ImageColor.luma(red: UInt8(r), green: UInt8(g), blue: UInt8(b))
                     case .grayAlpha8:
                         output[d] = format.isGray ? UInt8(r) : ImageColor.luma(red: UInt8(r), green: UInt8(g), blue: UInt8(b))
                         output[d + 1] = UInt8(a)
                     case .rgb8:
-                        output[d] = UInt8(r); output[d + 1] = UInt8(g); output[d + 2] = UInt8(b)
+                        output[d] = UInt8(r)
+                        output[d + 1] = UInt8(g)
+                        output[d + 2] = UInt8(b)
                     case .rgba8:
-                        output[d] = UInt8(r); output[d + 1] = UInt8(g); output[d + 2] = UInt8(b); output[d + 3] = UInt8(a)
+                        output[d] = UInt8(r)
+                        output[d + 1] = UInt8(g)
+                        output[d + 2] = UInt8(b)
+                        output[d + 3] = UInt8(a)
                     }
                 }
             }

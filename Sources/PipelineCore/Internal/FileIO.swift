@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -190,8 +191,10 @@ package enum FileIO {
     /// name is claimed with an empty `O_EXCL` file and the data renamed over it (a rename over an
     /// existing file makes ext4 write the data out at once, which the link avoids). False, and
     /// nothing left behind, when `path` exists. Not fsynced.
-    package static func writeExclusively(_ data: Data, to path: String, temporaryDirectory directory: String,
-                                         permissions: mode_t) throws -> Bool {
+    package static func writeExclusively(
+        _ data: Data, to path: String, temporaryDirectory directory: String,
+        permissions: mode_t
+    ) throws -> Bool {
         let temporary = try writeTemporaryFile(data, in: directory, sync: false, permissions: permissions, beforeClose: nil)
         var renamed = false
         defer { if !renamed { unlink(temporary) } }
@@ -219,8 +222,10 @@ package enum FileIO {
 
     /// A new hidden file in `directory` holding `data`, closed; its path. Removed again on failure.
     /// `beforeClose` runs on the open file (to attach extended attributes before it is published).
-    private static func writeTemporaryFile(_ data: Data, in directory: String, sync: Bool, permissions: mode_t,
-                                           beforeClose: ((Int32) -> Void)?) throws -> String {
+    private static func writeTemporaryFile(
+        _ data: Data, in directory: String, sync: Bool, permissions: mode_t,
+        beforeClose: ((Int32) -> Void)?
+    ) throws -> String {
         let temporary = directory + "/" + temporaryName()
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw Failure(call: "open", code: errno) }
@@ -263,9 +268,10 @@ package enum FileIO {
     package static func isTemporaryName(_ name: String) -> Bool {
         guard name.hasPrefix(temporaryPrefix) else { return false }
         let parts = name.dropFirst(temporaryPrefix.count).split(separator: "-", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 20 && part.utf8.allSatisfy { (0x30...0x39).contains($0) }
-        }
+        return parts.count == 2
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 20 && part.utf8.allSatisfy { (0x30...0x39).contains($0) }
+            }
     }
 
     /// Removes a file; true when it existed.
@@ -309,7 +315,10 @@ package enum FileIO {
     /// Names of the entries in `directory` (no `.` and `..`); empty when it does not exist.
     package static func contents(of directory: String) -> [String] {
         var names: [String] = []
-        _ = firstName(in: directory) { names.append($0); return false }
+        _ = firstName(in: directory) {
+            names.append($0)
+            return false
+        }
         return names
     }
 

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
 
 /// A file's creation ("birth") date through `statx(2)`, looked up at run time like `XAttr`: the
 /// Glibc module leaves `statx` out (it is a GNU extension), and a C shim for one call would give
@@ -26,7 +27,7 @@ package enum Statx {
         defer { buffer.deallocate() }
         buffer.initializeMemory(as: UInt8.self, repeating: 0, count: structSize)
         guard call(currentDirectory, path, noFollow, birthTimeMask, buffer) == 0,
-              buffer.load(as: UInt32.self) & birthTimeMask != 0
+            buffer.load(as: UInt32.self) & birthTimeMask != 0
         else { return nil }
         let seconds = buffer.load(fromByteOffset: birthTimeOffset, as: Int64.self)
         let nanoseconds = buffer.load(fromByteOffset: birthTimeOffset + 8, as: UInt32.self)

@@ -41,7 +41,7 @@ package enum SystemMemory {
         let host = meminfo.flatMap { field("MemAvailable", in: $0) ?? field("MemFree", in: $0) }
         let rooms = [cgroupV2, cgroupV1].compactMap { files -> UInt64? in
             guard let limit = files.limit.flatMap(cgroupLimit(in:)),
-                  let usage = files.usage.flatMap({ UInt64(trimmed($0)) })
+                let usage = files.usage.flatMap({ UInt64(trimmed($0)) })
             else { return nil }
             return limit > usage ? limit - usage : 0
         }

@@ -1,7 +1,9 @@
 /// A load's place in a loader's queue, from `.lowPriority` / `.highPriority`; the manager also
 /// runs the load's task at it.
 public enum ImageLoadPriority: Int, Sendable, Hashable, Comparable {
-    case low = -1, normal = 0, high = 1
+    case low = -1
+    case normal = 0
+    case high = 1
 
     package init(options: ImageOptions) {
         self = options.contains(.highPriority) ? .high : options.contains(.lowPriority) ? .low : .normal

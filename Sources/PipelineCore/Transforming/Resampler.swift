@@ -208,8 +208,9 @@ package enum Resampler {
                 c.weights.withUnsafeBufferPointer { weights in
                     guard let base = input.baseAddress, let result = output.baseAddress, let w = weights.baseAddress else { return }
                     for y in 0..<height {
-                        filterColumns(from: base + c.starts[y] &* rowBytes, rowBytes: rowBytes, count: c.counts[y],
-                                      weights: w + y &* c.stride, into: result + y &* rowBytes)
+                        filterColumns(
+                            from: base + c.starts[y] &* rowBytes, rowBytes: rowBytes, count: c.counts[y],
+                            weights: w + y &* c.stride, into: result + y &* rowBytes)
                     }
                 }
             }

@@ -38,7 +38,7 @@ package final class RowStreamResampler {
     /// alpha that needs no whole-factor box shrink first.
     package init?(source: ImageSize, format: PixelFormat, target: ImageSize, filter: ResamplingFilter, rowsPerFill: Int) {
         guard !format.hasAlpha, target.width > 0, target.height > 0, target.height < source.height,
-              source.width > 0, source.width / (target.width * 2) <= 1, source.height / (target.height * 2) <= 1
+            source.width > 0, source.width / (target.width * 2) <= 1, source.height / (target.height * 2) <= 1
         else { return nil }
         sourceHeight = source.height
         self.target = target
@@ -128,8 +128,9 @@ package final class RowStreamResampler {
         horizontal.weights.withUnsafeBufferPointer { weights in
             guard let w = weights.baseAddress else { return }
             for x in 0..<target.width {
-                Resampler.filterColumns(from: columns + horizontal.starts[x] * columnBytes, rowBytes: columnBytes, count: horizontal.counts[x],
-                                        weights: w + x * horizontal.stride, into: filteredColumns + x * columnBytes)
+                Resampler.filterColumns(
+                    from: columns + horizontal.starts[x] * columnBytes, rowBytes: columnBytes, count: horizontal.counts[x],
+                    weights: w + x * horizontal.stride, into: filteredColumns + x * columnBytes)
             }
         }
         let outRowBytes = target.width * channels
@@ -146,22 +147,26 @@ package final class RowStreamResampler {
     /// `out + r * channels`, `columnBytes` apart.
     @inline(__always)
     private static func transpose(_ block: UnsafePointer<UInt8>, rowBytes: Int, rows: Int, width: Int, into out: UnsafeMutablePointer<UInt8>, channels: Int) {
-        copyPixels(rows: rows, width: width, channels: channels, from: block, lineBytes: rowBytes, pixelBytes: channels,
-                   into: out, lineBytes: channels, pixelBytes: rows &* channels)
+        copyPixels(
+            rows: rows, width: width, channels: channels, from: block, lineBytes: rowBytes, pixelBytes: channels,
+            into: out, lineBytes: channels, pixelBytes: rows &* channels)
     }
 
     /// The inverse of `transpose`, into rows `rowBytes` apart.
     @inline(__always)
     private static func untranspose(_ columns: UnsafePointer<UInt8>, rows: Int, width: Int, into out: UnsafeMutablePointer<UInt8>, rowBytes: Int, channels: Int) {
-        copyPixels(rows: rows, width: width, channels: channels, from: columns, lineBytes: channels, pixelBytes: rows &* channels,
-                   into: out, lineBytes: rowBytes, pixelBytes: channels)
+        copyPixels(
+            rows: rows, width: width, channels: channels, from: columns, lineBytes: channels, pixelBytes: rows &* channels,
+            into: out, lineBytes: rowBytes, pixelBytes: channels)
     }
 
     /// `rows` lines of `width` pixels of `channels` bytes from one strided layout to another.
     @inline(__always)
-    private static func copyPixels(rows: Int, width: Int, channels: Int,
-                                   from source: UnsafePointer<UInt8>, lineBytes sourceLine: Int, pixelBytes sourcePixel: Int,
-                                   into destination: UnsafeMutablePointer<UInt8>, lineBytes destinationLine: Int, pixelBytes destinationPixel: Int) {
+    private static func copyPixels(
+        rows: Int, width: Int, channels: Int,
+        from source: UnsafePointer<UInt8>, lineBytes sourceLine: Int, pixelBytes sourcePixel: Int,
+        into destination: UnsafeMutablePointer<UInt8>, lineBytes destinationLine: Int, pixelBytes destinationPixel: Int
+    ) {
         for r in 0..<rows {
             var from = source + r &* sourceLine
             var to = destination + r &* destinationLine

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// `imagepipe cache stats|clear|trim`: the disk cache `fetch` uses.
 struct CacheCommand: AsyncParsableCommand {

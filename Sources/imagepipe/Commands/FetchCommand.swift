@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import CacheRedis
+import Foundation
 import Logging
 import PipelineCore
 

@@ -1,8 +1,8 @@
 import CacheRedis
 import Foundation
+import ImagePipe
 import Logging
 import PipelineCore
-import ImagePipe
 
 /// One `fetch` run's settings, and the work for one source.
 struct FetchJob: Sendable {
@@ -35,7 +35,11 @@ struct FetchJob: Sendable {
             var context = self.context
             if let sharedSourceOriginals, RedisSharedLoader.shares(url) { context[.originalImageCache] = sharedSourceOriginals }
             let task = manager.imageTask(with: url, options: options, context: context)
-            let result = try await withTaskCancellationHandler { try await task.result() } onCancel: { task.cancel() }
+            let result = try await withTaskCancellationHandler {
+                try await task.result()
+            } onCancel: {
+                task.cancel()
+            }
             guard let image = result.image else {
                 throw FetchError.notCached
             }

@@ -1,6 +1,6 @@
 import Foundation
-import PipelineCore
 import ImagePipe
+import PipelineCore
 
 /// Turns a loaded image into the bytes of an output file.
 enum ImageOutput {

@@ -22,9 +22,9 @@ enum TerminalEscaping {
     /// Characters a terminal acts on instead of showing.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: true              // C0, DEL, C1 (0x9B is a one-byte CSI)
+        case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1 (0x9B is a one-byte CSI)
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // direction marks and overrides
-        case 0x2028, 0x2029: true                        // line and paragraph separators
+        case 0x2028, 0x2029: true  // line and paragraph separators
         default: false
         }
     }

@@ -19,8 +19,10 @@ struct ToolLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        Console.err(Self.line(level: event.level, message: event.message.description,
-                              metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+        Console.err(
+            Self.line(
+                level: event.level, message: event.message.description,
+                metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
     }
 
     static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {

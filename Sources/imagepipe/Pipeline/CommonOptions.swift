@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
+import ImagePipe
 import LoaderHTTP
 import Logging
 import PipelineCore
-import ImagePipe
 
 /// `--thumbnail`, `--transform`, `--quality`, `--keep-icc` and `--keep-metadata`, shared by `fetch` and `convert`.
 struct ImageProcessingOptions: ParsableArguments {

@@ -1,17 +1,17 @@
-import CodersAVIF
 import CacheRedis
+import CodersAVIF
 import CodersGIF
 import CodersHEIF
-import ColorConverterLCMS
 import CodersJPEG
 import CodersPNG
 import CodersWebP
+import ColorConverterLCMS
 import Foundation
+import ImagePipe
 import LoaderFile
 import LoaderHTTP
 import Logging
 import PipelineCore
-import ImagePipe
 
 /// Registers the built-in plugins into the shared registries, one line each, as a library user
 /// would, and makes the manager a command uses.
@@ -65,7 +65,8 @@ enum PipelineSetup {
     /// original key, so `sharedSourceOriginals` (the local cache alone) is where such a source's
     /// original goes (`ImageContext.originalImageCache`): one write to Redis, not two.
     static func manager(cacheDirectory: URL?, redis: RedisCacheConfiguration? = nil)
-        -> (manager: ImageManager, sharedSourceOriginals: (any ImageCache)?) {
+        -> (manager: ImageManager, sharedSourceOriginals: (any ImageCache)?)
+    {
         registerPlugins()
         var cache: any ImageCache
         if let cacheDirectory {

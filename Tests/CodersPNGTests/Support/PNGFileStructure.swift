@@ -30,8 +30,10 @@ struct PNGFileStructure {
             guard offset + 12 + length <= bytes.count else { break }
             let typed = Array(bytes[offset + 4..<offset + 8 + length])
             let computed = typed.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
-            chunks.append(Chunk(type: String(decoding: typed.prefix(4), as: UTF8.self), payload: Array(typed.dropFirst(4)),
-                                storedCRC: u32(offset + 8 + length), computedCRC: computed))
+            chunks.append(
+                Chunk(
+                    type: String(decoding: typed.prefix(4), as: UTF8.self), payload: Array(typed.dropFirst(4)),
+                    storedCRC: u32(offset + 8 + length), computedCRC: computed))
             offset += 12 + length
         }
         self.chunks = chunks

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipeTargets
+@testable import PipelineCore
 
 /// Solid gray frames (frame i has value i % 256) with chosen durations and loop count; frames listed
 /// in `blocked` wait, on a background thread, until `unblock()` is called.
@@ -115,12 +116,14 @@ struct AnimatedImagePlayerTests {
         #expect(foreverLog.finishes.count == 0)
     }
 
-    @Test("Playback modes play frames in their order", arguments: [
-        (AnimationPlaybackMode.normal, [0, 1, 2, 3, 0, 1, 2, 3, 0], 2),
-        (.reverse, [3, 2, 1, 0, 3, 2, 1, 0, 3], 2),
-        (.bounce, [0, 1, 2, 3, 2, 1, 0, 1, 2], 1),
-        (.reversedBounce, [3, 2, 1, 0, 1, 2, 3, 2, 1], 1),
-    ])
+    @Test(
+        "Playback modes play frames in their order",
+        arguments: [
+            (AnimationPlaybackMode.normal, [0, 1, 2, 3, 0, 1, 2, 3, 0], 2),
+            (.reverse, [3, 2, 1, 0, 3, 2, 1, 0, 3], 2),
+            (.bounce, [0, 1, 2, 3, 2, 1, 0, 1, 2], 1),
+            (.reversedBounce, [3, 2, 1, 0, 1, 2, 3, 2, 1], 1),
+        ])
     func modes(mode: AnimationPlaybackMode, order: [Int], loops: Int) throws {
         let (player, clock, log) = try makePlayer(TimedFramesProvider(frames: 4))
         player.playbackMode = mode
@@ -223,8 +226,9 @@ struct AnimatedImagePlayerTests {
         #expect(AnimationFrameBufferRegistry.shared.users(of: animation) == 1)
         second = nil
         #expect(AnimationFrameBufferRegistry.shared.users(of: animation) == 0)
-        #expect(AnimatedImagePlayer(animation: try AnimatedImage(provider: TimedFramesProvider(frames: 1)), clock: clock) == nil,
-                "one frame is nothing to play")
+        #expect(
+            AnimatedImagePlayer(animation: try AnimatedImage(provider: TimedFramesProvider(frames: 1)), clock: clock) == nil,
+            "one frame is nothing to play")
         _ = (first, second)
     }
 
@@ -272,8 +276,10 @@ struct AnimatedImagePlayerTests {
         #expect(budget(meminfo: host, cgroupV1: ("512000\n", "409600\n")) == 60 * 1024)
     }
 
-    private func budget(meminfo: String, cgroupV2: SystemMemory.CgroupFiles = (nil, nil),
-                        cgroupV1: SystemMemory.CgroupFiles = (nil, nil)) -> Int {
+    private func budget(
+        meminfo: String, cgroupV2: SystemMemory.CgroupFiles = (nil, nil),
+        cgroupV1: SystemMemory.CgroupFiles = (nil, nil)
+    ) -> Int {
         FrameBufferBudget.automatic(
             total: SystemMemory.availableBytes(meminfo: meminfo, cgroupV2: cgroupV2.limit, cgroupV1: cgroupV1.limit),
             free: SystemMemory.freeBytes(meminfo: meminfo, cgroupV2: cgroupV2, cgroupV1: cgroupV1), physicalMemory: 0)

@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
-import Synchronization
-import Testing
-import PipelineCore
 import ImagePipe
-@testable import ImagePipeTargets
+import PipelineCore
+import Synchronization
 import TestSupport
+import Testing
+
+@testable import ImagePipeTargets
 
 @Suite("Target callback executor")
 struct ImageTargetCallbackExecutorTests {

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipeTargets
+@testable import PipelineCore
 
 @Suite("Image targets under concurrency")
 struct ImageTargetConcurrencyTests {

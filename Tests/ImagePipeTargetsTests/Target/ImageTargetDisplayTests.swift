@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
 @testable import ImagePipeTargets
+@testable import PipelineCore
 
 /// Binds from a UI-like actor to a `Sendable` target, and says what was shown when `setImage` returned.
 actor Binder {
@@ -127,11 +128,12 @@ struct ImageTargetDiskTransitionTests {
         var testDescription: String { "\(options.names) transitions: \(transitions)" }
     }
 
-    @Test("A disk hit transitions unless it was read synchronously (queryMemoryDataSync, queryDiskDataSync), or the transition is forced",
-          arguments: [
+    @Test(
+        "A disk hit transitions unless it was read synchronously (queryMemoryDataSync, queryDiskDataSync), or the transition is forced",
+        arguments: [
             Case(options: [], transitions: true), Case(options: .queryDiskDataSync, transitions: false),
             Case(options: .queryMemoryDataSync, transitions: false), Case(options: [.queryDiskDataSync, .forceTransition], transitions: true),
-          ])
+        ])
     func diskHitTransition(_ test: Case) async throws {
         let (options, transitions) = (test.options, test.transitions)
         let f = ManagerFixture(delay: .zero)

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// An actor executor on a dispatch queue the test can recognise.
 final class MarkedQueueExecutor: SerialExecutor {

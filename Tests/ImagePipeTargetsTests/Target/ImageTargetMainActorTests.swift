@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
 @testable import ImagePipeTargets
+@testable import PipelineCore
 
 /// A UI-style view: main-actor state without locks, adopting `ImageTarget` with an isolated
 /// conformance, as a UIKit or GTK binding would.

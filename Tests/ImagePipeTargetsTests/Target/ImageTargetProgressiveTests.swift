@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Image targets with progressive loads")
 struct ImageTargetProgressiveTests {
@@ -36,8 +37,9 @@ struct ImageTargetProgressiveTests {
         loader.answer(url.absoluteString, with: .data(TestCoder.sample(width: 10, height: 40)))
         let target = RecordingTarget()
         let log = CompletionLog()
-        target.setImage(with: url, placeholder: placeholderImage, options: [.progressiveLoad, .avoidAutoSetImage],
-                        context: ImageContext().with(.imageManager, manager), completed: log.handler)
+        target.setImage(
+            with: url, placeholder: placeholderImage, options: [.progressiveLoad, .avoidAutoSetImage],
+            context: ImageContext().with(.imageManager, manager), completed: log.handler)
         try #require(await eventually { log.all.contains { (try? $0.get().isFinished) == true } })
         let results = log.all.compactMap { try? $0.get() }
         #expect(results.count > 1)

@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
 @testable import ImagePipeTargets
+@testable import PipelineCore
 
 @Suite("Image targets")
 struct ImageTargetTests {
@@ -45,10 +46,12 @@ struct ImageTargetTests {
         #expect(Set(log.all.compactMap(\.width)) == [10, 20])
     }
 
-    @Test("Loads for different slots never cancel each other", arguments: [
-        [ImageSlot.image, .highlightedImage],
-        [ImageSlot.image(for: .normal), .image(for: .selected), .backgroundImage(for: .normal), .backgroundImage(for: .disabled)],
-    ])
+    @Test(
+        "Loads for different slots never cancel each other",
+        arguments: [
+            [ImageSlot.image, .highlightedImage],
+            [ImageSlot.image(for: .normal), .image(for: .selected), .backgroundImage(for: .normal), .backgroundImage(for: .disabled)],
+        ])
     func slotsAreIndependent(slots: [ImageSlot]) async throws {
         let f = ManagerFixture(delay: .milliseconds(100))
         let target = RecordingTarget()

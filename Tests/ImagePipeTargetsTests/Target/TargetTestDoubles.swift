@@ -1,13 +1,18 @@
 import Foundation
 import Synchronization
-@testable import PipelineCore
 import TestSupport
+
 @testable import ImagePipe
 @testable import ImagePipeTargets
+@testable import PipelineCore
 
 /// A target that records what it was shown, per slot, and notices if two updates ever overlap.
 final class RecordingTarget: ImageTarget, Sendable {
-    struct Shown: Sendable { let slot: ImageSlot; let image: Image?; let result: ImageResult? }
+    struct Shown: Sendable {
+        let slot: ImageSlot
+        let image: Image?
+        let result: ImageResult?
+    }
     private let log = Mutex<[Shown]>([])
     private let inside = Mutex(0)
     let overlaps = Counter()
@@ -32,7 +37,12 @@ final class RecordingTarget: ImageTarget, Sendable {
     }
 
     private func record(_ shown: Shown) {
-        if inside.withLock({ $0 += 1; return $0 }) > 1 { overlaps.increment() }
+        if inside.withLock({
+            $0 += 1
+            return $0
+        }) > 1 {
+            overlaps.increment()
+        }
         log.withLock { $0.append(shown) }
         inside.withLock { $0 -= 1 }
     }
@@ -78,7 +88,10 @@ final class RecordingTransition: ImageTransition {
     }
 
     func release() {
-        for done in pending.withLock({ list in defer { list.removeAll() }; return list }) { done(true) }
+        for done in pending.withLock({ list in
+            defer { list.removeAll() }
+            return list
+        }) { done(true) }
     }
 
     var calls: [String] { log.withLock { $0 } }

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-@testable import PipelineCore
 import TestSupport
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// A clock tests move by hand, so expiry is tested without sleeping.
 final class TestClock: Sendable {

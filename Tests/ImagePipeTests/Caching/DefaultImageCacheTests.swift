@@ -1,10 +1,11 @@
 import Foundation
 import MetricsTestKit
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Default image cache")
 struct DefaultImageCacheTests {
@@ -338,17 +339,21 @@ struct DefaultImageCacheStoreFailureTests {
         let file = directory.url.appendingPathComponent("file")
         try Data("x".utf8).write(to: file)
         let coders = ImageCodersManager(coders: [TestCoder()])
-        let unwritable = DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(
-            directory: file.appendingPathComponent("cache"),
-            configuration: DiskCache.Configuration(trimInterval: nil, metrics: PipelineMetrics(factory: metrics))), coders: coders)
+        let unwritable = DefaultImageCache(
+            memoryCache: MemoryCache(),
+            diskCache: DiskCache(
+                directory: file.appendingPathComponent("cache"),
+                configuration: DiskCache.Configuration(trimInterval: nil, metrics: PipelineMetrics(factory: metrics))), coders: coders)
         let image = try coders.decode(TestCoder.sample(), options: ImageDecodeOptions())
         await unwritable.store(image, data: nil, key: "k", options: [], context: ImageContext(), cacheType: .disk)
         #expect(metrics.counterTotal(label: "imagepipe_cache_store_failures_total", dimensions: [("reason", "write")]) == 1)
         #expect(metrics.timers(label: "imagepipe_encode_duration_seconds").first?.values.count == 1)
 
-        let writable = DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(
-            directory: directory.url.appendingPathComponent("cache"),
-            configuration: DiskCache.Configuration(trimInterval: nil, metrics: PipelineMetrics(factory: metrics))), coders: coders)
+        let writable = DefaultImageCache(
+            memoryCache: MemoryCache(),
+            diskCache: DiskCache(
+                directory: directory.url.appendingPathComponent("cache"),
+                configuration: DiskCache.Configuration(trimInterval: nil, metrics: PipelineMetrics(factory: metrics))), coders: coders)
         await writable.store(nil, data: TestCoder.sample(), key: "k", options: [], context: ImageContext(), cacheType: .disk)
         #expect(await writable.query(key: "k", options: [], context: ImageContext(), cacheType: .disk)?.image != nil)
         #expect(metrics.timers(label: "imagepipe_decode_duration_seconds", dimensions: [("source", "disk")]).first?.values.count == 1)
@@ -359,8 +364,10 @@ struct DefaultImageCacheStoreFailureTests {
     func silentByDefault() async throws {
         let file = directory.url.appendingPathComponent("file")
         try Data("x".utf8).write(to: file)
-        let cache = DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(
-            directory: file.appendingPathComponent("cache"), configuration: DiskCache.Configuration(trimInterval: nil)))
+        let cache = DefaultImageCache(
+            memoryCache: MemoryCache(),
+            diskCache: DiskCache(
+                directory: file.appendingPathComponent("cache"), configuration: DiskCache.Configuration(trimInterval: nil)))
         await cache.store(nil, data: Data("bytes".utf8), key: "k", options: [], context: ImageContext(), cacheType: .disk)
         #expect(await cache.contains(key: "k", cacheType: .all) == ImageCacheType.none)
     }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Default image cache: validators kept with the disk entry")
 struct DefaultImageCacheValidatorTests {
@@ -12,8 +13,9 @@ struct DefaultImageCacheValidatorTests {
     func makeCache(honorsSourceExpiry: Bool = false) -> DefaultImageCache {
         var configuration = DiskCache.Configuration(trimInterval: nil, clock: clock.cacheClock)
         configuration.honorsSourceExpiry = honorsSourceExpiry
-        return DefaultImageCache(memoryCache: MemoryCache(), diskCache: DiskCache(directory: directory.url, configuration: configuration),
-                                 coders: ImageCodersManager(coders: [TestCoder(encodesEveryFormat: true)]))
+        return DefaultImageCache(
+            memoryCache: MemoryCache(), diskCache: DiskCache(directory: directory.url, configuration: configuration),
+            coders: ImageCodersManager(coders: [TestCoder(encodesEveryFormat: true)]))
     }
 
     func store(_ cache: DefaultImageCache, _ validators: CacheValidators?) async {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
-@testable import PipelineCore
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// Runs the `cache-stress` helper (built beside the test binary) as real processes.
 @Suite("Disk cache across processes", .serialized)

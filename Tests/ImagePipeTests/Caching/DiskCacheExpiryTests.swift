@@ -1,15 +1,18 @@
 import Foundation
 import Testing
-@testable import PipelineCore
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Disk cache: expiry date type, read-only folders, trims at scale")
 struct DiskCacheExpiryTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
 
-    func cache(_ expiryDate: DiskCache.EntryDate = .access, maxAge: TimeInterval? = nil, sizeLimit: Int = 0,
-               additional: [URL] = [], at directory: URL? = nil, clock: TestClock? = nil) -> DiskCache {
+    func cache(
+        _ expiryDate: DiskCache.EntryDate = .access, maxAge: TimeInterval? = nil, sizeLimit: Int = 0,
+        additional: [URL] = [], at directory: URL? = nil, clock: TestClock? = nil
+    ) -> DiskCache {
         var configuration = DiskCache.Configuration(
             maxAge: maxAge, sizeLimit: sizeLimit, trimInterval: nil, accessDateResolution: 0, clock: (clock ?? self.clock).cacheClock)
         configuration.expiryDate = expiryDate
@@ -31,8 +34,9 @@ struct DiskCacheExpiryTests {
         }
     }
 
-    @Test("Expiry by creation or change date counts from the file system's dates, not the stamps the cache writes",
-          arguments: DiskCache.EntryDate.allCases)
+    @Test(
+        "Expiry by creation or change date counts from the file system's dates, not the stamps the cache writes",
+        arguments: DiskCache.EntryDate.allCases)
     func fileSystemDates(type: DiskCache.EntryDate) throws {
         // The cache's clock runs ten days ahead: it stamps access and modification dates in the
         // future, while the kernel sets creation and change dates to now.
@@ -121,8 +125,9 @@ struct DiskCacheExpiryTests {
         #expect(mine.totalCount == 5)
     }
 
-    @Test("Index names round-trip to the cache's file names; other names are not indexed",
-          arguments: ["d41d8cd98f00b204e9800998ecf8427e", "0123456789abcdef0123456789abcdef.png", "00000000000000000000000000000000.a.b"])
+    @Test(
+        "Index names round-trip to the cache's file names; other names are not indexed",
+        arguments: ["d41d8cd98f00b204e9800998ecf8427e", "0123456789abcdef0123456789abcdef.png", "00000000000000000000000000000000.a.b"])
     func indexNames(name: String) throws {
         #expect(try #require(DiskCacheIndex.Name(name)).fileName == name)
         #expect(DiskCacheIndex.Name("D41D8CD98F00B204E9800998ECF8427E") == nil)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
-@testable import PipelineCore
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Disk cache folder")
 struct DiskCacheFolderTests {
@@ -12,8 +13,10 @@ struct DiskCacheFolderTests {
     /// A cache that expires everything and trims at the first byte, so any file it counted as an
     /// entry would go.
     func greedyCache() -> DiskCache {
-        DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
-            maxAge: 0, sizeLimit: 1, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
+        DiskCache(
+            directory: directory.url,
+            configuration: DiskCache.Configuration(
+                maxAge: 0, sizeLimit: 1, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
     }
 
     /// A user's files: big and small, old and new, hidden, in a subfolder, behind a symlink.
@@ -41,8 +44,9 @@ struct DiskCacheFolderTests {
         for (path, data) in files {
             #expect(FileManager.default.contents(atPath: path) == data, "\(path) changed", sourceLocation: sourceLocation)
         }
-        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: directory.path + "/link-to-notes")) != nil,
-                sourceLocation: sourceLocation)
+        #expect(
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: directory.path + "/link-to-notes")) != nil,
+            sourceLocation: sourceLocation)
     }
 
     @Test("A folder of user files survives writes, trims and clears byte for byte, and is not marked as a cache")
@@ -102,9 +106,11 @@ struct DiskCacheFolderTests {
         let device = mknod(cache.filePath(forKey: "device"), S_IFCHR | 0o644, (1 << 8) | 5) == 0
         let specials = ["link", "zero", "folder", "fifo"] + (device ? ["device"] : [])
 
-        let misses = try #require(await withTimeLimit {
-            specials.map { cache.data(forKey: $0) == nil && !cache.containsData(forKey: $0) }
-        }, "a read of a special file hung").get()
+        let misses = try #require(
+            await withTimeLimit {
+                specials.map { cache.data(forKey: $0) == nil && !cache.containsData(forKey: $0) }
+            }, "a read of a special file hung"
+        ).get()
         #expect(misses == specials.map { _ in true })
         let extended = try #require(await withTimeLimit { cache.extendedData(forKey: "fifo") }, "hung").get()
         #expect(extended == nil)
@@ -187,28 +193,32 @@ struct DiskCacheFolderTests {
         }
     }
 
-    @Test("Entry names are exactly what fileName(forKey:) can give", arguments: [
-        ("d41d8cd98f00b204e9800998ecf8427e", true),
-        ("d41d8cd98f00b204e9800998ecf8427e.png", true),
-        ("d41d8cd98f00b204e9800998ecf8427e.jpg large", true),
-        ("D41D8CD98F00B204E9800998ECF8427E", false),
-        ("d41d8cd98f00b204e9800998ecf8427", false),
-        ("d41d8cd98f00b204e9800998ecf8427e.", false),
-        ("d41d8cd98f00b204e9800998ecf8427e..", false),
-        ("d41d8cd98f00b204e9800998ecf8427ex", false),
-        ("d41d8cd98f00b204e9800998ecf8427e.a:b", false),
-        ("backup.tar", false),
-        ("CACHEDIR.TAG", false),
-        (".tmp-1-2", false),
-    ] as [(String, Bool)])
+    @Test(
+        "Entry names are exactly what fileName(forKey:) can give",
+        arguments: [
+            ("d41d8cd98f00b204e9800998ecf8427e", true),
+            ("d41d8cd98f00b204e9800998ecf8427e.png", true),
+            ("d41d8cd98f00b204e9800998ecf8427e.jpg large", true),
+            ("D41D8CD98F00B204E9800998ECF8427E", false),
+            ("d41d8cd98f00b204e9800998ecf8427", false),
+            ("d41d8cd98f00b204e9800998ecf8427e.", false),
+            ("d41d8cd98f00b204e9800998ecf8427e..", false),
+            ("d41d8cd98f00b204e9800998ecf8427ex", false),
+            ("d41d8cd98f00b204e9800998ecf8427e.a:b", false),
+            ("backup.tar", false),
+            ("CACHEDIR.TAG", false),
+            (".tmp-1-2", false),
+        ] as [(String, Bool)])
     func entryNames(name: String, isEntry: Bool) {
         #expect(DiskCache.isEntryName(name) == isEntry)
     }
 
-    @Test("Every name the cache writes is an entry name", arguments: [
-        "https://a.com/x.png", "https://a.com/x", "https://x.com/a.%2E%2E", "plain", "https://a.com/a.b%2Ec",
-        "https://example.com/a." + String(repeating: "x", count: 222),
-    ])
+    @Test(
+        "Every name the cache writes is an entry name",
+        arguments: [
+            "https://a.com/x.png", "https://a.com/x", "https://x.com/a.%2E%2E", "plain", "https://a.com/a.b%2Ec",
+            "https://example.com/a." + String(repeating: "x", count: 222),
+        ])
     func writtenNamesAreEntryNames(key: String) {
         #expect(DiskCache.isEntryName(DiskCache.fileName(forKey: key)))
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import PipelineCore
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Disk cache")
 struct DiskCacheTests {
@@ -9,21 +10,25 @@ struct DiskCacheTests {
     let clock = TestClock()
 
     func cache(maxAge: TimeInterval? = 7 * 24 * 3600, sizeLimit: Int = 0) -> DiskCache {
-        DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
-            maxAge: maxAge, sizeLimit: sizeLimit, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
+        DiskCache(
+            directory: directory.url,
+            configuration: DiskCache.Configuration(
+                maxAge: maxAge, sizeLimit: sizeLimit, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
     }
 
     // MARK: File names
 
-    @Test("File names are the key's MD5 plus the URL path's extension, as SDWebImage's tests expect", arguments: [
-        ("https://example.com/x.jpg?aid=123&b=4", "jpg"),
-        ("https://maps.googleapis.com/maps/api/staticmap?center=48.8566,2.3522&format=png&maptype=roadmap&scale=2&size=375x200&zoom=15", nil),
-        ("https://test.com/a1ec3f4c7d9de0e0e03a5a14e0f5d28c.jpg00%00", "jpg00"),
-        ("https://example.com/image.png", "png"),
-        ("https://example.com/image", nil),
-        ("https://example.com/photo.jpg:large", "jpglarge"),
-        ("plain-key", nil),
-    ] as [(String, String?)])
+    @Test(
+        "File names are the key's MD5 plus the URL path's extension, as SDWebImage's tests expect",
+        arguments: [
+            ("https://example.com/x.jpg?aid=123&b=4", "jpg"),
+            ("https://maps.googleapis.com/maps/api/staticmap?center=48.8566,2.3522&format=png&maptype=roadmap&scale=2&size=375x200&zoom=15", nil),
+            ("https://test.com/a1ec3f4c7d9de0e0e03a5a14e0f5d28c.jpg00%00", "jpg00"),
+            ("https://example.com/image.png", "png"),
+            ("https://example.com/image", nil),
+            ("https://example.com/photo.jpg:large", "jpglarge"),
+            ("plain-key", nil),
+        ] as [(String, String?)])
     func fileNames(key: String, ext: String?) {
         let name = DiskCache.fileName(forKey: key)
         let hash = MD5.hex(key)
@@ -38,10 +43,12 @@ struct DiskCacheTests {
         #expect(DiskCache.fileName(forKey: tooLong) == MD5.hex(tooLong))
     }
 
-    @Test("Keys that look like paths never name a file outside the cache directory", arguments: [
-        "../../../etc/passwd", "/etc/passwd", "a/../../b.png", "https://x.com/..%2F..%2Fevil", "..", ".",
-        "https://x.com/a.%2E%2E", "file:///tmp/../../root/.ssh/id_rsa", "x.\0/../../y", "https://x.com/a./",
-    ])
+    @Test(
+        "Keys that look like paths never name a file outside the cache directory",
+        arguments: [
+            "../../../etc/passwd", "/etc/passwd", "a/../../b.png", "https://x.com/..%2F..%2Fevil", "..", ".",
+            "https://x.com/a.%2E%2E", "file:///tmp/../../root/.ssh/id_rsa", "x.\0/../../y", "https://x.com/a./",
+        ])
     func pathTraversal(key: String) throws {
         let cache = cache()
         try cache.setData(Data("v".utf8), forKey: key)
@@ -52,9 +59,11 @@ struct DiskCacheTests {
         #expect(directory.fileNames == [DiskCache.fileName(forKey: key)])
     }
 
-    @Test("Keys Foundation's NSString path methods trap on get a file name and store like any other", arguments: [
-        "a//é", "//\u{FFFD}", "a//// //", ". ///b//", "x//é.png",
-    ])
+    @Test(
+        "Keys Foundation's NSString path methods trap on get a file name and store like any other",
+        arguments: [
+            "a//é", "//\u{FFFD}", "a//// //", ". ///b//", "x//é.png",
+        ])
     func keysNSStringTrapsOn(key: String) throws {
         let cache = cache()
         try cache.setData(Data("v".utf8), forKey: key)
@@ -155,8 +164,10 @@ struct DiskCacheTests {
 
     @Test("A hit restamps the access date only when it is older than the resolution")
     func accessDateResolution() throws {
-        let cache = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
-            trimInterval: nil, accessDateResolution: 60, clock: clock.cacheClock))
+        let cache = DiskCache(
+            directory: directory.url,
+            configuration: DiskCache.Configuration(
+                trimInterval: nil, accessDateResolution: 60, clock: clock.cacheClock))
         try cache.setData(Data([1]), forKey: "k")
         let written = try #require(FileIO.status(cache.filePath(forKey: "k"))).accessDate
         clock.advance(by: 30)
@@ -177,8 +188,10 @@ struct DiskCacheTests {
         }
         _ = cache.data(forKey: "k0")  // k0 is now the most recently accessed
         let block = FileIO.status(cache.filePath(forKey: "k0"))!.allocatedSize
-        let limited = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
-            maxAge: nil, sizeLimit: block * 8, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
+        let limited = DiskCache(
+            directory: directory.url,
+            configuration: DiskCache.Configuration(
+                maxAge: nil, sizeLimit: block * 8, trimInterval: nil, accessDateResolution: 0, clock: clock.cacheClock))
         limited.removeExpiredAndTrim()
         // 10 blocks > 8: trim below 4 blocks, oldest access first: k1…k7 go, k8, k9, k0 stay.
         #expect(limited.totalCount == 3)
@@ -205,8 +218,10 @@ struct DiskCacheTests {
 
     @Test("The periodic trim runs on its own, and can be turned off")
     func periodicTrim() async throws {
-        let cache = DiskCache(directory: directory.url, configuration: DiskCache.Configuration(
-            maxAge: 0, sizeLimit: 0, trimInterval: 0.05, clock: clock.cacheClock))
+        let cache = DiskCache(
+            directory: directory.url,
+            configuration: DiskCache.Configuration(
+                maxAge: 0, sizeLimit: 0, trimInterval: 0.05, clock: clock.cacheClock))
         try cache.setData(Data([1]), forKey: "k")
         clock.advance(by: 1)
         for _ in 0..<200 where cache.totalCount > 0 { try await Task.sleep(for: .milliseconds(10)) }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// SDWebImage's caches-manager tests (49–57), with real two-level caches.
 @Suite("Caches manager with real caches")

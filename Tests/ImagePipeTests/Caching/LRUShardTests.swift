@@ -1,6 +1,7 @@
 import Testing
-@testable import PipelineCore
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("LRU shard")
 struct LRUShardTests {

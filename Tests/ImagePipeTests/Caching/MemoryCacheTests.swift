@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import PipelineCore
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Memory cache")
 struct MemoryCacheTests {

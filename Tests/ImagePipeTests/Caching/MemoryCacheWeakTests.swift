@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import PipelineCore
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// SDWebImage's weak memory cache (`shouldUseWeakMemoryCache`): images that left the LRU but are
 /// still held elsewhere come back on their next lookup.

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// The watcher reads files shaped like the kernel's, written by the test: never the real cgroup.
 @Suite("Memory pressure watcher")

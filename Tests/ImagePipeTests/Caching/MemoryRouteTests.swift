@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// `ImageCachesManager`'s synchronous memory hit, which goes through its `MemoryRoute`.
 @Suite("Caches manager memory route")

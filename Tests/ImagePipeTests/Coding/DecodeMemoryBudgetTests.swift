@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// Decodes that together would not fit in memory run in turn; one that alone never fits fails at
 /// once; a cancelled waiter holds nothing.
@@ -210,7 +211,10 @@ final class EstimatingCoder: ImageCoder {
 
     func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
         decodes.increment()
-        let now = running.withLock { $0 += 1; return $0 }
+        let now = running.withLock {
+            $0 += 1
+            return $0
+        }
         highestConcurrency.withLock { $0 = max($0, now) }
         defer { running.withLock { $0 -= 1 } }
         // Long enough for the other decodes to be started and queued.

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// A coder that tags `TestCoder`'s images with a profile named by the image's first pixel's red
 /// value: 1 swaps, 2 is broken, anything else is sRGB.

@@ -1,10 +1,11 @@
 import CoreMetrics
 import Foundation
 import MetricsTestKit
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Pipeline metrics: counters and timers through swift-metrics")
 struct PipelineMetricsTests {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// A coder that puts the fixture EXIF (orientation 6, with GPS) and an XMP packet on
 /// `TestCoder`'s images, as a JPEG coder reading them would.

@@ -1,6 +1,7 @@
 import Testing
-@testable import PipelineCore
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("System memory")
 struct SystemMemoryTests {
@@ -25,9 +26,11 @@ struct SystemMemoryTests {
         #expect(SystemMemory.availableBytes(meminfo: meminfo, cgroupV2: nil, cgroupV1: "9223372036854771712\n") == ram)
     }
 
-    @Test("Limit files are read with white space at either end", arguments: [
-        ("536870912", "536870912"), (" \t536870912 \n", "536870912"), ("max\n", "max"), ("\n", ""), ("", ""), ("1 2\n", "1 2"),
-    ])
+    @Test(
+        "Limit files are read with white space at either end",
+        arguments: [
+            ("536870912", "536870912"), (" \t536870912 \n", "536870912"), ("max\n", "max"), ("\n", ""), ("", ""), ("1 2\n", "1 2"),
+        ])
     func trimmed(text: String, expected: String) {
         #expect(SystemMemory.trimmed(text) == expected)
     }
@@ -38,10 +41,12 @@ struct SystemMemoryTests {
         #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: (nil, nil), cgroupV1: (nil, nil)) == 3000 * 1024)
         #expect(SystemMemory.freeBytes(meminfo: meminfo, cgroupV2: (nil, nil), cgroupV1: (nil, nil)) == 1000 * 1024)
         #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: ("2048000\n", "1024000\n"), cgroupV1: (nil, nil)) == 1_024_000)
-        #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: (nil, nil), cgroupV1: ("2048000\n", "4096000\n")) == 0,
-                "a cgroup over its limit has no room")
-        #expect(SystemMemory.freeBytes(meminfo: host, cgroupV2: ("max\n", "1024000\n"), cgroupV1: (nil, nil)) == 3000 * 1024,
-                "no limit leaves the host's figure")
+        #expect(
+            SystemMemory.freeBytes(meminfo: host, cgroupV2: (nil, nil), cgroupV1: ("2048000\n", "4096000\n")) == 0,
+            "a cgroup over its limit has no room")
+        #expect(
+            SystemMemory.freeBytes(meminfo: host, cgroupV2: ("max\n", "1024000\n"), cgroupV1: (nil, nil)) == 3000 * 1024,
+            "no limit leaves the host's figure")
         #expect(SystemMemory.freeBytes(meminfo: nil, cgroupV2: (nil, nil), cgroupV1: (nil, nil)) == nil)
     }
 

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// Context keys whose effect shows only in the keys, the caches or the loader a request reaches.
 @Suite("Image manager context keys")
@@ -17,7 +18,8 @@ struct ImageManagerContextKeyTests {
         let filtered = ImageContext().with(.cacheKeyFilter, ImageCacheKeyFilter.removingQuery)
         #expect(f.manager.cacheKey(for: url, context: filtered) == "test://keys/photo.timg")
         let thumbnail = ImageContext().with(.thumbnailPixelSize, ImageSize(width: 16, height: 16))
-        #expect(f.manager.cacheKey(for: url, context: thumbnail.with(.preserveAspectRatio, false))
+        #expect(
+            f.manager.cacheKey(for: url, context: thumbnail.with(.preserveAspectRatio, false))
                 != f.manager.cacheKey(for: url, context: thumbnail.with(.preserveAspectRatio, true)))
     }
 

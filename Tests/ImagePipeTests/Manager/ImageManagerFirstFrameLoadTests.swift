@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// A first-frame-only decode lets the loader stop after the first frame (`FirstFrameLoad`); those
 /// bytes are decoded and dropped, never cached or handed on as the file.

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("What the manager logs")
 struct ImageManagerLoggingTests {

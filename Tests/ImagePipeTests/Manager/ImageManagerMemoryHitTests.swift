@@ -1,10 +1,11 @@
 import Foundation
 import MetricsTestKit
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// The flow's memory step (`ImageLoadFlow.answerFromMemory`), which the async API runs before any
 /// task exists, must answer exactly as the cache query would, and step aside whenever the flow
@@ -124,9 +125,11 @@ struct ImageManagerMemoryHitTests {
         #expect(metrics.counterTotal(label: "imagepipe_cache_lookups_total", dimensions: [("tier", "memory"), ("result", "hit")]) == 2)
     }
 
-    @Test("Options that make a hit do more take the full flow", arguments: [
-        ImageOptions.refreshCached, .fromLoaderOnly, .queryMemoryData,
-    ])
+    @Test(
+        "Options that make a hit do more take the full flow",
+        arguments: [
+            ImageOptions.refreshCached, .fromLoaderOnly, .queryMemoryData,
+        ])
     func optionsTakeTheFlow(options: ImageOptions) throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// Options and context keys whose effect only a load through the manager shows.
 @Suite("Image manager options")
@@ -74,8 +75,9 @@ struct ImageManagerOptionsTests {
         let source = URL(string: "test://options/original.timg")!
         f.serve(source.absoluteString, width: 30, height: 30)
         // The original in memory only.
-        await f.cache.store(Image(try PixelBuffer(width: 30, height: 30, format: .rgba8, fill: .white)), data: nil,
-                            key: source.absoluteString, options: [], context: ImageContext(), cacheType: .memory)
+        await f.cache.store(
+            Image(try PixelBuffer(width: 30, height: 30, format: .rgba8, fill: .white)), data: nil,
+            key: source.absoluteString, options: [], context: ImageContext(), cacheType: .memory)
         var context = ImageContext().with(.imageTransformer, CountingInvertTransformer(tag: "orig"))
         context[.storeCacheType] = ImageCacheType.none
         context[.originalStoreCacheType] = ImageCacheType.none

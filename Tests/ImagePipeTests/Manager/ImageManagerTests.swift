@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Image manager flow")
 struct ImageManagerTests {
@@ -89,13 +90,15 @@ struct ImageManagerTests {
         #expect(f.loader.requests(url.absoluteString) == 2)
     }
 
-    @Test("Query and store cache types pick the levels", arguments: [
-        (ImageCacheType.memory, ImageCacheType.memory, ImageCacheType.memory),
-        (.disk, .disk, .disk),
-        (.all, .disk, .disk),
-        (.memory, .disk, nil),
-        (.none, .all, nil),
-    ] as [(ImageCacheType, ImageCacheType, ImageCacheType?)])
+    @Test(
+        "Query and store cache types pick the levels",
+        arguments: [
+            (ImageCacheType.memory, ImageCacheType.memory, ImageCacheType.memory),
+            (.disk, .disk, .disk),
+            (.all, .disk, .disk),
+            (.memory, .disk, nil),
+            (.none, .all, nil),
+        ] as [(ImageCacheType, ImageCacheType, ImageCacheType?)])
     func cacheTypes(store: ImageCacheType, query: ImageCacheType, expected: ImageCacheType?) async throws {
         let f = ManagerFixture()
         f.serve(url.absoluteString)

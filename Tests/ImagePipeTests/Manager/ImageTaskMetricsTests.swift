@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Per-request metrics on ImageResult")
 struct ImageTaskMetricsTests {

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Progressive loads")
 struct ProgressiveLoadTests {

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Prefetcher")
 struct ImagePrefetcherTests {
@@ -15,12 +16,15 @@ struct ImagePrefetcherTests {
         let prefetcher = ImagePrefetcher(manager: f.manager)
         let progress = Mutex<[Int]>([])
         let result = await withCheckedContinuation { continuation in
-            prefetcher.prefetch(urls, progress: { finished, total in
-                #expect(total == 3)
-                progress.withLock { $0.append(finished) }
-            }, completed: { finished, skipped in
-                continuation.resume(returning: (finished, skipped))
-            })
+            prefetcher.prefetch(
+                urls,
+                progress: { finished, total in
+                    #expect(total == 3)
+                    progress.withLock { $0.append(finished) }
+                },
+                completed: { finished, skipped in
+                    continuation.resume(returning: (finished, skipped))
+                })
         }
         #expect(result == (3, 0))
         #expect(progress.withLock { $0 } == [1, 2, 3])
@@ -30,10 +34,12 @@ struct ImagePrefetcherTests {
     @Test("An empty list completes at once with (0, 0) and no token")
     func empty() {
         let called = Mutex(false)
-        let token = ImagePrefetcher(manager: ManagerFixture().manager).prefetch([], completed: { finished, skipped in
-            #expect(finished == 0 && skipped == 0)
-            called.withLock { $0 = true }
-        })
+        let token = ImagePrefetcher(manager: ManagerFixture().manager).prefetch(
+            [],
+            completed: { finished, skipped in
+                #expect(finished == 0 && skipped == 0)
+                called.withLock { $0 = true }
+            })
         #expect(token == nil)
         #expect(called.withLock { $0 })
     }

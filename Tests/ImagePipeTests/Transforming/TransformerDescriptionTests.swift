@@ -1,20 +1,23 @@
 import Testing
-@testable import PipelineCore
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Transformer descriptions")
 struct TransformerDescriptionTests {
-    @Test("A spec and the Swift call it spells give the same key: one unit for rotation, degrees clockwise", arguments: [
-        ("rotate:90", RotationTransformer(degreesClockwise: 90) as any ImageTransformer),
-        ("rotate:-30", RotationTransformer(degreesClockwise: -30)),
-        ("resize:10x20:cover", ResizingTransformer(size: ImageSize(width: 10, height: 20), scaleMode: .aspectFill)),
-        ("crop:-1,2,3,4", CroppingTransformer(rect: ImageRect(x: -1, y: 2, width: 3, height: 4))),
-        ("round:3", RoundCornerTransformer(radius: 3)),
-        ("flip:vh", FlippingTransformer(horizontal: true, vertical: true)),
-        ("tint:#10203040", TintTransformer(color: ImageColor(red: 16, green: 32, blue: 48, alpha: 64), blendMode: .sourceAtop)),
-        ("GreyScale", GrayscaleTransformer()),
-        ("blur:0.5", BlurTransformer(radius: 0.5)),
-    ])
+    @Test(
+        "A spec and the Swift call it spells give the same key: one unit for rotation, degrees clockwise",
+        arguments: [
+            ("rotate:90", RotationTransformer(degreesClockwise: 90) as any ImageTransformer),
+            ("rotate:-30", RotationTransformer(degreesClockwise: -30)),
+            ("resize:10x20:cover", ResizingTransformer(size: ImageSize(width: 10, height: 20), scaleMode: .aspectFill)),
+            ("crop:-1,2,3,4", CroppingTransformer(rect: ImageRect(x: -1, y: 2, width: 3, height: 4))),
+            ("round:3", RoundCornerTransformer(radius: 3)),
+            ("flip:vh", FlippingTransformer(horizontal: true, vertical: true)),
+            ("tint:#10203040", TintTransformer(color: ImageColor(red: 16, green: 32, blue: 48, alpha: 64), blendMode: .sourceAtop)),
+            ("GreyScale", GrayscaleTransformer()),
+            ("blur:0.5", BlurTransformer(radius: 0.5)),
+        ])
     func specMatchesCall(spec: String, transformer: any ImageTransformer) throws {
         #expect(try TransformerSpec.parse(spec).key == transformer.key)
     }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 /// Outputs are checked against the pixel limit before anything is allocated: a request for a
 /// gigapixel canvas is a typed error, never a trap or an out-of-memory kill.
@@ -59,8 +60,10 @@ struct TransformerLimitTests {
             try CroppingTransformer(rect: ImageRect(x: 0, y: 0, width: 60_000, height: 60_000)).apply(to: source)
         }
         // Offsets near Int's ends: no overflow, nothing of the image inside.
-        for rect in [ImageRect(x: .max - 5, y: 0, width: 10, height: 10), ImageRect(x: .min, y: .min, width: 10, height: 10),
-                     ImageRect(x: 5, y: .max, width: 10, height: 10)] {
+        for rect in [
+            ImageRect(x: .max - 5, y: 0, width: 10, height: 10), ImageRect(x: .min, y: .min, width: 10, height: 10),
+            ImageRect(x: 5, y: .max, width: 10, height: 10),
+        ] {
             let output = try CroppingTransformer(rect: rect).apply(to: source)
             #expect(output.pixelSize == ImageSize(width: 10, height: 10))
             #expect(output.firstFrame.color(x: 0, y: 0).alpha == 0, "\(rect)")

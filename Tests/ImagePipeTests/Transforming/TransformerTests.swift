@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
 @testable import ImagePipe
+@testable import PipelineCore
 
 @Suite("Built-in transformers")
 struct TransformerTests {
@@ -25,15 +26,16 @@ struct TransformerTests {
             BlurTransformer(radius: 5),
         ]
         let keys = all.map(\.key)
-        #expect(keys == [
-            "SDImageResizingTransformer({100.000000,50.000000},2)",
-            "SDImageCroppingTransformer({0.000000,0.000000,50.000000,50.000000})",
-            "SDImageRoundCornerTransformer(10.000000,18446744073709551615,1.000000,#ff000000)",
-            "SDImageFlippingTransformer(1,0)",
-            "SDImageRotationTransformer(0.785398,0)",
-            "SDImageTintTransformer(#80ff0000,18)",
-            "SDImageBlurTransformer(5.000000)",
-        ])
+        #expect(
+            keys == [
+                "SDImageResizingTransformer({100.000000,50.000000},2)",
+                "SDImageCroppingTransformer({0.000000,0.000000,50.000000,50.000000})",
+                "SDImageRoundCornerTransformer(10.000000,18446744073709551615,1.000000,#ff000000)",
+                "SDImageFlippingTransformer(1,0)",
+                "SDImageRotationTransformer(0.785398,0)",
+                "SDImageTintTransformer(#80ff0000,18)",
+                "SDImageBlurTransformer(5.000000)",
+            ])
         #expect(PipelineTransformer(all).key == keys.joined(separator: "-"))
         #expect(ResizingTransformer(size: ImageSize(width: 1, height: 1), filter: .catmullRom).key != ResizingTransformer(size: ImageSize(width: 1, height: 1)).key)
     }

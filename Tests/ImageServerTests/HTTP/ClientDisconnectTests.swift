@@ -1,7 +1,8 @@
-@testable import ImageServer
 import NIOCore
 import NIOEmbedded
 import Testing
+
+@testable import ImageServer
 
 @Suite("ClientDisconnect: a connection's signal, found without its event loop")
 struct ClientDisconnectTests {

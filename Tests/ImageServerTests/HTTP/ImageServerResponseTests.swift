@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import ImageServer
 import PipelineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ImageServer
 
 @Suite("Image responses through HummingbirdTesting")
 struct ImageServerResponseTests {
@@ -82,11 +83,13 @@ struct ImageServerResponseTests {
         }
     }
 
-    @Test("failures answer their status with a one-line reason and no-store", arguments: [
-        ("/sig/zoom:2/aGVsbG8", 400, "unknown processing option 'zoom'"),
-        ("/AAAA/w:10/aGVsbG8", 403, "invalid signature"),
-        ("/insecure/w:10/aGVsbG8", 403, "unsigned URLs are not accepted"),
-    ])
+    @Test(
+        "failures answer their status with a one-line reason and no-store",
+        arguments: [
+            ("/sig/zoom:2/aGVsbG8", 400, "unknown processing option 'zoom'"),
+            ("/AAAA/w:10/aGVsbG8", 403, "invalid signature"),
+            ("/insecure/w:10/aGVsbG8", 403, "unsigned URLs are not accepted"),
+        ])
     func requestErrors(target: String, status: Int, reason: String) async throws {
         let fixture = try ServerFixture()
         try await fixture.makeServer().makeApplication().test(.router) { client in
@@ -226,8 +229,9 @@ struct ImageServerResponseTests {
         defer { try? FileManager.default.removeItem(at: root) }
         try ServerFixture.png(width: 40, height: 20).write(to: root.appendingPathComponent("a.png"))
         try Data("secret".utf8).write(to: root.deletingLastPathComponent().appendingPathComponent("serve-outside-\(root.lastPathComponent)"))
-        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("link.png"),
-                                                   withDestinationURL: root.deletingLastPathComponent().appendingPathComponent("serve-outside-\(root.lastPathComponent)"))
+        try FileManager.default.createSymbolicLink(
+            at: root.appendingPathComponent("link.png"),
+            withDestinationURL: root.deletingLastPathComponent().appendingPathComponent("serve-outside-\(root.lastPathComponent)"))
         defer { try? FileManager.default.removeItem(at: root.deletingLastPathComponent().appendingPathComponent("serve-outside-\(root.lastPathComponent)")) }
         try await fixture.makeServer().makeApplication().test(.router) { client in
             try await client.execute(uri: ServerFixture.signed("/w:10/plain/local:///a.png@png"), method: .get) { #expect($0.status.code == 403) }

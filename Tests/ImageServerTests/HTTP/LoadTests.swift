@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import ImageServer
-@testable import PipelineCore
 import PipelineConformance
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import ImageServer
+@testable import PipelineCore
 
 /// An origin route that holds its answer until `open()`, and notes a client that went away.
 final class Gate: Sendable {
@@ -27,7 +28,10 @@ final class Gate: Sendable {
     func serve(_ data: Data, at path: String, on origin: TestHTTPServer) {
         origin.route(path) { [self] _, connection in
             let left = OnceFlag()
-            Thread { connection.waitUntilClientCloses(); left.set() }.start()
+            Thread {
+                connection.waitUntilClientCloses()
+                left.set()
+            }.start()
             while !opened.load(ordering: .acquiring) {
                 if left.isSet {
                     clientLeft.add(1, ordering: .releasing)

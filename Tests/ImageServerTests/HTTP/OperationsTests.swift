@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import ImageServer
 import Testing
+
+@testable import ImageServer
 
 @Suite("Health, metrics and the access log")
 struct OperationsTests {

@@ -1,5 +1,6 @@
-@testable import ImageServer
 import Testing
+
+@testable import ImageServer
 
 @Suite("WorkLimiter: places for fetching, workers for processing")
 struct WorkLimiterTests {

@@ -1,6 +1,7 @@
-@testable import ImageServer
 import PipelineCore
 import Testing
+
+@testable import ImageServer
 
 @Suite("Resize geometry")
 struct ResizePlanTests {

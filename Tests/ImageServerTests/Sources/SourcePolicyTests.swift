@@ -1,26 +1,32 @@
 import Foundation
-@testable import ImageServer
 import Testing
+
+@testable import ImageServer
 
 @Suite("Source policy: allowed prefixes and local sources")
 struct SourcePolicyTests {
-    let policy = SourcePolicy(allowedPrefixes: [SourcePrefix("http://example.com")!, SourcePrefix("https://cdn.example.org/images/")!],
-                              localRoot: "/srv/images")
+    let policy = SourcePolicy(
+        allowedPrefixes: [SourcePrefix("http://example.com")!, SourcePrefix("https://cdn.example.org/images/")!],
+        localRoot: "/srv/images")
 
-    @Test("sources under an allowed prefix are fetched", arguments: [
-        "http://example.com/a.jpg", "http://EXAMPLE.com:80/dir/a.jpg", "http://example.com",
-        "https://cdn.example.org/images/cat.png",
-    ])
+    @Test(
+        "sources under an allowed prefix are fetched",
+        arguments: [
+            "http://example.com/a.jpg", "http://EXAMPLE.com:80/dir/a.jpg", "http://example.com",
+            "https://cdn.example.org/images/cat.png",
+        ])
     func allowed(source: String) throws {
         #expect(try policy.resolve(source).absoluteString == source)
     }
 
-    @Test("a prefix is compared by host, not as text: imgproxy's example.com@evil.com lesson", arguments: [
-        "http://example.com@evil.com/a.jpg", "http://example.com:80@evil.com/a.jpg", "http://example.com.evil.com/a.jpg",
-        "https://example.com/a.jpg", "http://example.com:8080/a.jpg", "https://cdn.example.org/imagesx/a.png",
-        "https://cdn.example.org/images/../private/a.png", "https://cdn.example.org/images/%2e%2e/private/a.png",
-        "https://cdn.example.org/other.png",
-    ])
+    @Test(
+        "a prefix is compared by host, not as text: imgproxy's example.com@evil.com lesson",
+        arguments: [
+            "http://example.com@evil.com/a.jpg", "http://example.com:80@evil.com/a.jpg", "http://example.com.evil.com/a.jpg",
+            "https://example.com/a.jpg", "http://example.com:8080/a.jpg", "https://cdn.example.org/imagesx/a.png",
+            "https://cdn.example.org/images/../private/a.png", "https://cdn.example.org/images/%2e%2e/private/a.png",
+            "https://cdn.example.org/other.png",
+        ])
     func refused(source: String) {
         #expect(throws: SourcePolicy.Refusal.notAllowed("the source is not in the allowed sources")) { try policy.resolve(source) }
     }

@@ -2,9 +2,10 @@ import CodersPNG
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import ImageServer
 import PipelineConformance
 import PipelineCore
+
+@testable import ImageServer
 
 /// An origin on loopback serving test images, and a server configured to fetch from it (the SSRF
 /// guard off, as for a private origin) with one signing key.

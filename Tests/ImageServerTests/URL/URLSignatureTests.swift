@@ -1,6 +1,7 @@
 import Foundation
-@testable import ImageServer
 import Testing
+
+@testable import ImageServer
 
 @Suite("URL signatures")
 struct URLSignatureTests {

@@ -4,6 +4,7 @@ import PipelineConformance
 import PipelineCore
 import Synchronization
 import TestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("Coders manager")
 struct ImageCodersManagerTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PipelineCore
 
 @Suite("Decode options")

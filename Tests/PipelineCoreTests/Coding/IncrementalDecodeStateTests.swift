@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineCore
 
 @Suite("Incremental decode state")
@@ -55,15 +56,21 @@ struct IncrementalDecodeStateTests {
         var state = IncrementalDecodeState<Fed>()
         state.update(Data(count: 4), isComplete: false, decodeComplete: { _ in image }) { feedRecording(&$0, $1, $2) }
         var decodes = 0
-        state.update(Data(count: 10), isComplete: true, decodeComplete: { data in
-            decodes += 1
-            #expect(data.count == 10)
-            throw Boom()
-        }) { _, _, _ in true }
-        state.update(Data(count: 10), isComplete: true, decodeComplete: { _ in
-            decodes += 1
-            return image
-        }) { _, _, _ in true }
+        state.update(
+            Data(count: 10), isComplete: true,
+            decodeComplete: { data in
+                decodes += 1
+                #expect(data.count == 10)
+                throw Boom()
+            }
+        ) { _, _, _ in true }
+        state.update(
+            Data(count: 10), isComplete: true,
+            decodeComplete: { _ in
+                decodes += 1
+                return image
+            }
+        ) { _, _, _ in true }
         #expect(decodes == 1)
         #expect(state.progress == nil, "the partial decoder is released once the result is final")
         #expect(throws: Boom.self) { try state.currentImage { _ in image } }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineCore
 
 // A key a plugin declares for itself, the way the docs tell plugin authors to.

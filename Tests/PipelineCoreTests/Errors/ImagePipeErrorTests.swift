@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PipelineCore
 
 @Suite("Errors")
@@ -16,20 +17,24 @@ struct ImagePipeErrorTests {
         #expect(ImagePipeError.frameOutOfRange(index: 99, frameCount: 12).code == 3006)
     }
 
-    @Test("Messages name what went wrong and what to do", arguments: [
-        (ImagePipeError.invalidURL(""), "invalid URL: the URL is empty"),
-        (.blockedURL("https://x.test/a.png"), "blocked URL: 'https://x.test/a.png' failed permanently before; use the retryFailed option to try it again"),
-        (.badContentType("text/html"), "unacceptable content type 'text/html'"),
-        (.limitExceeded(.pixels, value: 4_294_836_225, maximum: 100_000_000),
-         "pixels limit exceeded: 4294836225 is more than the maximum of 100000000; raise ImageDecodeOptions.maxPixels if this is expected"),
-        (.limitExceeded(.pixels, value: .max, maximum: 100), "pixels limit exceeded: the size overflows; the file's header is corrupt or hostile"),
-        (.unsupportedFormat(.jpeg, reason: "12-bit samples"), "unsupported format 'jpeg': 12-bit samples"),
-        (.loadFailed(.testPluginRefused, status: 7, message: "the plugin refused: reason 7"), "the plugin refused: reason 7"),
-        (.cancelled, "cancelled"),
-        (.frameOutOfRange(index: 99, frameCount: 12), "frame 99 is out of range: the image has 12 frames (0–11)"),
-        (.frameOutOfRange(index: 1, frameCount: 1), "frame 1 is out of range: the image has 1 frame (0)"),
-        (.frameOutOfRange(index: .max, frameCount: 12), "frame 9223372036854775807 is out of range: the image has 12 frames (0–11)"),
-    ])
+    @Test(
+        "Messages name what went wrong and what to do",
+        arguments: [
+            (ImagePipeError.invalidURL(""), "invalid URL: the URL is empty"),
+            (.blockedURL("https://x.test/a.png"), "blocked URL: 'https://x.test/a.png' failed permanently before; use the retryFailed option to try it again"),
+            (.badContentType("text/html"), "unacceptable content type 'text/html'"),
+            (
+                .limitExceeded(.pixels, value: 4_294_836_225, maximum: 100_000_000),
+                "pixels limit exceeded: 4294836225 is more than the maximum of 100000000; raise ImageDecodeOptions.maxPixels if this is expected"
+            ),
+            (.limitExceeded(.pixels, value: .max, maximum: 100), "pixels limit exceeded: the size overflows; the file's header is corrupt or hostile"),
+            (.unsupportedFormat(.jpeg, reason: "12-bit samples"), "unsupported format 'jpeg': 12-bit samples"),
+            (.loadFailed(.testPluginRefused, status: 7, message: "the plugin refused: reason 7"), "the plugin refused: reason 7"),
+            (.cancelled, "cancelled"),
+            (.frameOutOfRange(index: 99, frameCount: 12), "frame 99 is out of range: the image has 12 frames (0–11)"),
+            (.frameOutOfRange(index: 1, frameCount: 1), "frame 1 is out of range: the image has 1 frame (0)"),
+            (.frameOutOfRange(index: .max, frameCount: 12), "frame 9223372036854775807 is out of range: the image has 12 frames (0–11)"),
+        ])
     func messages(error: ImagePipeError, message: String) {
         #expect(error.description == message)
         #expect(error.errorDescription == message)

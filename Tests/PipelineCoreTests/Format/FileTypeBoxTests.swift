@@ -1,6 +1,7 @@
 import Foundation
-@testable import PipelineCore
 import Testing
+
+@testable import PipelineCore
 
 struct FileTypeBoxTests {
     static func box(_ major: String, _ compatible: [String], size: Int? = nil) -> Data {
@@ -22,9 +23,11 @@ struct FileTypeBoxTests {
         #expect(box.compatibleBrands.count == 12)
     }
 
-    @Test("refuses what is not a whole ftyp box", arguments: [
-        Data(), Data("RIFF\0\0\0\0WEBPVP8 ".utf8), box("avif", [], size: 8), box("avif", ["mif1"], size: 22),
-    ])
+    @Test(
+        "refuses what is not a whole ftyp box",
+        arguments: [
+            Data(), Data("RIFF\0\0\0\0WEBPVP8 ".utf8), box("avif", [], size: 8), box("avif", ["mif1"], size: 22),
+        ])
     func refuses(_ data: Data) {
         #expect(FileTypeBox(data) == nil)
     }

@@ -1,5 +1,6 @@
-@testable import PipelineCore
 import Testing
+
+@testable import PipelineCore
 
 /// The box reader the HEIF and AVIF coders share: sizes are never trusted.
 struct ISOBMFFBoxTests {

@@ -1,14 +1,16 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import PipelineCore
 
 @Suite("Format sniffing")
 struct ImageFormatDetectionTests {
     /// Every corpus file that must decode is sniffed as its suite's format from its bytes, whatever
     /// its name says, except the one public file that is really a PNG named `.jpg`.
-    @Test("Real files of each format are recognised by their magic bytes",
-          arguments: ["pngsuite": ImageFormat.png, "jpeg": .jpeg, "webp": .webp, "gif": .gif])
+    @Test(
+        "Real files of each format are recognised by their magic bytes",
+        arguments: ["pngsuite": ImageFormat.png, "jpeg": .jpeg, "webp": .webp, "gif": .gif])
     func realFiles(suite: String, format: ImageFormat) throws {
         let rows = Corpus.rows(suite).filter(\.expectDecode)
         #expect(rows.count > 40, "the \(suite) manifest should list its files")

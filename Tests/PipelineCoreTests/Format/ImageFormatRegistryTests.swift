@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineCore
 
 @Suite("Format table")
@@ -45,8 +46,9 @@ struct ImageFormatRegistryTests {
         #expect(ImageFormat.builtIn.filter(\.supportsAnimation).map(\.identifier) == ["png", "webp", "gif", "avif", "jxl"])
         #expect(ImageFormat.named("apng") == .png)
         #expect(ImageFormat.named("image/apng") == .png)
-        let probe = ImageFormat(identifier: "registry-test", mimeTypes: ["application/x-registry-test"], fileExtensions: ["rtst"],
-                                signature: .ascii("REGISTRY-TEST"))
+        let probe = ImageFormat(
+            identifier: "registry-test", mimeTypes: ["application/x-registry-test"], fileExtensions: ["rtst"],
+            signature: .ascii("REGISTRY-TEST"))
         ImageFormatRegistry.shared.register(probe)
         defer { ImageFormatRegistry.shared.unregister(probe) }
         #expect(ImageFormat.detect(in: Data("REGISTRY-TEST...".utf8)) == probe)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PipelineCore
 import Testing
+
+@testable import PipelineCore
 
 /// EXIF items of HEIF and AVIF files: a 4-byte offset to the TIFF header, then the header.
 struct ExifEditorHEIFTests {

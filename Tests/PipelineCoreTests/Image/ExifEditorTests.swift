@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("EXIF reading and editing")
 struct ExifEditorTests {
@@ -106,7 +107,8 @@ struct ExifEditorTests {
         func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
         let thumbnail: [UInt8] = [0xFF, 0xD8, 1, 2, 3, 4, 5, 6, 0xFF, 0xD9]
         // IFD0 at 8 (orientation 6, next → 26), IFD1 at 26 (thumbnail at 56, 10 bytes), then the JPEG.
-        let tiff: [UInt8] = [0x49, 0x49] + le16(42) + le32(8)
+        let tiff: [UInt8] =
+            [0x49, 0x49] + le16(42) + le32(8)
             + le16(1) + le16(0x0112) + le16(3) + le32(1) + le16(6) + le16(0) + le32(26)
             + le16(2) + le16(0x0201) + le16(4) + le32(1) + le32(56) + le16(0x0202) + le16(4) + le32(1) + le32(10) + le32(0)
             + thumbnail

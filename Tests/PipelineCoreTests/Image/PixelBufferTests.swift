@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PipelineCore
 
 @Suite("Pixel buffers")
@@ -93,16 +94,18 @@ struct ImageOrientationTests {
     ///     4 5 6
     static let upright = try! PixelBuffer(width: 3, height: 2, format: .gray8, bytes: [1, 2, 3, 4, 5, 6])
 
-    @Test("Each of the eight orientations turns the pixels as EXIF defines", arguments: [
-        (ImageOrientation.up, 3, [1, 2, 3, 4, 5, 6]),
-        (.upMirrored, 3, [3, 2, 1, 6, 5, 4]),
-        (.down, 3, [6, 5, 4, 3, 2, 1]),
-        (.downMirrored, 3, [4, 5, 6, 1, 2, 3]),
-        (.leftMirrored, 2, [1, 4, 2, 5, 3, 6]),
-        (.right, 2, [4, 1, 5, 2, 6, 3]),
-        (.rightMirrored, 2, [6, 3, 5, 2, 4, 1]),
-        (.left, 2, [3, 6, 2, 5, 1, 4]),
-    ] as [(ImageOrientation, Int, [UInt8])])
+    @Test(
+        "Each of the eight orientations turns the pixels as EXIF defines",
+        arguments: [
+            (ImageOrientation.up, 3, [1, 2, 3, 4, 5, 6]),
+            (.upMirrored, 3, [3, 2, 1, 6, 5, 4]),
+            (.down, 3, [6, 5, 4, 3, 2, 1]),
+            (.downMirrored, 3, [4, 5, 6, 1, 2, 3]),
+            (.leftMirrored, 2, [1, 4, 2, 5, 3, 6]),
+            (.right, 2, [4, 1, 5, 2, 6, 3]),
+            (.rightMirrored, 2, [6, 3, 5, 2, 4, 1]),
+            (.left, 2, [3, 6, 2, 5, 1, 4]),
+        ] as [(ImageOrientation, Int, [UInt8])])
     func apply(orientation: ImageOrientation, width: Int, expected: [UInt8]) {
         let out = Self.upright.applying(orientation)
         #expect(out.width == width)

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("CPU work queue")
 struct CPUWorkQueueTests {

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("Coalescer")
 struct CoalescerTests {
@@ -130,7 +131,10 @@ struct CoalescerTests {
         let workCancelled = Mutex(false)
         let caller = Task {
             try await stage.value(for: "k") { _ in
-                do { try await Task.sleep(for: .seconds(30)) } catch { workCancelled.withLock { $0 = true }; throw error }
+                do { try await Task.sleep(for: .seconds(30)) } catch {
+                    workCancelled.withLock { $0 = true }
+                    throw error
+                }
                 return 1
             }
         }
@@ -160,10 +164,12 @@ struct CoalescerTests {
         await withTaskGroup(of: Void.self) { group in
             for i in 0..<300 {
                 group.addTask {
-                    let call = Task { try await stage.value(for: "k\(i % 5)") { _ in
-                        try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
-                        return i
-                    } }
+                    let call = Task {
+                        try await stage.value(for: "k\(i % 5)") { _ in
+                            try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
+                            return i
+                        }
+                    }
                     if i % 3 == 0 { call.cancel() }
                     _ = try? await call.value
                     answers.increment()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineCore
 
 @Suite("Download identity")
@@ -12,8 +13,9 @@ struct DownloadIdentityTests {
         }
     }
 
-    @Test("Cookies, certificate checks and revalidation change the bytes fetched: each makes another download",
-          arguments: [ImageOptions.handleCookies, .allowInvalidSSLCertificates, .refreshCached])
+    @Test(
+        "Cookies, certificate checks and revalidation change the bytes fetched: each makes another download",
+        arguments: [ImageOptions.handleCookies, .allowInvalidSSLCertificates, .refreshCached])
     func fetchOptionsCount(option: ImageOptions) {
         let plain = DownloadIdentity(request: "https://example.com/a.png", options: [])
         #expect(DownloadIdentity(request: "https://example.com/a.png", options: option) != plain)

@@ -1,6 +1,7 @@
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("Resampler", .dedicatedThreads)
 struct ResamplerTests {
@@ -20,8 +21,9 @@ struct ResamplerTests {
         return try PixelBuffer(width: width, height: height, format: format, bytes: bytes)
     }
 
-    @Test("A solid colour stays exactly that colour at any size, in every filter and format",
-          arguments: ResamplingFilter.allCases, PixelFormat.allCases)
+    @Test(
+        "A solid colour stays exactly that colour at any size, in every filter and format",
+        arguments: ResamplingFilter.allCases, PixelFormat.allCases)
     func solidColour(filter: ResamplingFilter, format: PixelFormat) throws {
         let colour = ImageColor(red: 200, green: 100, blue: 50, alpha: 255)
         let source = try PixelBuffer(width: 97, height: 61, format: format, fill: colour)
@@ -38,8 +40,9 @@ struct ResamplerTests {
         }
     }
 
-    @Test("Gray, RGB and opaque RGBA give the same colours: every channel count's loop computes one filter",
-          arguments: ResamplingFilter.allCases)
+    @Test(
+        "Gray, RGB and opaque RGBA give the same colours: every channel count's loop computes one filter",
+        arguments: ResamplingFilter.allCases)
     func channelLayoutsAgree(filter: ResamplingFilter) throws {
         // Noise-like content (no two neighbours alike), sizes that leave odd tails, both directions:
         // the 3- and 4-byte pixels take vector loops with special last rows and pixels, gray the
@@ -58,8 +61,10 @@ struct ResamplerTests {
             try PixelBuffer(width: width, height: height, format: .rgb8, bytes: rgb),
             try PixelBuffer(width: width, height: height, format: .rgba8, bytes: rgba),
         ]
-        for size in [ImageSize(width: 17, height: 11), ImageSize(width: 26, height: 37), ImageSize(width: 53, height: 9),
-                     ImageSize(width: 111, height: 80), ImageSize(width: 1, height: 1)] {
+        for size in [
+            ImageSize(width: 17, height: 11), ImageSize(width: 26, height: 37), ImageSize(width: 53, height: 9),
+            ImageSize(width: 111, height: 80), ImageSize(width: 1, height: 1),
+        ] {
             let outs = sources.map { $0.resampled(to: size, filter: filter) }
             let reference = outs[0].bytes
             #expect(stride(from: 0, to: outs[1].bytes.count, by: 3).map { outs[1].bytes[$0] } == reference, "RGB at \(size)")
@@ -117,8 +122,9 @@ struct ResamplerTests {
         #expect(source.resampled(to: source.size) == source)
     }
 
-    @Test("Every output byte equals a plain reference of the same filter: 1xN, Nx1, odd sizes, extreme ratios, up and down",
-          arguments: PixelFormat.allCases)
+    @Test(
+        "Every output byte equals a plain reference of the same filter: 1xN, Nx1, odd sizes, extreme ratios, up and down",
+        arguments: PixelFormat.allCases)
     func matchesPlainReference(format: PixelFormat) throws {
         // The passes read and write through unchecked pointers, vector loads past a pixel's end and
         // uninitialised outputs: any byte missed, misplaced or read from the wrong row differs here.

@@ -1,6 +1,7 @@
-import Testing
-@testable import PipelineCore
 import TestSupport
+import Testing
+
+@testable import PipelineCore
 
 @Suite("RowStreamResampler")
 struct RowStreamResamplerTests {
@@ -13,8 +14,9 @@ struct RowStreamResamplerTests {
         return try PixelBuffer(width: size.width, height: size.height, format: format, bytes: bytes)
     }
 
-    @Test("Rows fed in fills of any size give the whole-image resample's bytes exactly",
-          arguments: [PixelFormat.gray8, .rgb8])
+    @Test(
+        "Rows fed in fills of any size give the whole-image resample's bytes exactly",
+        arguments: [PixelFormat.gray8, .rgb8])
     func matchesWholeImageResample(format: PixelFormat) throws {
         let cases: [(ImageSize, ImageSize)] = [
             (ImageSize(width: 960, height: 600), ImageSize(width: 512, height: 320)),

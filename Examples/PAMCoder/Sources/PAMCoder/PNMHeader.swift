@@ -65,7 +65,9 @@ struct PNMHeader: Equatable {
             let parts = line.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2 else { throw bad("PAM header line '\(line.prefix(40))' has no value") }
             // TUPLTYPE may repeat (the values join); other keys appearing twice are ambiguous.
-            if parts[0] == "TUPLTYPE" { fields["TUPLTYPE", default: ""] += parts[1] } else {
+            if parts[0] == "TUPLTYPE" {
+                fields["TUPLTYPE", default: ""] += parts[1]
+            } else {
                 guard fields[parts[0]] == nil else { throw bad("PAM header repeats \(parts[0])") }
                 fields[parts[0]] = parts[1]
             }
@@ -78,8 +80,9 @@ struct PNMHeader: Equatable {
             guard index == text.utf8.count else { throw bad("\(key) '\(text.prefix(20))' is not a number") }
             return value
         }
-        let header = PNMHeader(width: try number("WIDTH"), height: try number("HEIGHT"), depth: try number("DEPTH"),
-                               maxValue: try number("MAXVAL"), dataOffset: lineStart)
+        let header = PNMHeader(
+            width: try number("WIDTH"), height: try number("HEIGHT"), depth: try number("DEPTH"),
+            maxValue: try number("MAXVAL"), dataOffset: lineStart)
         if let type = fields["TUPLTYPE"] {
             let depths = ["GRAYSCALE": 1, "GRAYSCALE_ALPHA": 2, "RGB": 3, "RGB_ALPHA": 4, "BLACKANDWHITE": 1, "BLACKANDWHITE_ALPHA": 2]
             guard let expected = depths[type] else { throw unsupported("TUPLTYPE \(type.prefix(30))") }

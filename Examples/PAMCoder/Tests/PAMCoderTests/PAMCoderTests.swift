@@ -17,14 +17,22 @@ struct PAMCoderTests {
 
     @Test("16-bit samples are refused as unsupported, not misread")
     func sixteenBit() {
-        guard case .unsupportedFormat(.pnm, _) = error("P5 2 2 65535\n", pixels: 8) else { Issue.record("16-bit was not refused"); return }
+        guard case .unsupportedFormat(.pnm, _) = error("P5 2 2 65535\n", pixels: 8) else {
+            Issue.record("16-bit was not refused")
+            return
+        }
     }
 
     @Test("headers that lie or overflow are bad data")
     func badHeaders() {
-        for text in ["P5 0 2 255\n", "P6 2 2 0\n", "P5 9999999999 2 255\n", "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n",
-                     "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\n", "P6 2 2 255\n"] {
-            guard case .badImageData = error(text, pixels: 3) else { Issue.record("accepted or misreported: \(text.debugDescription)"); continue }
+        for text in [
+            "P5 0 2 255\n", "P6 2 2 0\n", "P5 9999999999 2 255\n", "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n",
+            "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\n", "P6 2 2 255\n",
+        ] {
+            guard case .badImageData = error(text, pixels: 3) else {
+                Issue.record("accepted or misreported: \(text.debugDescription)")
+                continue
+            }
         }
     }
 

@@ -28,8 +28,9 @@ enum PNMSamples {
             sample("P7 GRAYSCALE_ALPHA", header: "P7\nWIDTH 23\nHEIGHT 17\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n", grayAlpha),
             sample("P7 RGB_ALPHA", header: "P7\n# a comment line\nWIDTH 23\nHEIGHT 17\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n", rgba),
             sample("P7 RGB without TUPLTYPE", header: "P7\nWIDTH 23\nHEIGHT 17\nDEPTH 3\nMAXVAL 255\nENDHDR\n", rgb),
-            CoderSample(name: "P5 maxval 15", data: Data("P5 4 2 15\n".utf8) + Data(low.bytes), format: .pnm,
-                        size: low.size, reference: lowExpected),
+            CoderSample(
+                name: "P5 maxval 15", data: Data("P5 4 2 15\n".utf8) + Data(low.bytes), format: .pnm,
+                size: low.size, reference: lowExpected),
         ]
     }
 }

@@ -12,9 +12,9 @@ import CodersJPEG
 import CodersPNG
 import CodersWebP
 import Foundation
+import ImagePipe
 import LoaderFile
 import PipelineCore
-import ImagePipe
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || arguments.count == 4, let side = Int(arguments.count == 4 ? arguments[3] : "256"), side > 0 else {
