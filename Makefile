@@ -34,8 +34,9 @@ test-example:
 	$(SWIFT) test --skip-build --package-path $(EXAMPLE)
 	@scripts/check-plugin-dependencies.sh $(EXAMPLE)
 
-# The README's Swift blocks, compiled as written (scripts/readme-snippets.sh writes each into
-# Examples/Usage/ReadmeSnippets), and the batch thumbnailer, run on the sample images.
+# The Swift blocks of the README and of every DocC article, compiled as written
+# (scripts/readme-snippets.sh writes each into Examples/Usage/ReadmeSnippets), and the batch
+# thumbnailer, run on the sample images.
 USAGE := Examples/Usage
 test-usage:
 	@scripts/readme-snippets.sh
