@@ -35,8 +35,9 @@ test-example:
 	$(SWIFT) test --skip-build --package-path $(EXAMPLE)
 	@scripts/check-plugin-dependencies.sh $(EXAMPLE)
 
-# The README's Swift blocks, compiled as written (scripts/readme-snippets.sh writes each into
-# Examples/Usage/ReadmeSnippets), and the batch thumbnailer, run on the sample images.
+# The Swift blocks of the README and of every DocC article, compiled as written
+# (scripts/readme-snippets.sh writes each into Examples/Usage/ReadmeSnippets), and the batch
+# thumbnailer, run on the sample images.
 USAGE := Examples/Usage
 test-usage:
 	@scripts/readme-snippets.sh
@@ -54,10 +55,12 @@ lint:
 	$(SWIFT) format lint --strict --parallel --recursive $(FORMAT_PATHS)
 	@echo "swift-format: no findings"
 
-# DocC catalogues of PipelineCore, ImagePipe, ImagePipeTargets and PipelineConformance (swift-docc-plugin, offline), warnings
-# as errors; archives in .build/plugins/Swift-DocC/outputs.
+# DocC catalogues of every library product that has users (swift-docc-plugin, offline), warnings as
+# errors; archives in .build/plugins/Swift-DocC/outputs.
 docs:
-	$(SWIFT) package generate-documentation --target PipelineCore --target ImagePipe --target ImagePipeTargets --target PipelineConformance --warnings-as-errors
+	$(SWIFT) package generate-documentation --target PipelineCore --target ImagePipe --target ImagePipeTargets \
+		--target LoaderFile --target LoaderHTTP --target CacheRedis --target ImageServer --target PipelineConformance \
+		--warnings-as-errors
 
 # The tool as it is shipped: release, the Swift runtime and Foundation linked in, so a command
 # does not spend its first milliseconds binding symbols in a dozen shared libraries.

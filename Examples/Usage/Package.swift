@@ -1,7 +1,9 @@
 // swift-tools-version:6.2
-// ImagePipe as an application uses it: a batch thumbnailer, and the README's code blocks, each
-// compiled as written. `make test-examples` extracts every ```swift block of README.md into
-// ReadmeSnippets/readmeNN/main.swift (generated, not in git) and builds each as a program of its own.
+// ImagePipe as an application uses it: a batch thumbnailer, and the documentation's code blocks, each
+// compiled as written. `make test-usage` (scripts/readme-snippets.sh) extracts every ```swift block of
+// README.md into ReadmeSnippets/readmeNN/main.swift and of each DocC article (Sources/*/*.docc/*.md)
+// into ReadmeSnippets/docc-<Catalogue>-<Page>-NN/main.swift (generated, not in git), and this package
+// builds each as a program of its own.
 import Foundation
 import PackageDescription
 
@@ -12,7 +14,7 @@ let imagePipe: [Target.Dependency] = [
 
 let snippetsFolder = Context.packageDirectory + "/ReadmeSnippets"
 let snippets = ((try? FileManager.default.contentsOfDirectory(atPath: snippetsFolder)) ?? [])
-    .filter { $0.hasPrefix("readme") }
+    .filter { $0.hasPrefix("readme") || $0.hasPrefix("docc-") }
     .sorted()
 
 let package = Package(

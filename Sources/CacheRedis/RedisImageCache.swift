@@ -20,8 +20,11 @@ public final class RedisImageCache: ImageCache {
     let counters: RedisCacheCounters
     private let codingQueue = DispatchQueue(label: "imagepipe.redis-cache.coding", qos: .utility, attributes: .concurrent)
 
-    /// - Parameter metrics: where hits, misses, faults by kind, the breaker and single-flight are
-    ///   counted (`RedisCacheMetrics`); default: `MetricsSystem.factory`'s.
+    /// - Parameters:
+    ///   - configuration: the server, key prefix, limits, timeouts and breaker.
+    ///   - coders: what decodes hits and encodes stores given without bytes.
+    ///   - metrics: where hits, misses, faults by kind, the breaker and single-flight are counted
+    ///     (`RedisCacheMetrics`); default: `MetricsSystem.factory`'s.
     public init(
         configuration: RedisCacheConfiguration = RedisCacheConfiguration(), coders: ImageCodersManager = .shared,
         metrics: RedisCacheMetrics = RedisCacheMetrics()

@@ -17,6 +17,7 @@ public struct ImageServer: Sendable {
     let logger: Logger
 
     /// - Parameters:
+    ///   - configuration: the server's settings: address, keys, sources, limits, caches.
     ///   - coders: the coders sources are decoded and results encoded with; default: PNG, JPEG,
     ///     WebP and GIF.
     ///   - logger: the access log and the server's own messages (at `info`).
