@@ -76,7 +76,11 @@ struct URLSignatureVerifier: Sendable {
         guard !keys.isEmpty else {
             return allowsUnsigned ? .valid : .refused("no signing key is configured")
         }
-        guard let mac = Data(base64URLEncoded: signature), mac.count == SHA256.byteCount else {
+        // One spelling per MAC: unpadded, and with the unused low bits of the last character zero,
+        // as the signer writes it; padded or other low bits are other strings for the same bytes.
+        guard let mac = Data(base64URLEncoded: signature), mac.count == SHA256.byteCount,
+            mac.base64URLEncodedWithoutPadding == signature
+        else {
             return .refused("invalid signature")
         }
         // Every key is compared, so the time taken does not tell which one matched.

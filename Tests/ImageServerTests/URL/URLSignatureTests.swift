@@ -16,6 +16,15 @@ struct URLSignatureTests {
         #expect(verifier.check(signature: "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", path: Self.documentedPath) == .valid)
     }
 
+    @Test(
+        "one spelling per signature: padding or other unused low bits are refused",
+        arguments: ["oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8=", "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH9", "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH_"])
+    func nonCanonicalSpellings(signature: String) {
+        let verifier = URLSignatureVerifier(keys: [Self.documentedKey], allowsUnsigned: false)
+        #expect(Data(base64URLEncoded: signature) == Data(base64URLEncoded: "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8"), "the same MAC")
+        #expect(verifier.check(signature: signature, path: Self.documentedPath) == .refused("invalid signature"))
+    }
+
     /// Made by the PyPI client `imgproxy` 0.4.2:
     /// `ImgProxy('http://127.0.0.1:1/images/photo.jpg', proxy_host='http://localhost:8080', key=…, salt=…)`
     /// called with `width=300, height=200, resizing_type='fit'`.
