@@ -42,9 +42,14 @@ struct SourcePolicy: Sendable {
         prefixes.isEmpty || (!hasDotSegment(url.path(percentEncoded: false)) && prefixes.contains { $0.matches(url) })
     }
 
-    /// `.` or `..` as a path segment, which a loader would fold away after the checks.
+    /// `.` or `..` as a path segment, which a loader or origin would fold away after the checks:
+    /// segments split at `/` and at `\` (which IIS takes for one, `..%5c` decoded), with a path
+    /// parameter dropped (`..;x`, which Tomcat folds like `..`).
     static func hasDotSegment(_ path: String) -> Bool {
-        path.split(separator: "/").contains { $0 == "." || $0 == ".." }
+        path.split(whereSeparator: { $0 == "/" || $0 == "\\" }).contains { segment in
+            let name = segment.prefix { $0 != ";" }
+            return name == "." || name == ".."
+        }
     }
 }
 

@@ -26,6 +26,10 @@ struct SourcePolicyTests {
             "https://example.com/a.jpg", "http://example.com:8080/a.jpg", "https://cdn.example.org/imagesx/a.png",
             "https://cdn.example.org/images/../private/a.png", "https://cdn.example.org/images/%2e%2e/private/a.png",
             "https://cdn.example.org/other.png",
+            // Dot segments that Tomcat (`..;x`) and IIS (`..\`, `..%5c`) fold after the check.
+            "https://cdn.example.org/images/..;/private/a.png", "https://cdn.example.org/images/..;jsessionid=1/private/a.png",
+            "https://cdn.example.org/images/..%5cprivate/a.png", "https://cdn.example.org/images/..%5C..%5Cprivate/a.png",
+            "https://cdn.example.org/images/%2e%2e;/private/a.png",
         ])
     func refused(source: String) {
         #expect(throws: SourcePolicy.Refusal.notAllowed("the source is not in the allowed sources")) { try policy.resolve(source) }
