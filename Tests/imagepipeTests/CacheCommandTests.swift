@@ -87,6 +87,30 @@ struct CacheCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache).sorted() == ["CACHEDIR.TAG", "notes.txt"])
     }
 
+    @Test("A folder without a tag whose files all have entry names (md5 sums, say) is refused by clear and trim unless --untagged")
+    func untaggedFolderNeedsAsking() async throws {
+        let folder = temp.path("checksums")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        var files: [String: Data] = [:]
+        for (index, name) in ["d41d8cd98f00b204e9800998ecf8427e", "0cc175b9c0f1b6a831c399e269772661.png"].enumerated() {
+            let data = Data("someone's file \(index)".utf8)
+            try data.write(to: URL(fileURLWithPath: folder + "/" + name))
+            files[folder + "/" + name] = data
+        }
+        for action in ["clear", "trim"] {
+            let run = try await cli.run(["cache", action, "--cache-dir", folder])
+            #expect(run.status == 1, "cache \(action)")
+            #expect(run.stderr.contains("\(folder): no CACHEDIR.TAG, so not known to be a cache folder (--untagged clears or trims it as one); nothing removed"), "\(run.stderr)")
+        }
+        for (path, data) in files { #expect(FileManager.default.contents(atPath: path) == data, "\(path) changed") }
+        #expect(try await cli.run(["cache", "stats", "--cache-dir", folder]).status == 0, "stats only reads")
+
+        let asked = try await cli.run(["cache", "clear", "--cache-dir", folder, "--untagged", "--json"])
+        #expect(asked.status == 0, "\(asked.stderr)")
+        #expect(asked.jsonLines.first?["count"] as? Int == 0)
+        for path in files.keys { #expect(!FileManager.default.fileExists(atPath: path)) }
+    }
+
     @Test("A cache write that fails (the folder's parent is a file, which stops root too) is one warning line, escaped; the fetch succeeds")
     func failedStoreIsAWarning() async throws {
         let file = temp.path("file\nimagepipe: forged \u{1B}[31m")
