@@ -9,7 +9,9 @@ extension ImageLoadFlow {
     /// A request refused before it started, counted and logged like any failure.
     static func rejected(_ error: ImagePipeError, url: URL?, settings: ImageManager.Settings) -> ImagePipeError {
         settings.metrics.recordFailure(error)
-        settings.logger.debug("image load refused: \(error)", metadata: ["image.url": "\(url?.absoluteString ?? "")", "error.kind": "\(error.kind)"])
+        settings.logger.debug(
+            "image load refused: \(CredentialRedaction.redacting(error.description))",
+            metadata: ["image.url": "\(CredentialRedaction.redacting(url?.absoluteString ?? ""))", "error.kind": "\(error.kind)"])
         return error
     }
 
@@ -17,7 +19,7 @@ extension ImageLoadFlow {
     func fail(_ error: ImagePipeError, _ task: ImageTask) {
         metrics.recordFailure(error)
         if error != .cancelled {
-            logger.debug("image load failed: \(error)", metadata: ["error.kind": "\(error.kind)"])
+            logger.debug("image load failed: \(CredentialRedaction.redacting(error.description))", metadata: ["error.kind": "\(error.kind)"])
         }
         task.emit(.failed(error), terminal: true)
     }

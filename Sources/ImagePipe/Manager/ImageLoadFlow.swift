@@ -94,8 +94,8 @@ struct ImageLoadFlow: Sendable {
     /// 6b–12. Everything after the memory cache, for `task`, its failure included.
     func load(for task: ImageTask) async {
         var flow = self
-        flow.logger[metadataKey: "image.url"] = "\(url.absoluteString)"
-        flow.logger[metadataKey: "cache.key"] = "\(keys.final)"
+        flow.logger[metadataKey: "image.url"] = "\(CredentialRedaction.redacting(url.absoluteString))"
+        flow.logger[metadataKey: "cache.key"] = "\(CredentialRedaction.redacting(keys.final))"
         do {
             try await flow.loadSteps(for: task)
         } catch let error as ImagePipeError {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PipelineCore
 import Synchronization
 
 /// Answers every request: `GET /health`, `GET /metrics` (unless on its own port), and image URLs.
@@ -49,10 +50,11 @@ enum AccessLog {
         logger.info("\(request.method) \(redacted(target)) \(status) \(bytes) \(String(format: "%.1f", milliseconds))ms\(tier.map { " " + $0 } ?? "")")
     }
 
-    /// The target with its first segment (the signature) replaced by `*`, cut to 512 characters.
+    /// The target with its first segment (the signature) replaced by `*` and the credentials of a
+    /// plain source URL by `***`, cut to 512 characters.
     static func redacted(_ target: String) -> String {
         var segments = target.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
         if segments.count >= 3 { segments[1] = "*" }
-        return ProcessingURL.printable(segments.joined(separator: "/"), limit: 512)
+        return ProcessingURL.printable(CredentialRedaction.redacting(segments.joined(separator: "/")), limit: 512)
     }
 }

@@ -1,7 +1,9 @@
 import Logging
+import PipelineCore
 
-/// Passes log records on with their message and metadata escaped for the terminal: the pipeline
-/// logs URLs, paths and reasons that strangers choose.
+/// Passes log records on with their message and metadata escaped for the terminal and the
+/// credentials of any URL in them redacted: the pipeline logs URLs, paths and reasons that
+/// strangers choose.
 struct EscapingLogHandler: LogHandler {
     var base: any LogHandler
 
@@ -22,7 +24,7 @@ struct EscapingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var event = event
-        event.message = "\(TerminalEscaping.escape(event.message.description))"
+        event.message = "\(Self.escape(event.message.description))"
         var metadata = event.metadata ?? [:]
         if let error = event.error {
             // Spelled as the stream handler would, so its text is escaped too.
@@ -34,10 +36,14 @@ struct EscapingLogHandler: LogHandler {
         base.log(event: event)
     }
 
+    private static func escape(_ text: String) -> String {
+        TerminalEscaping.escape(CredentialRedaction.redacting(text))
+    }
+
     private static func escape(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
         switch value {
-        case .string(let text): .string(TerminalEscaping.escape(text))
-        case .stringConvertible(let value): .string(TerminalEscaping.escape(value.description))
+        case .string(let text): .string(escape(text))
+        case .stringConvertible(let value): .string(escape(value.description))
         case .dictionary(let dictionary): .dictionary(dictionary.mapValues(escape))
         case .array(let array): .array(array.map(escape))
         }
