@@ -51,6 +51,11 @@ public struct HTTPLoaderConfiguration: Sendable {
     public var acceptableStatusCodes: Set<Int>? = Set(200...299)
     /// MIME types (lowercased, no parameters) that count as success; nil (default) accepts any.
     public var acceptableContentTypes: Set<String>?
+    /// Asked with the target of each redirect, resolved against the URL that answered, before it is
+    /// followed: false fails the load with `transport(.redirectRefused, …)` and nothing connects to
+    /// the target (an allow-list of sources holds on every hop, not only on the first URL). The
+    /// SSRF guard still judges every address that is connected to. Default: every target.
+    public var redirectPolicy: (@Sendable (URL) -> Bool)?
     /// Redirects followed before failing with `limitExceeded(.redirects)`. Default 10. Only http and
     /// https are ever followed.
     public var maxRedirects: Int = 10

@@ -18,6 +18,9 @@ extension ImagePipeError.LoadFailure {
     /// The SSRF guard refused the address before connecting; the message says which address and
     /// how to allow it (`HTTPLoaderConfiguration.allowedAddresses`).
     public static let blockedAddress = Self(name: "blockedAddress", code: 3000, isTransient: false)
+    /// `HTTPLoaderConfiguration.redirectPolicy` refused where a redirect led, before connecting
+    /// there.
+    public static let redirectRefused = Self(name: "redirectRefused", code: 3000, isTransient: false)
     public static let other = Self(name: "other", code: 3000, isTransient: false)
     /// libcurl, which the loader opens on the first download rather than linking, could not be
     /// opened or initialised; the message names the library and says why. Never blocks a URL.

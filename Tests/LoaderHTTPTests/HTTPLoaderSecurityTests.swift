@@ -112,6 +112,25 @@ struct HTTPLoaderSecurityTests {
         #expect(try await loader.loadTyped(server.url("/redirect")).data == FaultRoutes.image)
     }
 
+    @Test("the redirect policy judges every hop's target before it is followed: a refused one gets no connection")
+    func redirectPolicy() async throws {
+        let server = try FaultRoutes.server()
+        defer { server.stop() }
+        let elsewhere = try ConnectionCounter()
+        server.route("/away") { _, c in c.respond(status: 302, headers: ["Location": "http://127.0.0.1:\(elsewhere.port)/secret.png"]) }
+        server.route("/hop") { _, c in c.respond(status: 301, headers: ["Location": "/away"]) }
+        var configuration = FaultRoutes.testConfiguration()
+        configuration.redirectPolicy = { url in url.port == server.url("/").port }
+        let loader = HTTPLoader(configuration: configuration)
+        #expect(try await loader.loadTyped(server.url("/redirect")).data == FaultRoutes.image, "a hop the policy allows is followed")
+        for path in ["/away", "/hop"] {
+            let error = await #expect(throws: ImagePipeError.self) { try await loader.loadTyped(server.url(path)) }
+            #expect(error == .transport(kind: .redirectRefused, message: "the redirect target is not allowed"), "\(path)")
+        }
+        #expect(elsewhere.count() == 0)
+        #expect(server.requestCount("/away") == 2)
+    }
+
     @Test("a CIDR exception allows every address inside it and no other")
     func cidrException() async throws {
         let server = try FaultRoutes.server()

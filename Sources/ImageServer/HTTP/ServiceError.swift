@@ -31,6 +31,8 @@ struct ServiceError: Error, Hashable, CustomStringConvertible {
             self.init(status: 502, reason: "the source server answered HTTP \(status)")
         case .loadFailed(.blockedAddress, _, _):
             self.init(status: 403, reason: "the source address is not allowed")
+        case .loadFailed(.redirectRefused, _, _):
+            self.init(status: 403, reason: "the source redirected outside the allowed sources")
         case .loadFailed(.timedOut, _, _):
             self.init(status: 504, reason: "the source server did not answer in time")
         case .loadFailed(let failure, _, _):

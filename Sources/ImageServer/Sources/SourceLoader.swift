@@ -6,7 +6,7 @@ import LoaderHTTP
 import PipelineCore
 
 /// The server's loader: http(s) through `HTTPLoader` (its SSRF guard on unless configured off,
-/// redirects held to the allow-list), optionally behind a fleet's shared tier, and files through
+/// every redirect hop held to the allow-list before it is followed), optionally behind a fleet's shared tier, and files through
 /// `FileLoader` held to the local root. It notes each source's validator (its `ETag`, else a
 /// digest of its bytes) so answers can carry an ETag and 304s can skip the work.
 final class SourceLoader: ImageLoader {
@@ -25,7 +25,8 @@ final class SourceLoader: ImageLoader {
         httpConfiguration.maxConcurrentDownloads = max(6, configuration.workers * 2)
         httpConfiguration.timeout = Double(configuration.requestTimeout.components.seconds) + 1
         httpConfiguration.connectTimeout = min(httpConfiguration.timeout, 5)
-        let origin = RedirectCheckingLoader(http: HTTPLoader(configuration: httpConfiguration), allowsRedirectTarget: allowsRedirectTarget)
+        httpConfiguration.redirectPolicy = allowsRedirectTarget
+        let origin = HTTPLoader(configuration: httpConfiguration)
         remote = configuration.sharedSources?(origin, metrics.factory) ?? origin
         file = configuration.localRoot.map { root in
             FileLoader(configuration: FileLoaderConfiguration(allowedRoots: [root], maxBytes: Int64(configuration.maxSourceBytes)))
@@ -70,31 +71,5 @@ final class SourceLoader: ImageLoader {
             return "etag:" + etag
         }
         return "sha256:" + Data(SHA256.hash(data: result.data)).base64URLEncodedWithoutPadding
-    }
-}
-
-/// `HTTPLoader` with the allow-list applied to where redirects end, before anything (a shared
-/// tier) keeps the bytes.
-struct RedirectCheckingLoader: ImageLoader {
-    let http: HTTPLoader
-    let allowsRedirectTarget: @Sendable (URL) -> Bool
-
-    func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
-        http.canLoad(url, options: options, context: context)
-    }
-
-    func load(
-        _ url: URL, options: ImageOptions, context: ImageContext,
-        progress: (@Sendable (ImageLoadProgress) -> Void)?
-    ) async throws -> ImageLoadResult {
-        let result = try await http.load(url, options: options, context: context, progress: progress)
-        if let final = result.response?.url, final != url, !allowsRedirectTarget(final) {
-            throw ImagePipeError.transport(kind: .blockedAddress, message: "redirected outside the allowed sources")
-        }
-        return result
-    }
-
-    func shouldBlockURL(_ url: URL, error: ImagePipeError, options: ImageOptions, context: ImageContext) -> Bool {
-        false
     }
 }

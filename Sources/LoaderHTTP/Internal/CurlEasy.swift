@@ -26,8 +26,8 @@ private let headerCallback: ip_data_callback = { buffer, size, count, context in
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
-    transfer.receiveHeader(line)
-    return length
+    guard let easy = transfer.easy else { return 0 }
+    return transfer.receiveHeader(line, easy: easy) ? length : 0
 }
 
 /// The SSRF guard's gate: libcurl calls it with each resolved address it is about to connect to

@@ -44,6 +44,8 @@ final class CurlTransfer: @unchecked Sendable {
     nonisolated(unsafe) var admittedAddresses: Set<IPAddress> = []
     /// Whether a status line has arrived for the response being read (its headers are coming).
     nonisolated(unsafe) private var sawStatusLine = false
+    /// The status of the response whose headers are being read.
+    nonisolated(unsafe) private var statusCode = 0
 
     /// The SSRF guard, when the configuration turns it on.
     let addressGuard: AddressGuard?
@@ -120,20 +122,42 @@ final class CurlTransfer: @unchecked Sendable {
         addressRefusal = nil
         admittedAddresses = []
         sawStatusLine = false
+        statusCode = 0
         errorBuffer[0] = 0
     }
 
-    func receiveHeader(_ line: String) {
+    /// False stops the transfer (libcurl then reports a write error; `abortError` says why).
+    func receiveHeader(_ line: String, easy: UnsafeMutableRawPointer) -> Bool {
         if line.hasPrefix("HTTP/") {
             // A new response in a redirect chain (or after a 100 Continue): its headers replace the last's.
             headerLines = []
             sawStatusLine = true
-            return
+            statusCode = line.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+            return true
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
+        guard let colon = line.firstIndex(of: ":") else { return true }
         let name = line[..<colon].trimmingCharacters(in: .whitespaces)
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         headerLines.append((name, value))
+        if (300..<400).contains(statusCode), name.caseInsensitiveCompare("Location") == .orderedSame,
+            let policy = settings.configuration.redirectPolicy, let refusal = redirectRefusal(to: value, easy: easy, policy: policy)
+        {
+            abortError = refusal
+            return false
+        }
+        return true
+    }
+
+    /// Why the redirect to `location` may not be followed, or nil. Judged here, while libcurl reads
+    /// the redirect's headers, so a refused target is never connected to.
+    private func redirectRefusal(to location: String, easy: UnsafeMutableRawPointer, policy: @Sendable (URL) -> Bool) -> ImagePipeError? {
+        var effective: UnsafePointer<CChar>?
+        ip_easy_getinfo_string(easy, Int32(CURLINFO_EFFECTIVE_URL.rawValue), &effective)
+        let base = effective.flatMap { URL(string: String(cString: $0)) } ?? settings.request.url
+        guard let target = URL(string: location, relativeTo: base)?.absoluteURL else {
+            return .transport(kind: .redirectRefused, message: "the redirect's Location cannot be read")
+        }
+        return policy(target) ? nil : .transport(kind: .redirectRefused, message: "the redirect target is not allowed")
     }
 
     /// False stops the transfer (libcurl then reports a write error; `abortError` says why).

@@ -205,20 +205,27 @@ struct ImageServerResponseTests {
         #expect(fixture.origin.acceptedConnectionCount == 0)
     }
 
-    @Test("a source redirecting outside the allowed sources is refused with 403")
+    @Test("a redirect outside the allowed sources is refused with 403 before anything connects to its target")
     func redirectOutsideAllowList() async throws {
         let base = try ServerFixture()
         let fixture = base.with { $0.allowedSources = [SourcePrefix(base.origin.baseURL + "/allowed/")!] }
+        let elsewhere = try ConnectionCounter()
         fixture.origin.serveBytes("/allowed/photo.png", ServerFixture.png(width: 8, height: 8))
         fixture.origin.serveStatus("/allowed/moved.png", 302, headers: ["Location": "/photo.png"])
+        fixture.origin.serveStatus("/allowed/away.png", 301, headers: ["Location": "http://127.0.0.1:\(elsewhere.port)/secret"])
+        fixture.origin.serveStatus("/allowed/twice.png", 307, headers: ["Location": "/allowed/moved.png"])
         fixture.origin.serveStatus("/allowed/inside.png", 302, headers: ["Location": "/allowed/photo.png"])
         try await fixture.makeServer().makeApplication().test(.router) { client in
-            try await client.execute(uri: fixture.url("w:4", "/allowed/moved.png"), method: .get) { response in
-                #expect(response.status.code == 403)
-                #expect(String(buffer: response.body) == "the source address is not allowed\n")
+            for path in ["/allowed/moved.png", "/allowed/away.png", "/allowed/twice.png"] {
+                try await client.execute(uri: fixture.url("w:4", path), method: .get) { response in
+                    #expect(response.status.code == 403, "\(path)")
+                    #expect(String(buffer: response.body) == "the source redirected outside the allowed sources\n", "\(path)")
+                }
             }
             try await client.execute(uri: fixture.url("w:4", "/allowed/inside.png"), method: .get) { #expect($0.status == .ok) }
         }
+        #expect(fixture.origin.requestCount("/photo.png") == 0, "the off-list path on the same origin was never requested")
+        #expect(elsewhere.count() == 0, "the other host never got a connection")
     }
 
     @Test("local:/// sources are read under --local-root only")

@@ -4,6 +4,6 @@
 extension ImageRenderer {
     /// Requests waiting on the HTTP loader's transfers, to see requests share one fetch.
     var originWaiters: Int {
-        ((loader.remote as? RedirectCheckingLoader)?.http.waitingCallerCount) ?? 0
+        (loader.remote as? HTTPLoader)?.waitingCallerCount ?? 0
     }
 }
