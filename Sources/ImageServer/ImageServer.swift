@@ -9,7 +9,7 @@ import PipelineCore
 import ServiceLifecycle
 
 /// An image service speaking imgproxy's URL grammar over the pipeline: signed URLs, sources behind
-/// an allow-list and the SSRF guard, bounded work, caches, `/health`, `/metrics`, and a graceful
+/// an allow-list and the SSRF guard, bounded work, caches, `/health`, `/metrics` on a port of its own, and a graceful
 /// drain on SIGTERM or SIGINT.
 public struct ImageServer: Sendable {
     public let configuration: ImageServerConfiguration
@@ -50,10 +50,10 @@ public struct ImageServer: Sendable {
         try await ServiceGroup(configuration: groupConfiguration).run()
     }
 
-    /// The main application: images, `/health`, and `/metrics` unless it has its own port.
+    /// The main application: images and `/health`.
     func makeApplication(onReady: @escaping @Sendable (String) async -> Void = { _ in }) -> Application<ImageResponder> {
         Application(
-            responder: ImageResponder(handler: handler, servesMetrics: configuration.metricsPort == nil),
+            responder: ImageResponder(handler: handler),
             server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler(registry: handler.disconnects)])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
@@ -63,10 +63,11 @@ public struct ImageServer: Sendable {
         )
     }
 
-    private func makeMetricsApplication(port: Int) -> Application<MetricsResponder> {
+    /// `/metrics` alone, on `metricsHost` and `port`.
+    func makeMetricsApplication(port: Int) -> Application<MetricsResponder> {
         Application(
             responder: MetricsResponder(handler: handler),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port), serverName: nil),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.metricsHost, port: port), serverName: nil),
             logger: logger
         )
     }

@@ -9,8 +9,12 @@ public struct ImageServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 picks a free port (the ready line and `ImageServer.run`'s callback say which).
     public var port = 8080
-    /// A separate port for `/metrics`; nil serves it on the main port.
+    /// The port `/metrics` is served on, apart from images (as imgproxy binds its metrics); nil
+    /// serves no metrics. The main port never answers `/metrics`: what a server counts is for its
+    /// operator, not for whoever can reach its images.
     public var metricsPort: Int?
+    /// The address the metrics port listens on; loopback unless a scraper elsewhere needs it.
+    public var metricsHost = "127.0.0.1"
 
     /// Key/salt pairs; a URL signed with any of them is accepted (several at once, to rotate keys).
     public var signingKeys: [URLSigningKey] = []

@@ -19,11 +19,12 @@ struct ServeRedisTests {
 
     /// A server whose waits for another's fetch are open-ended (`--redis-lock-wait`), so a loaded
     /// machine never turns a wait into a second origin request.
-    static func startServer(redis: String) async throws -> (ServeProcess, Int) {
-        let server = try ServeProcess([
-            "--port", "0", "--allow-unsigned", "--allow-private-sources", "--quiet", "--redis", redis,
-            "--redis-lock-wait", "3600",
-        ])
+    static func startServer(redis: String, metricsPort: Int? = nil) async throws -> (ServeProcess, Int) {
+        let server = try ServeProcess(
+            [
+                "--port", "0", "--allow-unsigned", "--allow-private-sources", "--quiet", "--redis", redis,
+                "--redis-lock-wait", "3600",
+            ] + (metricsPort.map { ["--metrics-port", "\($0)"] } ?? []))
         let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         return (server, port)
     }
@@ -72,8 +73,9 @@ struct ServeRedisTests {
     func concurrentMissesFetchOnce() async throws {
         let redis = try RedisTestServer()
         let origin = try TestHTTPServer()
-        let (first, firstPort) = try await Self.startServer(redis: redis.url())
-        let (second, secondPort) = try await Self.startServer(redis: redis.url())
+        let (firstMetrics, secondMetrics) = (Int(TestProcesses.freePort()), Int(TestProcesses.freePort()))
+        let (first, firstPort) = try await Self.startServer(redis: redis.url(), metricsPort: firstMetrics)
+        let (second, secondPort) = try await Self.startServer(redis: redis.url(), metricsPort: secondMetrics)
         // The origin answers once both servers work on the source: the one that fetches, and the
         // one waiting for its copy through Redis. Neither can have it from the other before then.
         let bothWorking = Atomic(false)
@@ -85,7 +87,7 @@ struct ServeRedisTests {
         let urls = (0..<50).map { Self.imageURL(port: $0 % 2 == 0 ? firstPort : secondPort, origin: origin, path: "/new.png") }
         async let answers = Self.get(urls, parallel: true)
         let working = await eventually(timeout: .seconds(60)) {
-            let first = await Self.inFlight(port: firstPort), second = await Self.inFlight(port: secondPort)
+            let first = await Self.inFlight(port: firstMetrics), second = await Self.inFlight(port: secondMetrics)
             return first >= 1 && second >= 1
         }
         bothWorking.store(true, ordering: .releasing)
@@ -117,8 +119,9 @@ struct ServeRedisTests {
         origin.route("/m.png") { _, connection in
             connection.respond(status: 200, headers: ["Content-Type": "image/png"], body: Self.image)
         }
-        let (server, port) = try await Self.startServer(redis: redis.url())
-        let before = try await Self.metrics(port: port)
+        let metricsPort = Int(TestProcesses.freePort())
+        let (server, port) = try await Self.startServer(redis: redis.url(), metricsPort: metricsPort)
+        let before = try await Self.metrics(port: metricsPort)
         #expect(before["imagepipe_redis_lookups_total{result=\"hit\"}"] == 0)
         let breaker = before.filter { $0.key.hasPrefix("imagepipe_redis_breaker_open{") }
         #expect(breaker.count == 1 && breaker.first?.value == 0, "\(breaker)")
@@ -127,7 +130,7 @@ struct ServeRedisTests {
         // A miss: looked up (twice: before and after the lock), claimed, fetched, stored.
         let url = { (width: Int) in "http://127.0.0.1:\(port)/insecure/w:\(width)/plain/\(origin.baseURL)/m.png@png" }
         #expect(try await Self.get([url(4)]).first?.hasPrefix("200") == true)
-        let missed = try await Self.metrics(port: port)
+        let missed = try await Self.metrics(port: metricsPort)
         #expect(missed["imagepipe_redis_lookups_total{result=\"miss\"}", default: 0] >= 1)
         #expect(missed["imagepipe_redis_single_flight_total{outcome=\"claimed\"}"] == 1)
         #expect(missed["imagepipe_redis_stores_total{result=\"stored\"}"] == 1)
@@ -135,20 +138,20 @@ struct ServeRedisTests {
 
         // Another size of the same source: the result is new, the source comes from Redis.
         #expect(try await Self.get([url(5)]).first?.hasPrefix("200") == true)
-        let hit = try await Self.metrics(port: port)
+        let hit = try await Self.metrics(port: metricsPort)
         #expect(hit["imagepipe_redis_lookups_total{result=\"hit\"}"] == 1)
         #expect(origin.requestCount("/m.png") == 1)
 
         // Redis gone: answered from the origin, the error counted by kind.
         redis.stop()
         #expect(try await Self.get([url(6)]).first?.hasPrefix("200") == true)
-        let down = try await Self.metrics(port: port)
+        let down = try await Self.metrics(port: metricsPort)
         #expect(down["imagepipe_redis_errors_total{kind=\"connection\"}", default: 0] >= 1)
         #expect(down["imagepipe_redis_errors_total{kind=\"timeout\"}", default: 0] == 0)
         try await Self.stop(server)
     }
 
-    /// The server's `/metrics` parsed as Prometheus text: each sample's series
+    /// The server's `/metrics` (on its metrics port) parsed as Prometheus text: each sample's series
     /// (`name{label="value",…}`, as written) and value; comments and blank lines skipped.
     static func metrics(port: Int) async throws -> [String: Double] {
         let output = try await runBlocking { try TestProcesses.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/metrics"]) }

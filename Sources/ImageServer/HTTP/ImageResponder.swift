@@ -5,13 +5,13 @@ import NIOCore
 import PipelineCore
 import Synchronization
 
-/// Answers every request: `GET /health`, `GET /metrics` (unless on its own port), and image URLs.
+/// Answers every request on the main port: `GET /health` and image URLs (`/metrics` has a port of
+/// its own).
 /// Each request is counted, timed and written to the access log here, once.
 struct ImageResponder: HTTPResponder {
     typealias Context = ImageRequestContext
 
     let handler: ImageRequestHandler
-    let servesMetrics: Bool
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let start = ContinuousClock.now
@@ -22,7 +22,7 @@ struct ImageResponder: HTTPResponder {
         case (.get, "/health"), (.head, "/health"):
             response = handler.health()
         case (.get, "/metrics"):
-            response = servesMetrics ? handler.metricsResponse() : ImageRequestHandler.error(.notFound)
+            response = ImageRequestHandler.error(.notFound)
         case (.get, _), (.head, _):
             (response, tier) = await handler.image(request: request, target: target, channel: context.channel)
         default:

@@ -40,7 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("redis-lock-wait"), help: ArgumentHelp("Seconds a source every server misses waits for the one fetching it before fetching itself, 0–3600 (default 5).", valueName: "seconds"))
     var redisLockWait: Int?
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes")) var memoryLimit: Int?
-    @Option(name: .customLong("metrics-port"), help: "Serve /metrics on this port instead of the main one.") var metricsPort: Int?
+    @Option(name: .customLong("metrics-port"), help: "Serve /metrics on this port (default: no metrics; the main port never serves them).") var metricsPort: Int?
+    @Option(name: .customLong("metrics-host"), help: ArgumentHelp("The address the metrics port listens on (default 127.0.0.1).", valueName: "addr")) var metricsHost: String?
     @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight (default 30).", valueName: "seconds")) var shutdownTimeout: Int?
     @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds one request may take before answering 504 (default 10).", valueName: "seconds")) var requestTimeout: Int?
     @Option(name: .customLong("max-source-bytes"), help: ArgumentHelp("Largest source, in bytes (default 33554432); larger answers 413.", valueName: "bytes")) var maxSourceBytes: Int?
@@ -130,6 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.memoryLimit = try Self.range(memoryLimit ?? env.int("MEMORY_LIMIT"), "--memory-limit", 0...Int.max) ?? settings.memoryLimit
         if noCache { settings.memoryLimit = 0 }
         settings.metricsPort = try Self.range(metricsPort ?? env.int("METRICS_PORT"), "--metrics-port", 0...65535)
+        settings.metricsHost = metricsHost ?? env.string("METRICS_HOST") ?? settings.metricsHost
         if let seconds = try Self.range(shutdownTimeout ?? env.int("SHUTDOWN_TIMEOUT"), "--shutdown-timeout", 0...86400) {
             settings.shutdownTimeout = .seconds(seconds)
         }

@@ -39,21 +39,26 @@ struct OperationsTests {
         return samples
     }
 
-    @Test("/metrics is Prometheus text: requests by status, durations, cache hits by tier, in flight, queued")
+    @Test("/metrics is Prometheus text on the metrics port: requests by status, durations, cache hits by tier, in flight, queued")
     func metrics() async throws {
         let fixture = try ServerFixture()
-        try await fixture.makeServer().makeApplication().test(.router) { client in
+        let server = fixture.with { $0.metricsPort = 0 }.makeServer()
+        try await server.makeApplication().test(.router) { client in
             let url = fixture.url("w:8", "/photo.png", ext: "png")
             try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: "/insecure/w:8/aGVsbG8", method: .get) { #expect($0.status.code == 403) }
+            try await client.execute(uri: "/metrics", method: .get) { #expect($0.status.code == 404, "never on the main port") }
+        }
+        try await server.makeMetricsApplication(port: 0).test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
                 let samples = Self.parse(String(buffer: response.body))
                 #expect(samples[#"imagepipe_requests_total{status="200"}"#] == 2)
                 #expect(samples[#"imagepipe_requests_total{status="403"}"#] == 1)
                 #expect(samples[#"imagepipe_cache_hits_total{tier="memory"}"#] == 1)
-                #expect(samples["imagepipe_request_duration_seconds_count"] == 3)
+                #expect(samples[#"imagepipe_requests_total{status="404"}"#] == 1)
+                #expect(samples["imagepipe_request_duration_seconds_count"] == 4)
                 #expect(samples["imagepipe_source_fetch_duration_seconds_count"] == 1)
                 #expect(samples["imagepipe_processing_duration_seconds_count"] == 1)
                 #expect(samples["imagepipe_requests_in_flight"] == 0)
