@@ -11,6 +11,10 @@ import PipelineCore
 ///   the entry expires by it, so `.refreshCached` revalidates after a restart or from another
 ///   process sharing the folder.
 ///
+/// - The entry's length, so a file cut short (a crash before the data reached the disk, a full
+///   disk) is found out on read instead of being decoded leniently and served damaged: an entry
+///   whose bytes do not match it, or that has none, is a miss and is removed.
+///
 /// A new write of the entry replaces the file and with it the old facts, so none go stale. The
 /// cache folder is not trusted to hold what this code wrote: what is read back is cut to size.
 extension DefaultImageCache {
@@ -25,8 +29,8 @@ extension DefaultImageCache {
         var lastModified: String?
         /// Seconds since 1970 after which the source's freshness ran out.
         var expires: Double?
-
-        var isEmpty: Bool { (warnings ?? []).isEmpty && etag == nil && lastModified == nil && expires == nil }
+        /// Bytes of the entry as written.
+        var length: Int?
 
         var validators: CacheValidators? {
             let found = CacheValidators(etag: etag, lastModified: lastModified).sanitized
@@ -37,15 +41,17 @@ extension DefaultImageCache {
     /// A message longer than this, read back from disk, is cut.
     static let maxStoredWarningLength = 1024
 
-    /// The extended data for an image's warnings and the source's validators, stored at `now`;
-    /// nil when there is nothing to keep.
-    static func extendedData(for image: Image?, validators: CacheValidators?, now: Date) -> Data? {
+    /// The extended data for an entry of `length` bytes: the image's warnings and the source's
+    /// validators, stored at `now`.
+    static func extendedData(for image: Image?, length: Int, validators: CacheValidators?, now: Date) -> Data? {
         let clean = validators?.sanitized
+        let warnings = image?.metadata.warnings.map { EntryInfo.Warning(kind: $0.kind.name, message: $0.message) }
         let info = EntryInfo(
-            warnings: image?.metadata.warnings.map { EntryInfo.Warning(kind: $0.kind.name, message: $0.message) },
+            warnings: warnings?.isEmpty == false ? warnings : nil,
             etag: clean?.etag, lastModified: clean?.lastModified,
-            expires: clean?.freshnessLifetime.map { now.addingTimeInterval($0).timeIntervalSince1970 })
-        return info.isEmpty ? nil : try? JSONEncoder().encode(info)
+            expires: clean?.freshnessLifetime.map { now.addingTimeInterval($0).timeIntervalSince1970 },
+            length: length)
+        return try? JSONEncoder().encode(info)
     }
 
     /// The facts read back from extended data; nil for none, or for data that is not ours.

@@ -122,12 +122,20 @@ public final class DefaultImageCache: ImageCache {
         return ImageCacheResult(image: image, data: entry.data, cacheType: .disk, validators: validators)
     }
 
-    /// The entry's bytes and facts; nil on a miss, and for an entry past its source's freshness
-    /// when the disk cache honours it (that entry is removed).
+    /// The entry's bytes and facts; nil on a miss, for an entry that is not whole (its length is
+    /// not the one written with it, or none was), and for an entry past its source's freshness when
+    /// the disk cache honours it. Those entries are removed.
     private func readEntry(forKey key: String) -> DiskEntry? {
         guard let data = diskCache.data(forKey: key) else { return nil }
         let info = Self.entryInfo(diskCache.extendedData(forKey: key))
-        if diskCache.configuration.honorsSourceExpiry, let expires = info?.expires,
+        guard let info, info.length == data.count else {
+            diskCache.configuration.logger.notice(
+                "a damaged disk cache entry was removed: \(data.count) bytes, \(info?.length.map { "\($0) written" } ?? "no length recorded")",
+                metadata: ["cache.key": "\(CredentialRedaction.redacting(key))", "cache.directory": "\(diskCache.directory.path)"])
+            diskCache.removeData(forKey: key)
+            return nil
+        }
+        if diskCache.configuration.honorsSourceExpiry, let expires = info.expires,
             expires <= diskCache.configuration.clock.now().timeIntervalSince1970
         {
             diskCache.removeData(forKey: key)
@@ -209,7 +217,8 @@ public final class DefaultImageCache: ImageCache {
             }
             guard let bytes else { return }
             do {
-                let facts = Self.extendedData(for: image, validators: context[.cacheValidators], now: diskCache.configuration.clock.now())
+                let facts = Self.extendedData(
+                    for: image, length: bytes.count, validators: context[.cacheValidators], now: diskCache.configuration.clock.now())
                 try diskCache.setData(bytes, forKey: key, extendedData: facts)
             } catch {
                 metrics.writeStoreFailures.increment()

@@ -197,12 +197,32 @@ struct DefaultImageCacheTests {
     @Test("Bytes on disk that are not an image are a miss and are removed")
     func corruptFile() async throws {
         let cache = makeCache()
-        try cache.diskCache.setData(Data("TPX1 but garbage".utf8), forKey: "bad")
-        try cache.diskCache.setData(Data("not an image at all".utf8), forKey: "junk")
+        await cache.store(nil, data: Data("TPX1 but garbage".utf8), key: "bad", options: [], context: ImageContext(), cacheType: .disk)
+        await cache.store(nil, data: Data("not an image at all".utf8), key: "junk", options: [], context: ImageContext(), cacheType: .disk)
+        #expect(cache.diskCache.containsData(forKey: "bad") && cache.diskCache.containsData(forKey: "junk"))
         #expect(await query(cache, "bad") == nil)
         #expect(await query(cache, "junk") == nil)
         #expect(!cache.diskCache.containsData(forKey: "bad"))
         #expect(!cache.diskCache.containsData(forKey: "junk"))
+    }
+
+    @Test("An entry cut short on disk, or without the length written with it, is a miss and is removed, never a damaged image")
+    func entryNotWhole() async throws {
+        let cache = makeCache()
+        let bytes = TestCoder.sample(width: 40, height: 40)
+        await cache.store(nil, data: bytes, key: "cut", options: [], context: ImageContext(), cacheType: .disk)
+        #expect(await query(cache, "cut")?.image != nil, "whole, it is a hit")
+        await cache.clear(.memory)
+        let file = cache.diskCache.filePath(forKey: "cut")
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        try handle.truncate(atOffset: UInt64(bytes.count / 2))
+        try handle.close()
+        #expect(await query(cache, "cut") == nil)
+        #expect(!cache.diskCache.containsData(forKey: "cut"))
+
+        try cache.diskCache.setData(bytes, forKey: "bare")
+        #expect(await query(cache, "bare") == nil, "no length was written with it")
+        #expect(!cache.diskCache.containsData(forKey: "bare"))
     }
 
     @Test("Remove and clear per level; totals count the disk")
