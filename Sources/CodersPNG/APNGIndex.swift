@@ -83,6 +83,9 @@ private struct Walker {
     var seenFdAT = false
     var defaultImageIsFirstFrame = false
     var nextSequence: UInt32 = 0
+    /// An fcTL seen before any acTL and before the image data: the first frame's, when an acTL
+    /// follows it (the spec puts acTL first, but decoders and the spec's wording accept it later).
+    var fcTLBeforeAcTL: PNGChunk?
     var pending: APNGFrameControl?
     var pendingData: [Range<Data.Index>] = []
     var frames: [APNGIndex.Frame] = []
@@ -107,7 +110,10 @@ private struct Walker {
         case PNGChunk.acTL:
             try actl(chunk)
         case PNGChunk.fcTL:
-            guard isAnimating else { break }
+            guard isAnimating else {
+                if declaredFrames == nil, !seenIDAT, fcTLBeforeAcTL == nil { fcTLBeforeAcTL = chunk }
+                break
+            }
             return try fctl(chunk)
         case PNGChunk.IDAT:
             try idat(chunk)
@@ -133,6 +139,10 @@ private struct Walker {
         guard frames > 0 else { return ignore("acTL announces no frames") }
         declaredFrames = frames
         loopCount = Int(PNGChunk.bigEndian32(data, at: chunk.payload.lowerBound + 4))
+        if let early = fcTLBeforeAcTL {
+            fcTLBeforeAcTL = nil
+            _ = try? fctl(early)  // Before the image data, a bad fcTL only turns the animation off.
+        }
     }
 
     private mutating func fctl(_ chunk: PNGChunk) throws -> Bool {
@@ -183,20 +193,21 @@ private struct Walker {
     private mutating func fdat(_ chunk: PNGChunk) throws(APNGStructureError) {
         guard seenIDAT else { return ignore("fdAT before the image data") }
         seenFdAT = true
-        guard chunk.payload.count > 4, chunk.crcMatches(in: data) else { throw .init("fdAT is empty or damaged") }
+        // An fdAT may carry its sequence number and no data: a frame's data is what its fdATs hold.
+        guard chunk.payload.count >= 4, chunk.crcMatches(in: data) else { throw .init("fdAT is cut short or damaged") }
         let sequence = PNGChunk.bigEndian32(data, at: chunk.payload.lowerBound)
         guard sequence == nextSequence else { throw .init("fdAT has sequence number \(sequence), expected \(nextSequence)") }
         guard pending != nil, !(defaultImageIsFirstFrame && frames.isEmpty) else {
             throw .init("fdAT without an fcTL before it")
         }
         nextSequence &+= 1
-        pendingData.append(chunk.payload.lowerBound + 4..<chunk.payload.upperBound)
+        if chunk.payload.count > 4 { pendingData.append(chunk.payload.lowerBound + 4..<chunk.payload.upperBound) }
     }
 
     /// Ends the pending frame at the next fcTL or IEND: it must have image data.
     private mutating func closePendingFrame() throws {
         guard let control = pending else { return }
-        guard !pendingData.isEmpty else { throw APNGStructureError("frame \(frames.count) has an fcTL but no fdAT") }
+        guard !pendingData.isEmpty else { throw APNGStructureError("frame \(frames.count) has an fcTL but no image data") }
         if frames.count >= maxFrames { throw ImagePipeError.limitExceeded(.frames, value: frames.count + 1, maximum: maxFrames) }
         frames.append(APNGIndex.Frame(control: control, data: pendingData))
         pending = nil

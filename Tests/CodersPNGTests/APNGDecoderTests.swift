@@ -81,6 +81,36 @@ struct APNGDecoderTests {
         #expect(!image.isAnimated && Self.pixel(image.firstFrame, 1, 0) == Self.green)
     }
 
+    @Test("An fdAT that carries its sequence number and no data is accepted: a frame's data is what its fdATs hold")
+    func emptyFdAT() throws {
+        var chunks = APNGWriter.chunks(
+            width: 2, height: 2, frames: [.filled(Self.red, width: 2, height: 2), .filled(Self.green, width: 2, height: 2)])
+        let fdat = try #require(chunks.firstIndex { $0.type == "fdAT" })
+        // Split frame 1's data: an empty fdAT (sequence 2), then the data (sequence 3).
+        var data = chunks[fdat]
+        data.payload.replaceSubrange(0..<4, with: APNGWriter.be32(3))
+        chunks[fdat].payload = APNGWriter.be32(2)
+        chunks.insert(data, at: fdat + 1)
+        let image = try PNGCoder().decode(APNGWriter.file(chunks), options: ImageDecodeOptions())
+        #expect(image.frameCount == 2)
+        #expect(image.metadata.warnings.isEmpty)
+        #expect(Self.pixel(try image.frame(at: 1), 1, 1) == Self.green)
+    }
+
+    @Test("An acTL after the first fcTL but before the image data still makes the file animated")
+    func acTLAfterFirstFcTL() throws {
+        var chunks = APNGWriter.chunks(
+            width: 2, height: 2, frames: [.filled(Self.red, width: 2, height: 2), .filled(Self.green, width: 2, height: 2)])
+        let actl = chunks.remove(at: try #require(chunks.firstIndex { $0.type == "acTL" }))
+        chunks.insert(actl, at: try #require(chunks.firstIndex { $0.type == "fcTL" }) + 1)
+        #expect(chunks.map(\.type) == ["IHDR", "fcTL", "acTL", "IDAT", "fcTL", "fdAT", "IEND"])
+        let image = try PNGCoder().decode(APNGWriter.file(chunks), options: ImageDecodeOptions())
+        #expect(image.frameCount == 2)
+        #expect(image.metadata.warnings.isEmpty)
+        #expect(Self.pixel(try image.frame(at: 0), 0, 0) == Self.red)
+        #expect(Self.pixel(try image.frame(at: 1), 1, 1) == Self.green)
+    }
+
     @Test("acTL's play count is the loop count (0 = forever)", arguments: [UInt32(0), 1, 3, 65536])
     func loopCount(loops: UInt32) throws {
         let file = APNGWriter.file(width: 1, height: 1, frames: [.filled(Self.red, width: 1, height: 1), .filled(Self.blue, width: 1, height: 1)], loops: loops)

@@ -54,14 +54,14 @@ struct APNGHostileInputTests {
             Self.setBE32(sequence, in: &chunks[index].payload, at: 0)
             sequence += 1
         }
-        #expect(Self.badImageData(APNGWriter.file(chunks))?.contains("has an fcTL but no fdAT") == true)
+        #expect(Self.badImageData(APNGWriter.file(chunks))?.contains("has an fcTL but no image data") == true)
     }
 
     @Test("A damaged fdAT (bad CRC) is badImageData; bad compressed data fails that frame alone")
     func damagedFrameData() throws {
         var file = [UInt8](APNGWriter.file(Self.chunks()))
         file[file.count - 13] ^= 0xFF  // the last fdAT's CRC
-        #expect(Self.badImageData(Data(file))?.contains("fdAT is empty or damaged") == true)
+        #expect(Self.badImageData(Data(file))?.contains("fdAT is cut short or damaged") == true)
 
         var chunks = Self.chunks()
         let fdat = try #require(chunks.firstIndex { $0.type == "fdAT" })
