@@ -128,6 +128,7 @@ let package = Package(
         .target(name: "ImageServer", dependencies: [
             "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
             .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
+            .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Service"])),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Service"])),
             .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),

@@ -3,6 +3,7 @@ import CodersJPEG
 import CodersPNG
 import CodersWebP
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import PipelineCore
@@ -54,8 +55,13 @@ public struct ImageServer: Sendable {
     func makeApplication(onReady: @escaping @Sendable (String) async -> Void = { _ in }) -> Application<ImageResponder> {
         Application(
             responder: ImageResponder(handler: handler),
-            server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectHandler(registry: handler.disconnects)])),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [DisconnectHandler(registry: handler.disconnects)],
+                    idleTimeout: .nanoseconds(ServerMetrics.nanoseconds(configuration.idleTimeout)))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 await onReady(Self.describe(channel.localAddress, host: configuration.host))
             },

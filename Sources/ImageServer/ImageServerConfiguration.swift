@@ -41,6 +41,14 @@ public struct ImageServerConfiguration: Sendable {
     public var queueSize = 64
     /// Seconds a request may take, fetch to last byte encoded; past it the answer is 504.
     public var requestTimeout: Duration = .seconds(10)
+    /// How long a connection may go without a whole request head arriving, or sit idle between
+    /// requests, before it is closed (imgproxy reads a request within 10 s): a client sending half
+    /// a header, or one byte at a time, holds a connection no longer than this.
+    public var idleTimeout: Duration = .seconds(10)
+    /// Connections open at once; past it no new connection is accepted (it waits in the listen
+    /// backlog) until one closes, so those being served are not harmed. Keep it under the process's
+    /// file limit.
+    public var maxConnections = 1024
 
     /// Bytes a source may have (fetched or read); past it the answer is 413.
     public var maxSourceBytes = 32 << 20

@@ -42,6 +42,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes")) var memoryLimit: Int?
     @Option(name: .customLong("metrics-port"), help: "Serve /metrics on this port (default: no metrics; the main port never serves them).") var metricsPort: Int?
     @Option(name: .customLong("metrics-host"), help: ArgumentHelp("The address the metrics port listens on (default 127.0.0.1).", valueName: "addr")) var metricsHost: String?
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds a connection may take to send a request head, or sit idle between requests, before it is closed (default 10).", valueName: "seconds"))
+    var idleTimeout: Int?
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections open at once; more wait to be accepted (default 1024).", valueName: "n"))
+    var maxConnections: Int?
     @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight (default 30).", valueName: "seconds")) var shutdownTimeout: Int?
     @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds one request may take before answering 504 (default 10).", valueName: "seconds")) var requestTimeout: Int?
     @Option(name: .customLong("max-source-bytes"), help: ArgumentHelp("Largest source, in bytes (default 33554432); larger answers 413.", valueName: "bytes")) var maxSourceBytes: Int?
@@ -132,6 +136,10 @@ struct ServeCommand: AsyncParsableCommand {
         if noCache { settings.memoryLimit = 0 }
         settings.metricsPort = try Self.range(metricsPort ?? env.int("METRICS_PORT"), "--metrics-port", 0...65535)
         settings.metricsHost = metricsHost ?? env.string("METRICS_HOST") ?? settings.metricsHost
+        if let seconds = try Self.range(idleTimeout ?? env.int("IDLE_TIMEOUT"), "--idle-timeout", 1...3600) {
+            settings.idleTimeout = .seconds(seconds)
+        }
+        settings.maxConnections = try Self.range(maxConnections ?? env.int("MAX_CONNECTIONS"), "--max-connections", 1...1_000_000) ?? settings.maxConnections
         if let seconds = try Self.range(shutdownTimeout ?? env.int("SHUTDOWN_TIMEOUT"), "--shutdown-timeout", 0...86400) {
             settings.shutdownTimeout = .seconds(seconds)
         }
