@@ -39,6 +39,10 @@ public struct ImageServerConfiguration: Sendable {
     /// Image requests waiting to start (to fetch their source); past this the answer is 429 with
     /// `Retry-After`.
     public var queueSize = 64
+    /// Bytes of a request's target (path and query) answered at all: a longer one is a 414 before
+    /// anything is parsed, fetched or stored. 8 KiB, as most servers and proxies in front of one
+    /// take; imgproxy URLs with a base64 source rarely need 2.
+    public var maxURLLength = 8192
     /// Seconds a request may take, fetch to last byte encoded; past it the answer is 504.
     public var requestTimeout: Duration = .seconds(10)
     /// How long a connection may go without a whole request head arriving, or sit idle between

@@ -19,6 +19,9 @@ struct ImageResponder: HTTPResponder {
         let response: Response
         var tier: String?
         switch (request.method, request.uri.path) {
+        case _ where target.utf8.count > handler.configuration.maxURLLength:
+            response = ImageRequestHandler.error(
+                ServiceError(status: 414, reason: "the URL is longer than the server takes (\(handler.configuration.maxURLLength) bytes)"))
         case (.get, "/health"), (.head, "/health"):
             response = handler.health()
         case (.get, "/metrics"):

@@ -81,7 +81,7 @@ final class ImageRenderer: Sendable {
             let header = diskCache.extendedData(forKey: Self.diskKey(key)),
             let cached = RenderedImage(data: data, diskHeader: header, formats: formats.named)
         {
-            memoryOutputs?.set(cached, forKey: key, cost: cached.data.count)
+            memoryOutputs?.set(cached, forKey: key, cost: cached.memoryCost(forKey: key))
             return (cached, .disk)
         }
         let start = ContinuousClock.now
@@ -103,7 +103,7 @@ final class ImageRenderer: Sendable {
             ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
         let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key))
         metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))
-        memoryOutputs?.set(rendered, forKey: key, cost: data.count)
+        memoryOutputs?.set(rendered, forKey: key, cost: rendered.memoryCost(forKey: key))
         if let diskCache {
             // A small atomic write; done before answering so the next server finds it.
             do {

@@ -8,6 +8,12 @@ struct RenderedImage: Sendable {
     /// Quoted, strong: `"…"`.
     let etag: String
 
+    /// What keeping it under `key` in memory costs: its bytes, its ETag and the key, which a
+    /// client chooses (a URL of kilobytes), plus a fixed overhead per entry.
+    func memoryCost(forKey key: String) -> Int {
+        data.count + etag.utf8.count + key.utf8.count + MemoryCharge.entryOverhead
+    }
+
     /// What the disk cache keeps beside the bytes: the format's identifier and the ETag.
     var diskHeader: Data { Data("\(format.identifier)\n\(etag)".utf8) }
 

@@ -31,7 +31,7 @@ final class SourceLoader: ImageLoader {
         file = configuration.localRoot.map { root in
             FileLoader(configuration: FileLoaderConfiguration(allowedRoots: [root], maxBytes: Int64(configuration.maxSourceBytes)))
         }
-        validators = MemoryCache(costLimit: .max, countLimit: 100_000)
+        validators = MemoryCache(costLimit: MemoryCharge.validatorLimit(memoryLimit: configuration.memoryLimit), countLimit: 100_000)
     }
 
     func canLoad(_ url: URL, options: ImageOptions, context: ImageContext) -> Bool {
@@ -55,7 +55,8 @@ final class SourceLoader: ImageLoader {
                 throw ImagePipeError.limitExceeded(.responseBytes, value: result.data.count, maximum: maxSourceBytes)
             }
         }
-        validators.set(Self.validator(of: result), forKey: url.absoluteString)
+        let validator = Self.validator(of: result), source = url.absoluteString
+        validators.set(validator, forKey: source, cost: MemoryCharge.validatorCost(source: source, validator: validator))
         return result
     }
 

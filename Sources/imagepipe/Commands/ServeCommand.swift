@@ -42,6 +42,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes")) var memoryLimit: Int?
     @Option(name: .customLong("metrics-port"), help: "Serve /metrics on this port (default: no metrics; the main port never serves them).") var metricsPort: Int?
     @Option(name: .customLong("metrics-host"), help: ArgumentHelp("The address the metrics port listens on (default 127.0.0.1).", valueName: "addr")) var metricsHost: String?
+    @Option(name: .customLong("max-url-length"), help: ArgumentHelp("Bytes of a request's path and query; longer is 414 (default 8192).", valueName: "bytes"))
+    var maxURLLength: Int?
     @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds a connection may take to send a request head, or sit idle between requests, before it is closed (default 10).", valueName: "seconds"))
     var idleTimeout: Int?
     @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections open at once; more wait to be accepted (default 1024).", valueName: "n"))
@@ -136,6 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
         if noCache { settings.memoryLimit = 0 }
         settings.metricsPort = try Self.range(metricsPort ?? env.int("METRICS_PORT"), "--metrics-port", 0...65535)
         settings.metricsHost = metricsHost ?? env.string("METRICS_HOST") ?? settings.metricsHost
+        settings.maxURLLength = try Self.range(maxURLLength ?? env.int("MAX_URL_LENGTH"), "--max-url-length", 256...(1 << 20)) ?? settings.maxURLLength
         if let seconds = try Self.range(idleTimeout ?? env.int("IDLE_TIMEOUT"), "--idle-timeout", 1...3600) {
             settings.idleTimeout = .seconds(seconds)
         }
