@@ -105,6 +105,7 @@ enum GIFEncoder {
             try check(EGifPutImageDesc(handle, 0, 0, Int32(size.width), Int32(size.height), false, map))
             try paletted.indices.withUnsafeMutableBufferPointer { rows in
                 for y in 0..<size.height {
+                    if y & 63 == 0 { try DecodeCancellation.checkCurrent() }
                     try check(EGifPutLine(handle, rows.baseAddress! + y * size.width, Int32(size.width)))
                 }
             }

@@ -14,7 +14,9 @@ enum WebPEncoder {
             return try withUnsafeMutablePointer(to: &writer) { writerPointer in
                 picture.pointee.writer = WebPMemoryWrite
                 picture.pointee.custom_ptr = UnsafeMutableRawPointer(writerPointer)
-                guard WebPEncode(&config, picture) != 0 else {
+                let encoded = withCancellationHook(on: picture) { WebPEncode(&config, picture) }
+                guard encoded != 0 else {
+                    if picture.pointee.error_code == VP8_ENC_ERROR_USER_ABORT { throw ImagePipeError.cancelled }
                     throw ImagePipeError.encodingFailed(reason: "libwebp failed (error \(picture.pointee.error_code.rawValue))")
                 }
                 return Data(bytes: writerPointer.pointee.mem, count: writerPointer.pointee.size)
@@ -58,10 +60,13 @@ enum WebPEncoder {
                     return prepared(buffer, options: ImageEncodeOptions())
                 }
             ) { picture in
-                guard WebPAnimEncoderAdd(encoder, picture, Int32(clamping: timestamp), &config) != 0 else {
+                let added = withCancellationHook(on: picture) { WebPAnimEncoderAdd(encoder, picture, Int32(clamping: timestamp), &config) }
+                guard added != 0 else {
+                    try DecodeCancellation.checkCurrent()
                     throw ImagePipeError.encodingFailed(reason: String(cString: WebPAnimEncoderGetError(encoder)))
                 }
             }
+            try DecodeCancellation.checkCurrent()
             let (next, overflow) = timestamp.addingReportingOverflow(max(milliseconds, 1))
             guard !overflow, next < Int(Int32.max) else { throw ImagePipeError.encodingFailed(reason: "animation is too long") }
             timestamp = next
@@ -108,6 +113,26 @@ enum WebPEncoder {
         }
         guard WebPValidateConfig(&config) != 0 else { throw ImagePipeError.encodingFailed(reason: "invalid WebP encode options") }
         return config
+    }
+
+    /// Runs `encode` with libwebp's progress hook asking the cancellation of the work on this
+    /// thread (`DecodeCancellation.current`): a cancelled encode stops within a few rows of
+    /// macroblocks with `VP8_ENC_ERROR_USER_ABORT`. The flag travels in `user_data`, as the hook
+    /// is a C function.
+    static func withCancellationHook<R>(on picture: UnsafeMutablePointer<WebPPicture>, _ encode: () -> R) -> R {
+        guard let cancellation = DecodeCancellation.current else { return encode() }
+        return withExtendedLifetime(cancellation) {
+            picture.pointee.user_data = Unmanaged.passUnretained(cancellation).toOpaque()
+            picture.pointee.progress_hook = { _, picture in
+                guard let context = picture?.pointee.user_data else { return 1 }
+                return Unmanaged<DecodeCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 0 : 1
+            }
+            defer {
+                picture.pointee.progress_hook = nil
+                picture.pointee.user_data = nil
+            }
+            return encode()
+        }
     }
 
     /// A picture imported from the buffer `importing` makes, which is released before `body` runs.

@@ -168,6 +168,8 @@ final class ImageRenderer: Sendable {
                                 image = try Self.transform(image, with: transformer, logger: logger)
                             }
                             if image.orientation != .up { image = try image.applyingOrientation() }
+                            // Past its deadline, or with its client gone, nothing is encoded.
+                            try DecodeCancellation.checkCurrent()
                             let format = job.format ?? formats.fallback(for: image)
                             let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
                             return (try coders.encode(input, as: format, options: ImageEncodeOptions(quality: Double(quality) / 100)), format)
@@ -190,6 +192,7 @@ final class ImageRenderer: Sendable {
             return try transformer.apply(to: image)
         } catch let error as ImagePipeError {
             if case .limitExceeded = error { throw error }
+            if error == .cancelled { throw error }
             logger.warning("transformer failed: \(error)", metadata: ["transformer.key": "\(transformer.key)"])
         } catch {
             logger.warning("transformer failed: \(error)", metadata: ["transformer.key": "\(transformer.key)"])

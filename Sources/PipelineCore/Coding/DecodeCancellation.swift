@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A flag that tells a synchronous decode running on another thread to stop.
+/// A flag that tells a synchronous decode, transform or encode running on another thread to stop.
 ///
 /// Decodes are synchronous calls on a worker thread, out of reach of Swift's task cancellation.
 /// The pipeline binds one of these to `current` around each decode it runs and sets it when the
@@ -21,4 +21,17 @@ public final class DecodeCancellation: Sendable {
     public func cancel() { flag.store(true, ordering: .relaxed) }
 
     package var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+extension DecodeCancellation {
+    /// Whether the work running on this thread was cancelled: its flag is set, or the task it
+    /// runs in is cancelled. Loops over rows that cannot throw (the resampler) stop early on it and
+    /// leave the throw to `checkCurrent()`.
+    package static var isCurrentCancelled: Bool { current?.isCancelled == true || Task.isCancelled }
+
+    /// Throws `cancelled` when the work running on this thread was cancelled: transformers and
+    /// encoders call it between frames and stages, so work stops when its answer is no longer wanted.
+    package static func checkCurrent() throws {
+        if isCurrentCancelled { throw ImagePipeError.cancelled }
+    }
 }

@@ -22,9 +22,15 @@ extension PixelTransformer {
         var output: Image
         switch upright.content {
         case .still(let buffer):
-            output = Image(try transform(buffer), format: upright.format, scale: upright.scale, metadata: upright.metadata)
+            let transformed = try transform(buffer)
+            try DecodeCancellation.checkCurrent()
+            output = Image(transformed, format: upright.format, scale: upright.scale, metadata: upright.metadata)
         case .animated(let animation):
-            let mapped = try animation.mapped { [self] frame in try self.transform(frame) }
+            let mapped = try animation.mapped { [self] frame in
+                let transformed = try self.transform(frame)
+                try DecodeCancellation.checkCurrent()
+                return transformed
+            }
             output = Image(animation: mapped, scale: upright.scale, metadata: upright.metadata)
         }
         output.metadata.isTransformed = true

@@ -115,6 +115,8 @@ package enum Resampler {
                             let taps = Taps(weights: weights, starts: starts, counts: counts, stride: c.stride)
                             let rowBytes = source.width * channels
                             for y in 0..<height {
+                                // A cancelled resample stops; its caller throws at its next check.
+                                if y & 63 == 0, DecodeCancellation.isCurrentCancelled { break }
                                 let rowIn = base + y &* rowBytes, rowOut = result + y &* width &* channels
                                 // One call per channel count, so the channel loop unrolls and the
                                 // per-tap branches disappear: this pass gathers taps pixel by pixel.
@@ -208,6 +210,7 @@ package enum Resampler {
                 c.weights.withUnsafeBufferPointer { weights in
                     guard let base = input.baseAddress, let result = output.baseAddress, let w = weights.baseAddress else { return }
                     for y in 0..<height {
+                        if y & 63 == 0, DecodeCancellation.isCurrentCancelled { break }
                         filterColumns(
                             from: base + c.starts[y] &* rowBytes, rowBytes: rowBytes, count: c.counts[y],
                             weights: w + y &* c.stride, into: result + y &* rowBytes)
@@ -259,6 +262,7 @@ package enum Resampler {
                 sums.withUnsafeMutableBufferPointer { accumulator in
                     guard let base = input.baseAddress, let result = output.baseAddress, let acc = accumulator.baseAddress else { return }
                     for y in 0..<height {
+                        if y & 63 == 0, DecodeCancellation.isCurrentCancelled { break }
                         acc.update(repeating: 0, count: rowBytes)
                         let y0 = y &* factorY, y1 = min(y0 &+ factorY, source.height)
                         for sy in y0..<y1 {
