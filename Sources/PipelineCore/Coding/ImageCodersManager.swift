@@ -77,12 +77,18 @@ public final class ImageCodersManager: ImageCoder {
         guard let coder = coder(for: data) else {
             let format = ImageFormat.detect(in: data)
             throw ImagePipeError.unsupportedFormat(
-                format,
-                reason: format == .undefined
-                    ? "the bytes are not an image format any registered coder knows"
-                    : "no registered coder decodes it")
+                format, reason: format == .undefined ? Self.leadingBytes(of: data) : "no registered coder decodes it")
         }
         return try coder.decode(data, options: options)
+    }
+
+    /// "they start with 3C 21 44 4F (\"<!DO\")": what bytes no coder knows look like, so a reader can
+    /// tell an HTML error page or a PDF from a damaged image.
+    static func leadingBytes(of data: Data) -> String {
+        let head = data.prefix(8)
+        let hex = head.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ")
+        let text = String(head.map { (0x20..<0x7F).contains($0) ? Character(UnicodeScalar($0)) : "." })
+        return "they start with \(hex) (\"\(text)\")"
     }
 
     /// The estimate of the coder that would decode these bytes.
@@ -109,5 +115,11 @@ public final class ImageCodersManager: ImageCoder {
             throw ImagePipeError.unsupportedFormat(format, reason: "no registered coder encodes it")
         }
         return try coder.encode(frames: frames, loopCount: loopCount, as: format, options: options)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

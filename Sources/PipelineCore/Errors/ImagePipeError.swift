@@ -145,6 +145,8 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
             } else {
                 "\(limit.name) limit exceeded: \(value) is more than the maximum of \(maximum)"
             }
+        case .unsupportedFormat(.undefined, let reason):
+            reason.isEmpty ? "not an image format any registered coder knows" : "not an image format any registered coder knows: \(reason)"
         case .unsupportedFormat(let format, let reason):
             reason.isEmpty ? "unsupported format '\(format.identifier)'" : "unsupported format '\(format.identifier)': \(reason)"
         case .encodingFailed(let reason):

@@ -33,6 +33,16 @@ struct ImageCodersManagerTests {
         #expect(good.decodes.count == 0)
     }
 
+    @Test("Bytes of no image format say so without an internal name, and show how they start")
+    func notAnImage() {
+        let manager = ImageCodersManager(coders: [TestCoder()])
+        let error = #expect(throws: ImagePipeError.self) {
+            try manager.decode(Data("<!DOCTYPE html>\n\u{1}".utf8), options: ImageDecodeOptions())
+        }
+        #expect(error?.description == #"not an image format any registered coder knows: they start with 3C 21 44 4F 43 54 59 50 ("<!DOCTYP")"#)
+        #expect(error?.description.contains("undefined") == false)
+    }
+
     @Test("Bytes no coder claims fail with unsupportedFormat naming the sniffed format")
     func unsupported() {
         let manager = ImageCodersManager(coders: [TestCoder()])
