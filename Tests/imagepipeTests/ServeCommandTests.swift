@@ -83,7 +83,10 @@ struct ServeCommandTests {
         arguments: [
             ([String](), "give --key and --salt"),
             (["--key", "abcd"], "give one --salt for each --key"),
-            (["--key", "xyz", "--salt", "00"], "--key and --salt must be non-empty hex strings"),
+            (["--key", "xyz", "--salt", "00"], "--key and --salt must be non-empty hex strings: --key has 'x', which is not a hex digit (0-9, a-f)"),
+            (["--key", "abc", "--salt", "00"], "--key and --salt must be non-empty hex strings: --key has 3 hex digits, an odd number: two make one byte"),
+            (["--key", "abcd", "--salt", ""], "--key and --salt must be non-empty hex strings: --salt is empty"),
+            (["--allow-unsigned", "--quiet", "-v"], "--quiet and --verbose cannot be used together"),
             (["--allow-unsigned", "--allow-source", "example.com"], "--allow-source 'example.com' must be an http(s) URL prefix"),
             (["--allow-unsigned", "--cache-dir", "/tmp/x", "--no-cache"], "--cache-dir and --no-cache cannot be used together"),
             (["--allow-unsigned", "--workers", "0"], "--workers must be a whole number from 1 to 1024"),
@@ -101,8 +104,18 @@ struct ServeCommandTests {
         let run = try await CLIRunner(cacheHome: FileManager.default.temporaryDirectory)
             .run(["serve", "--allow-unsigned", "--port", "\(origin.port)", "--quiet"])
         #expect(run.status == 1)
-        #expect(run.stderr.hasPrefix("imagepipe: serve: could not start:"), "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("imagepipe: serve: could not start: 127.0.0.1 port \(origin.port) is already in use"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
+    }
+
+    @Test("serve takes -v, as every command does, and logs the pipeline's debug lines")
+    func verbose() async throws {
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "-v"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        _ = try await runBlocking { try TestProcesses.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/insecure/w:8/plain/http://127.0.0.1:1/a.png"]) }
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+        #expect(server.stderr.contains(" debug "), "\(server.stderr)")
     }
 
     @Test("the command serves with the tool's coders: AVIF when Accept names it, WebP before it, the source's format otherwise")

@@ -55,13 +55,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-frames"), help: "Animation frames processed (default 1: animations become their first frame); more answers 422.") var maxFrames: Int?
     @Option(name: .customLong("max-output-pixels"), help: ArgumentHelp("Most pixels a result may have (default 50000000); more answers 422.", valueName: "pixels")) var maxOutputPixels: Int?
     @Flag(name: .long, help: "Log less: warnings and errors only, no access log.") var quiet = false
+    @Flag(name: .shortAndLong, help: "Log more: the pipeline's debug lines too.") var verbose = false
 
     func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         _ = try serverConfiguration(environment: ProcessInfo.processInfo.environment)
     }
 
     func run() async throws {
-        let level: Logger.Level = quiet || Self.flag("QUIET", ProcessInfo.processInfo.environment) ? .warning : .info
+        let level: Logger.Level =
+            verbose ? .debug : quiet || Self.flag("QUIET", ProcessInfo.processInfo.environment) ? .warning : .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -82,11 +85,21 @@ struct ServeCommand: AsyncParsableCommand {
             // Not listening (the port is taken, say) is a failure; a drain cut short by
             // --shutdown-timeout still ends a server that ran normally.
             guard ready.isSet else {
-                Console.err("imagepipe: serve: could not start: \(error)")
+                Console.err("imagepipe: serve: could not start: \(ImageServer.startFailure(error, configuration: configuration))")
                 throw ExitCode(1)
             }
             Logger(label: "imagepipe.serve").warning("stopped: \(error)")
         }
+    }
+
+    /// Why `hex` is not a key or salt (`name`), or nil when it is one.
+    static func hexProblem(_ hex: String, name: String) -> String? {
+        if hex.isEmpty { return "\(name) is empty" }
+        if let bad = hex.unicodeScalars.first(where: { !$0.properties.isASCIIHexDigit }) {
+            return "\(name) has '\(String(bad).debugDescription.dropFirst().dropLast())', which is not a hex digit (0-9, a-f)"
+        }
+        if hex.utf8.count % 2 != 0 { return "\(name) has \(hex.utf8.count) hex digits, an odd number: two make one byte" }
+        return nil
     }
 
     /// The configuration from the flags, each missing one from its `IMAGEPIPE_…` variable.
@@ -100,7 +113,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard keys.count == salts.count else { throw ValidationError("give one --salt for each --key (\(keys.count) keys, \(salts.count) salts)") }
         settings.signingKeys = try zip(keys, salts).map { pair in
             guard let signingKey = URLSigningKey(keyHex: pair.0, saltHex: pair.1) else {
-                throw ValidationError("--key and --salt must be non-empty hex strings")
+                let problem = Self.hexProblem(pair.0, name: "--key") ?? Self.hexProblem(pair.1, name: "--salt") ?? "not a key"
+                throw ValidationError("--key and --salt must be non-empty hex strings: \(problem)")
             }
             return signingKey
         }
