@@ -32,6 +32,13 @@ extension PixelBuffer {
 }
 
 package enum Resampler {
+    /// How often a pass asks whether its work was cancelled: every 2^k rows, about every 64K
+    /// pixels, so a 16,000-pixel-wide row is a check of its own and a thumbnail's rows share one.
+    static func cancellationCheckMask(rowPixels: Int) -> Int {
+        let rows = max(1, 65_536 / max(rowPixels, 1))
+        return (1 << (Int.bitWidth - 1 - rows.leadingZeroBitCount)) - 1
+    }
+
     /// Fixed-point precision of filter weights: 14 bits keeps a weight (at most 1.0 plus rounding) in
     /// an Int16 and sums of up to ~100 taps of 255 in Int32.
     static let precisionBits: Int32 = 14
@@ -114,9 +121,10 @@ package enum Resampler {
                             guard let base = input.baseAddress, let result = output.baseAddress else { return }
                             let taps = Taps(weights: weights, starts: starts, counts: counts, stride: c.stride)
                             let rowBytes = source.width * channels
+                            let checkMask = Resampler.cancellationCheckMask(rowPixels: width)
                             for y in 0..<height {
                                 // A cancelled resample stops; its caller throws at its next check.
-                                if y & 63 == 0, DecodeCancellation.isCurrentCancelled { break }
+                                if y & checkMask == 0, DecodeCancellation.isCurrentCancelled { break }
                                 let rowIn = base + y &* rowBytes, rowOut = result + y &* width &* channels
                                 // One call per channel count, so the channel loop unrolls and the
                                 // per-tap branches disappear: this pass gathers taps pixel by pixel.
@@ -209,8 +217,9 @@ package enum Resampler {
             source.bytes.withUnsafeBufferPointer { input in
                 c.weights.withUnsafeBufferPointer { weights in
                     guard let base = input.baseAddress, let result = output.baseAddress, let w = weights.baseAddress else { return }
+                    let checkMask = Resampler.cancellationCheckMask(rowPixels: source.width)
                     for y in 0..<height {
-                        if y & 63 == 0, DecodeCancellation.isCurrentCancelled { break }
+                        if y & checkMask == 0, DecodeCancellation.isCurrentCancelled { break }
                         filterColumns(
                             from: base + c.starts[y] &* rowBytes, rowBytes: rowBytes, count: c.counts[y],
                             weights: w + y &* c.stride, into: result + y &* rowBytes)
@@ -261,8 +270,9 @@ package enum Resampler {
             out.withUnsafeMutableBufferPointer { output in
                 sums.withUnsafeMutableBufferPointer { accumulator in
                     guard let base = input.baseAddress, let result = output.baseAddress, let acc = accumulator.baseAddress else { return }
+                    let checkMask = Resampler.cancellationCheckMask(rowPixels: source.width * factorY)
                     for y in 0..<height {
-                        if y & 63 == 0, DecodeCancellation.isCurrentCancelled { break }
+                        if y & checkMask == 0, DecodeCancellation.isCurrentCancelled { break }
                         acc.update(repeating: 0, count: rowBytes)
                         let y0 = y &* factorY, y1 = min(y0 &+ factorY, source.height)
                         for sy in y0..<y1 {

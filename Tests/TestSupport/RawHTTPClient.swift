@@ -5,11 +5,12 @@ import Glibc
 #endif
 
 /// A bare HTTP/1.1 client on a real loopback socket, for what a test client hides: closing the
-/// connection mid-request, and many requests at once.
-final class RawHTTPClient: @unchecked Sendable {
-    let fd: Int32
+/// connection mid-request, sending half a request, and many requests at once.
+public final class RawHTTPClient: @unchecked Sendable {
+    public let fd: Int32
 
-    init(port: Int) throws {
+    /// Connected to `port` on 127.0.0.1; reads give up after `readTimeout` seconds.
+    public init(port: Int, readTimeout: Int = 60) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -22,19 +23,30 @@ final class RawHTTPClient: @unchecked Sendable {
             close(fd)
             throw POSIXError(.ECONNREFUSED)
         }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }
 
-    func send(get target: String) {
-        let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        _ = request.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    public func send(get target: String) {
+        send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    }
+
+    /// Sends `text` as it is: half a request head, say.
+    public func send(_ text: String) {
+        _ = text.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Whether the server closed the connection (end of file or reset) before the read timeout.
+    public func waitForClose() -> Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, 0)
+        return n == 0 || (n < 0 && errno == ECONNRESET)
     }
 
     /// Everything until the server closes, parsed as status, headers and body.
-    func readResponse() -> (status: Int, headers: [String: String], body: Data)? {
+    public func readResponse() -> (status: Int, headers: [String: String], body: Data)? {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -54,7 +66,7 @@ final class RawHTTPClient: @unchecked Sendable {
     }
 
     /// GET `target` and read the answer, on a thread of its own.
-    static func get(port: Int, _ target: String) async throws -> (status: Int, headers: [String: String], body: Data)? {
+    public static func get(port: Int, _ target: String) async throws -> (status: Int, headers: [String: String], body: Data)? {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 do {
