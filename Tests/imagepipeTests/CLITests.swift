@@ -26,6 +26,14 @@ struct CLITests {
         #expect(text.stdout.contains("gif 160x120") && text.stdout.contains("12 frames"))
     }
 
+    @Test("--resize is another name for --thumbnail, the name people guess first")
+    func resizeAlias() async throws {
+        let run = try await cli.run(["fetch", Samples.png, "--resize", "16x16", "--no-cache", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let width = try #require(run.jsonLines.first?["width"] as? Int), height = try #require(run.jsonLines.first?["height"] as? Int)
+        #expect(max(width, height) == 16)
+    }
+
     @Test("fetch writes upright thumbnails with every JSON field, keeps animations, and converts formats")
     func fetch() async throws {
         let out = temp.path("out")

@@ -7,7 +7,7 @@ import PipelineCore
 
 /// `--thumbnail`, `--transform`, `--quality`, `--keep-icc` and `--keep-metadata`, shared by `fetch` and `convert`.
 struct ImageProcessingOptions: ParsableArguments {
-    @Option(name: .long, help: "Decode no larger than WxH (fit, aspect kept), e.g. 256x256.")
+    @Option(name: [.long, .customLong("resize")], help: "Decode no larger than WxH (fit, aspect kept), e.g. 256x256; --resize is another name for it.")
     var thumbnail: String?
 
     @Option(name: .long, help: ArgumentHelp("Transform the image; repeat to chain in order.", valueName: "spec"))
