@@ -11,7 +11,8 @@ extension ImageManager {
     /// What the memory cache holds for `url` under its final key, else its original (full-size,
     /// untransformed) key (SDWebImage's `sd_setImageWithPreviousCachedImageWithURL`).
     package func memoryImage(anyKeyOf url: URL, options: ImageOptions, context: ImageContext) -> Image? {
-        guard let lookup = (context[.imageCache] ?? cache) as? any SynchronousMemoryLookup else { return nil }
+        let lookup = if let cache = context[.imageCache] { cache.synchronousMemoryLookup } else { memoryLookup }
+        guard let lookup else { return nil }
         let keys = ImageCacheKeys(url: url, context: context, settings: settings)
         return lookup.memoryImage(forKey: keys.final, options: options, context: context)
             ?? lookup.memoryImage(forKey: keys.original, options: options, context: context)
