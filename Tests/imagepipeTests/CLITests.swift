@@ -26,6 +26,19 @@ struct CLITests {
         #expect(text.stdout.contains("gif 160x120") && text.stdout.contains("12 frames"))
     }
 
+    @Test("fetch without -o or --json says what it did instead of nothing")
+    func fetchWithoutOutputSaysSo() async throws {
+        let run = try await cli.run(["fetch", Samples.png, temp.path("missing.png"), "--no-cache"])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("imagepipe: loaded 1 of 2 and kept nothing (--no-cache); no file written: give -o DIR to write the images, or --json to list them"), "\(run.stderr)")
+        let cached = try await cli.run(["fetch", Samples.png, "--cache-dir", temp.path("cache")])
+        #expect(cached.status == 0)
+        #expect(cached.stderr.contains("imagepipe: fetched 1 of 1 into the disk cache; no file written"), "\(cached.stderr)")
+        let listed = try await cli.run(["fetch", Samples.png, "--no-cache", "--json"])
+        #expect(!listed.stderr.contains("no file written"), "--json lists what was done")
+    }
+
     @Test("--resize is another name for --thumbnail, the name people guess first")
     func resizeAlias() async throws {
         let run = try await cli.run(["fetch", Samples.png, "--resize", "16x16", "--no-cache", "--json"])

@@ -141,6 +141,15 @@ struct FetchCommand: AsyncParsableCommand {
             return failures
         }
         progress.close()
+        if output == nil && !json {
+            Console.err(Self.nothingWrittenNote(succeeded: sources.count - failures, of: sources.count, cached: !noCache))
+        }
         if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// What a run without `-o` or `--json` did, which would otherwise be nothing a user can see.
+    static func nothingWrittenNote(succeeded: Int, of total: Int, cached: Bool) -> String {
+        let what = cached ? "fetched \(succeeded) of \(total) into the disk cache" : "loaded \(succeeded) of \(total) and kept nothing (--no-cache)"
+        return "imagepipe: \(what); no file written: give -o DIR to write the images, or --json to list them"
     }
 }
