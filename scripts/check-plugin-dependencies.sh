@@ -10,4 +10,5 @@ if echo "$deps" | grep -qiE "$server"; then
   echo "$deps" >&2
   exit 1
 fi
-echo "$package resolves $(echo "$deps" | grep -c '<') packages, none of the server stack"
+# The first dependency line is ImagePipe itself; the rest are what it brings.
+echo "$package resolves ImagePipe and $(($(echo "$deps" | grep -c '<') - 1)) other packages, none of the server stack"
