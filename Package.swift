@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The core: no C dependencies. swift-log carries what the library cannot do but carries on
@@ -129,6 +130,7 @@ let package = Package(
             "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "LoaderFile", "LoaderHTTP",
             .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
             .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Service"])),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Service"])),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Service"])),
             .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),

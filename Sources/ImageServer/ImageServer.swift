@@ -52,9 +52,9 @@ public struct ImageServer: Sendable {
     }
 
     /// The main application: images and `/health`.
-    func makeApplication(onReady: @escaping @Sendable (String) async -> Void = { _ in }) -> Application<ImageResponder> {
+    func makeApplication(onReady: @escaping @Sendable (String) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
-            responder: ImageResponder(handler: handler),
+            router: makeRouter(),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [DisconnectHandler(registry: handler.disconnects)],
@@ -69,10 +69,26 @@ public struct ImageServer: Sendable {
         )
     }
 
+    /// The main port's routes behind the access log and the request-shape checks. `/metrics` is
+    /// never answered here, only on `metricsPort`; every other GET or HEAD is an image URL.
+    func makeRouter() -> Router<ImageRequestContext> {
+        let router = Router(context: ImageRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: AccessLogMiddleware(logger: logger, metrics: handler.metrics))
+        router.add(middleware: RequestShapeMiddleware(maxURLLength: configuration.maxURLLength))
+        let handler = self.handler
+        router.get("/health") { _, _ in handler.health() }
+        router.get("/metrics") { _, _ -> Response in throw ServiceError.notFound }
+        router.get("**") { request, context in try await handler.image(request: request, context: context) }
+        return router
+    }
+
     /// `/metrics` alone, on `metricsHost` and `port`.
-    func makeMetricsApplication(port: Int) -> Application<MetricsResponder> {
-        Application(
-            responder: MetricsResponder(handler: handler),
+    func makeMetricsApplication(port: Int) -> some ApplicationProtocol {
+        let router = Router(context: ImageRequestContext.self)
+        let handler = self.handler
+        router.get("/metrics") { _, _ in handler.metricsResponse() }
+        return Application(
+            router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.metricsHost, port: port), serverName: nil),
             logger: logger
         )
@@ -82,17 +98,6 @@ public struct ImageServer: Sendable {
         guard let address, let port = address.port else { return host }
         let ip = address.ipAddress ?? host
         return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
-    }
-}
-
-/// `/metrics` alone, for `metricsPort`.
-struct MetricsResponder: HTTPResponder {
-    typealias Context = ImageRequestContext
-    let handler: ImageRequestHandler
-
-    func respond(to request: Request, context: Context) async throws -> Response {
-        guard request.method == .get, request.uri.path == "/metrics" else { return ImageRequestHandler.error(.notFound) }
-        return handler.metricsResponse()
     }
 }
 

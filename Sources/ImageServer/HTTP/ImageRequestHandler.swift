@@ -37,46 +37,37 @@ final class ImageRequestHandler: Sendable {
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
     func health() -> Response {
-        isDraining ? Self.text(503, "draining\n") : Self.text(200, "ok\n")
+        isDraining ? Self.text(.serviceUnavailable, "draining\n") : Self.text(.ok, "ok\n")
     }
 
     func metricsResponse() -> Response {
-        var response = Self.text(200, metrics.exposition())
+        var response = Self.text(.ok, metrics.exposition())
         response.headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         return response
     }
 
-    /// The answer to an image URL, and the cache tier that gave it.
-    func image(request: Request, target: String, channel: any Channel) async -> (Response, String?) {
-        let job: ImageRenderer.Job
-        let negotiated: Bool
-        do {
-            (job, negotiated) = try admit(request: request, target: target)
-        } catch {
-            return (Self.error(error), nil)
-        }
+    /// The answer to an image URL; the cache tier that gave it goes to `context.outcome`.
+    func image(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
+        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        let (job, negotiated) = try admit(request: request, target: target)
         var headers = HTTPFields()
         headers[.cacheControl] = "public, max-age=\(configuration.cacheTTL)"
         if negotiated { headers[.vary] = "Accept" }
         let ifNoneMatch = request.headers[.ifNoneMatch]
         if let ifNoneMatch, let etag = renderer.knownETag(for: job), Self.matches(ifNoneMatch, etag) {
             headers[.eTag] = etag
-            return (Response(status: .notModified, headers: headers), "memory")
+            context.outcome.tier = "memory"
+            return Response(status: .notModified, headers: headers)
         }
-        let rendered: RenderedImage, tier: ImageRenderer.Tier
-        do {
-            (rendered, tier) = try await renderBounded(job, channel: channel)
-        } catch {
-            return (Self.error(error), nil)
-        }
+        let (rendered, tier) = try await renderBounded(job, channel: context.channel)
         if tier != .origin { metrics.countCacheHit(tier: tier.rawValue) }
+        context.outcome.tier = tier.rawValue
         headers[.eTag] = rendered.etag
         if let ifNoneMatch, Self.matches(ifNoneMatch, rendered.etag) {
-            return (Response(status: .notModified, headers: headers), tier.rawValue)
+            return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = rendered.format.mimeType
-        headers[.contentLength] = String(rendered.data.count)
-        return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rendered.data))), tier.rawValue)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rendered.data)))
     }
 
     /// The grammar, the signature and the source policy, in that order; then the format.
@@ -164,17 +155,7 @@ final class ImageRequestHandler: Sendable {
         return candidates.contains { $0 == "*" || $0 == etag || $0 == "W/" + etag }
     }
 
-    static func error(_ error: ServiceError) -> Response {
-        var response = text(error.status, error.reason + "\n")
-        response.headers[.cacheControl] = "no-store"
-        if error.status == 429 { response.headers[.retryAfter] = "1" }
-        return response
-    }
-
-    static func text(_ status: Int, _ body: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.contentLength] = String(body.utf8.count)
-        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -1,17 +1,27 @@
+import Hummingbird
 import LoaderHTTP
 import PipelineCore
 
-/// A failed image request: the HTTP status and a one-line reason for the client. Reasons say what
-/// was wrong with the request or the source, never the server's internals or its configuration.
-struct ServiceError: Error, Hashable, CustomStringConvertible {
-    let status: Int
+/// A failed request: the HTTP status and a one-line reason for the client, thrown by routes and
+/// middleware and answered as `text/plain` by Hummingbird. Reasons say what was wrong with the
+/// request or the source, never the server's internals or its configuration.
+struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
+    let status: HTTPResponse.Status
     let reason: String
 
-    var description: String { "\(status) \(reason)" }
+    var description: String { "\(status.code) \(reason)" }
 
     init(status: Int, reason: String) {
-        self.status = status
+        self.status = HTTPResponse.Status(code: status)
         self.reason = reason
+    }
+
+    /// Never cached; a 429 says when to come back and a 405 what is allowed.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"]
+        if status == .tooManyRequests { headers[.retryAfter] = "1" }
+        if status == .methodNotAllowed { headers[.allow] = "GET, HEAD" }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: reason + "\n")))
     }
 
     static func badRequest(_ reason: String) -> Self { .init(status: 400, reason: reason) }

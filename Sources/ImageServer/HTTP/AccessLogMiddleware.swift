@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import PipelineCore
+
+/// The outermost middleware: gives the request its id, turns a thrown error into its answer,
+/// counts and times the request, and writes its access-log line. A HEAD request's answer keeps
+/// its headers and loses its body here, for errors as for images.
+struct AccessLogMiddleware: RouterMiddleware {
+    typealias Context = ImageRequestContext
+
+    let logger: Logger
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let id = RequestID.accepting(request.headers[.xRequestID])
+        var context = context
+        context.logger[metadataKey: "hb.request.id"] = .string(id)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.xRequestID] = id
+        let elapsed = ContinuousClock.now - start
+        metrics.countRequest(status: response.status.code, duration: elapsed)
+        AccessLog.write(logger, request: request, response: response, elapsed: elapsed, tier: context.outcome.tier, id: id)
+        return request.method == .head ? response.createHeadResponse() : response
+    }
+}
+
+/// One line per request through swift-log. The message is `METHOD PATH STATUS`; the metadata
+/// carries the fields a log pipeline reads: `request_id`, `method`, `path` (the signature cut off:
+/// it is a credential for that URL), `status`, `bytes`, `duration_ms` and `tier` (the cache tier
+/// that answered, when one did).
+enum AccessLog {
+    static func write(_ logger: Logger, request: Request, response: Response, elapsed: Duration, tier: String?, id: String) {
+        let path = redacted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+        let milliseconds = (Double(ServerMetrics.nanoseconds(elapsed)) / 100_000).rounded() / 10
+        var metadata: Logger.Metadata = [
+            "request_id": .string(id),
+            "method": .string(request.method.rawValue),
+            "path": .string(path),
+            "status": .stringConvertible(response.status.code),
+            "bytes": .stringConvertible(response.body.contentLength ?? 0),
+            "duration_ms": .stringConvertible(milliseconds),
+        ]
+        if let tier { metadata["tier"] = .string(tier) }
+        logger.info("\(request.method) \(path) \(response.status.code)", metadata: metadata)
+    }
+
+    /// The target with its first segment (the signature) replaced by `*` and the credentials of a
+    /// plain source URL by `***`, cut to 512 characters.
+    static func redacted(_ target: String) -> String {
+        var segments = target.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        if segments.count >= 3 { segments[1] = "*" }
+        return ProcessingURL.printable(CredentialRedaction.redacting(segments.joined(separator: "/")), limit: 512)
+    }
+}
+
+extension HTTPField.Name {
+    static let xRequestID = Self("X-Request-ID")!
+}
