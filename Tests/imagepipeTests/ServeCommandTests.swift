@@ -67,6 +67,29 @@ final class ServeProcess: @unchecked Sendable {
 
 @Suite("imagepipe serve")
 struct ServeCommandTests {
+    @Test("--log-format json writes one JSON object per line: the access log's fields, the request id sent back")
+    func jsonAccessLog() async throws {
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned"], environment: ["IMAGEPIPE_LOG_FORMAT": "json"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let headers = try await runBlocking {
+            try TestProcesses.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "-H", "X-Request-ID: edge-7", "http://127.0.0.1:\(port)/insecure/rs:fit:4:4/aGVsbG8"])
+        }
+        #expect(String(decoding: headers, as: UTF8.self).lowercased().contains("x-request-id: edge-7"))
+        server.signal(SIGINT)
+        #expect(try await server.exitStatus() == 0)
+        let lines = server.stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let access = try #require(lines.first { $0["request_id"] as? String == "edge-7" }, "\(server.stderr)")
+        #expect(access["method"] as? String == "GET")
+        #expect(access["path"] as? String == "/*/rs:fit:4:4/aGVsbG8", "the signature segment is never logged")
+        #expect(access["status"] as? Int == 400)
+        #expect((access["bytes"] as? Int).map { $0 > 0 } == true)
+        #expect(access["duration_ms"] is Double || access["duration_ms"] is Int)
+        #expect(access["level"] as? String == "info")
+        #expect((access["time"] as? String)?.hasSuffix("Z") == true)
+        #expect(access["message"] as? String == "GET /*/rs:fit:4:4/aGVsbG8 400")
+        #expect(lines.count == server.stderr.split(separator: "\n").count, "every line is JSON: \(server.stderr)")
+    }
+
     @Test("it prints one ready line with the address, takes flags from IMAGEPIPE_ variables, and answers /health")
     func readyLineAndEnvironment() async throws {
         let server = try ServeProcess([], environment: ["IMAGEPIPE_PORT": "0", "IMAGEPIPE_ALLOW_UNSIGNED": "1", "IMAGEPIPE_QUIET": "1"])
@@ -199,7 +222,7 @@ struct ServeCommandTests {
 @Suite("imagepipe serve: flags and IMAGEPIPE_ variables")
 struct ServeSettingsTests {
     func configuration(_ arguments: [String], _ environment: [String: String]) throws -> ImageServerConfiguration {
-        try ServeCommand.parse(arguments).serverConfiguration(environment: environment)
+        try ServeCommand.parse(ServeEnvironment.arguments(arguments, environment: environment)).serverConfiguration()
     }
 
     @Test("a variable sets what no flag gives; a flag wins over its variable; lists are comma-separated")
@@ -238,5 +261,29 @@ struct ServeSettingsTests {
     @Test("a variable that is not a number is a usage error naming it")
     func badVariable() {
         #expect(throws: (any Error).self) { try configuration(["--allow-unsigned"], ["IMAGEPIPE_QUEUE": "many"]) }
+    }
+}
+
+@Suite("imagepipe serve: one line per setting")
+struct ServeEnvironmentTests {
+    @Test("every setting's variable is derived from a flag the command has")
+    func everySettingIsAFlag() {
+        let help = ServeCommand.helpMessage(columns: 400)
+        #expect(ServeEnvironment.settings.count >= 30)
+        for (name, _) in ServeEnvironment.settings {
+            #expect(help.contains("--\(name) ") || help.contains("--\(name)\n"), "--\(name) is not a flag of serve")
+        }
+        #expect(ServeEnvironment.flagName("maxURLLength") == "max-url-length")
+        #expect(ServeEnvironment.flagName("allowPrivateSources") == "allow-private-sources")
+        #expect(ServeEnvironment.flagName("ttl") == "ttl")
+    }
+
+    @Test("help shows the real defaults, from ImageServerConfiguration")
+    func helpShowsDefaults() {
+        let help = ServeCommand.helpMessage(columns: 400)
+        let defaults = ImageServerConfiguration()
+        #expect(help.contains("(default: \(defaults.port))"))
+        #expect(help.contains("(default: \(defaults.maxSourcePixels))"))
+        #expect(help.contains("(default: \(Int(defaults.requestTimeout.components.seconds)))"))
     }
 }

@@ -6,6 +6,7 @@ struct JSONLine {
     enum Value {
         case string(String)
         case int(Int)
+        case double(Double)
         case bool(Bool)
         case ints([Int])
         case strings([String])
@@ -27,6 +28,7 @@ struct JSONLine {
         switch value {
         case .string(let text): quote(text)
         case .int(let number): String(number)
+        case .double(let number): number.isFinite ? String(number) : "null"
         case .bool(let flag): flag ? "true" : "false"
         case .ints(let numbers): "[" + numbers.map(String.init).joined(separator: ",") + "]"
         case .strings(let texts): "[" + texts.map(quote).joined(separator: ",") + "]"
