@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
         // The core's counters and timers (CoreMetrics: API only, like swift-log) and the server's.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // The engine's spans (Tracing: API only, like swift-log); the application picks the tracer.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.0"),
         // `make docs`: the DocC catalogues of PipelineCore and PipelineConformance. A command plugin,
         // never built into a product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -59,6 +61,7 @@ let package = Package(
         .target(name: "ImagePipe", dependencies: [
             "PipelineCore", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
         // SDWebImage's view categories for any object: `ImageTarget`, transitions, indicators, and the
         // animated image player with its frame buffer (as NukeUI sits beside Nuke).
@@ -131,6 +134,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Service"])),
             .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Service"])),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Service"])),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Service"])),
             .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
@@ -170,6 +174,8 @@ let package = Package(
         .testTarget(name: "ImagePipeTests", dependencies: [
             "ImagePipe", "PipelineCore", "TestSupport", "cache-stress", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
         ]),
         .testTarget(name: "ImagePipeTargetsTests", dependencies: ["ImagePipeTargets", "ImagePipe", "PipelineCore", "TestSupport"]),
         .testTarget(name: "PipelineConformanceTests", dependencies: [

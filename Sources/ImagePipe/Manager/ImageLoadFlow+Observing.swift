@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PipelineCore
+import Tracing
 
 /// What a request tells the operator (`ImageManager.Settings.logger` and `.metrics`) and its caller
 /// (`ImageResult.metrics`): failures counted by kind and logged, cache lookups counted per level,
@@ -20,6 +21,10 @@ extension ImageLoadFlow {
         metrics.recordFailure(error)
         if error != .cancelled {
             logger.debug("image load failed: \(CredentialRedaction.redacting(error.description))", metadata: ["error.kind": "\(error.kind)"])
+        }
+        if let span {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
         }
         task.emit(.failed(error), terminal: true)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PipelineCore
 import Synchronization
+import Tracing
 
 /// One request through the manager, SDWebImage's flow step by step. Each step is a function named
 /// for it, and the steps read top to bottom: `init` (entry, pre-process, guard, keys) and
@@ -20,6 +21,8 @@ struct ImageLoadFlow: Sendable {
     let metrics: PipelineMetrics
     /// The stages this request measured itself; the shared stages come with their results.
     private(set) var taskMetrics = ImageTaskMetrics()
+    /// The load's span, from `load(for:)` on.
+    private(set) var span: (any Span)?
 
     /// The whole flow for `task`, its failure included.
     static func run(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext, for task: ImageTask) async {
@@ -94,30 +97,44 @@ struct ImageLoadFlow: Sendable {
     /// 6b–12. Everything after the memory cache, for `task`, its failure included.
     func load(for task: ImageTask) async {
         var flow = self
-        flow.logger[metadataKey: "image.url"] = "\(CredentialRedaction.redacting(url.absoluteString))"
+        let redactedURL = CredentialRedaction.redacting(url.absoluteString)
+        flow.logger[metadataKey: "image.url"] = "\(redactedURL)"
         flow.logger[metadataKey: "cache.key"] = "\(CredentialRedaction.redacting(keys.final))"
-        do {
-            try await flow.loadSteps(for: task)
-        } catch let error as ImagePipeError {
-            flow.fail(error, task)
-        } catch let failure as TransformLimitError {
-            flow.fail(failure.error, task)
-        } catch is CancellationError {
-            flow.fail(.cancelled, task)
-        } catch {
-            flow.fail(.badImageData(reason: String(describing: error)), task)
+        let tracing = LoadTracing(manager.settings.tracer)
+        let span = tracing.startLoad()
+        span.attributes["url.full"] = redactedURL
+        flow.span = span
+        defer { span.end() }
+        await InstrumentationContext.$current.withValue(span.context) {
+            do {
+                try await flow.loadSteps(for: task)
+            } catch let error as ImagePipeError {
+                flow.fail(error, task)
+            } catch let failure as TransformLimitError {
+                flow.fail(failure.error, task)
+            } catch is CancellationError {
+                flow.fail(.cancelled, task)
+            } catch {
+                flow.fail(.badImageData(reason: String(describing: error)), task)
+            }
         }
     }
 
     private mutating func loadSteps(for task: ImageTask) async throws {
+        let tracing = LoadTracing(manager.settings.tracer)
         // 6–7. Cache queries: the final key, then the original key when a thumbnail or transform is in play.
         var cached: ImageCacheResult?
         if !options.contains(.fromLoaderOnly) {
             let queryStart = ContinuousClock.now
-            cached = await queryFinalKey()
+            cached = try await tracing.span("ImagePipe.cache.query") { span in
+                let result = await queryFinalKey()
+                span.attributes["imagepipe.cache.key"] = "final"
+                span.attributes["imagepipe.cache.tier"] = Self.tierName(result?.image == nil ? .none : result?.cacheType ?? .none)
+                return result
+            }
             taskMetrics.cacheQueryDuration = .now - queryStart
             try checkCancelled(task)
-            if cached?.image == nil, keys.final != keys.original, let original = await queryOriginalKey(), let image = original.image {
+            if cached?.image == nil, keys.final != keys.original, let original = try await queryOriginalKeyTraced(), let image = original.image {
                 taskMetrics.cacheQueryDuration = .now - queryStart
                 try checkCancelled(task)
                 let decoded = DecodedSource(image: image, data: original.data, validators: original.validators)
@@ -187,6 +204,25 @@ struct ImageLoadFlow: Sendable {
         return result
     }
 
+    private func queryOriginalKeyTraced() async throws -> ImageCacheResult? {
+        try await LoadTracing(manager.settings.tracer).span("ImagePipe.cache.query") { span in
+            let result = await queryOriginalKey()
+            span.attributes["imagepipe.cache.key"] = "original"
+            span.attributes["imagepipe.cache.tier"] = Self.tierName(result?.cacheType ?? .none)
+            return result
+        }
+    }
+
+    /// The tier that answered, as spans and logs name it.
+    static func tierName(_ type: ImageCacheType) -> String {
+        switch type {
+        case .memory: "memory"
+        case .disk: "disk"
+        case .none: "miss"
+        default: "all"
+        }
+    }
+
     /// 7. The original key with the full context, so the cache decodes full-size data as a thumbnail.
     private func queryOriginalKey() async -> ImageCacheResult? {
         let cache: any ImageCache = context[.originalImageCache] ?? context[.imageCache] ?? manager.cache
@@ -244,6 +280,7 @@ struct ImageLoadFlow: Sendable {
         let download = downloadIdentity(loader: loader, firstFrameOnly: decodeOptions.firstFrameOnly)
         let decode = DecodeIdentity(download: download, options: decodeOptions)
         let (manager, options, metrics, logger) = (self.manager, self.options, self.metrics, self.logger)
+        let tracing = LoadTracing(manager.settings.tracer)
         let priority = Self.taskPriority(options)
         let progressive = options.contains(.progressiveLoad) ? ProgressiveDecoding(flow: self, task: task, cacheKey: keys.original) : nil
         let onProgress: @Sendable (ImageLoadProgress) -> Void = { progress in
@@ -254,15 +291,22 @@ struct ImageLoadFlow: Sendable {
             let (shared, joinedDecode) = try await manager.decodes.joinedValue(for: decode, priority: priority, onProgress: report) { reportDecode in
                 let loadStart = ContinuousClock.now
                 let (loaded, joinedDownload) = try await manager.downloads.joinedValue(for: download, priority: priority, onProgress: reportDecode) { reportDownload in
-                    let loaded = try await loader.load(url, options: options, context: context, progress: reportDownload)
-                    metrics.loads.increment()
-                    metrics.loadedBytes.increment(by: loaded.data.count)
-                    return loaded
+                    try await tracing.span("ImagePipe.fetch") { span in
+                        let loaded = try await loader.load(url, options: options, context: context, progress: reportDownload)
+                        metrics.loads.increment()
+                        metrics.loadedBytes.increment(by: loaded.data.count)
+                        span.attributes["imagepipe.fetch.bytes"] = Int64(loaded.data.count)
+                        return loaded
+                    }
                 }
                 if joinedDownload { metrics.downloadJoins.increment() }
                 let decodeStart = ContinuousClock.now
-                var image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
-                    try await manager.cpu.run { try PipelineMetrics.time(metrics.loaderDecodeDuration, work) }
+                var image = try await tracing.span("ImagePipe.decode") { span in
+                    let image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
+                        try await manager.cpu.run { try PipelineMetrics.time(metrics.loaderDecodeDuration, work) }
+                    }
+                    span.describe(image)
+                    return image
                 }
                 // Whatever follows the first frame was never seen: the image cannot claim the file's metadata.
                 if loaded.isPrefix { image.metadata.hasUnreadMetadata = true }
@@ -332,7 +376,12 @@ struct ImageLoadFlow: Sendable {
         let start = ContinuousClock.now
         let timer = manager.settings.metrics.transformDuration
         do {
-            let output = try await manager.cpu.run { [input] in try PipelineMetrics.time(timer) { try transformer.apply(to: input) } }
+            let output = try await LoadTracing(manager.settings.tracer).span("ImagePipe.transform") { span in
+                span.attributes["imagepipe.transformer"] = transformer.key
+                let output = try await manager.cpu.run { [input] in try PipelineMetrics.time(timer) { try transformer.apply(to: input) } }
+                span.describe(output)
+                return output
+            }
             return ProcessedSource(decoded: source, transformed: output, transformDuration: .now - start)
         } catch let error as ImagePipeError {
             if case .limitExceeded = error { throw TransformLimitError(error: error) }
@@ -410,6 +459,10 @@ struct ImageLoadFlow: Sendable {
 
     /// 12. Completes once.
     private func complete(_ result: ImageResult, _ task: ImageTask) {
+        if let span {
+            span.attributes["imagepipe.cache.tier"] = Self.tierName(result.cacheType)
+            if let image = result.image { span.describe(image) }
+        }
         task.emit(.completed(withMetrics(result)), terminal: true)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PipelineCore
+import Tracing
 
 extension ImageManager {
     /// Settings that apply to every request unless its context says otherwise.
@@ -20,6 +21,12 @@ extension ImageManager {
         public var logger = Logger(label: "imagepipe.manager", factory: { _ in SwiftLogNoOpLogHandler() })
         /// The counters and timers the manager records (see `PipelineMetrics`).
         public var metrics: PipelineMetrics = .system
+        /// Where each load's spans go: one span per load that misses the memory cache, with child
+        /// spans for the cache queries, the fetch, the decode and the transform (see “Logs, metrics
+        /// and traces”). Nil: the tracer bootstrapped with `InstrumentationSystem`; without one,
+        /// no spans are made and nothing is spent. A memory hit the cache answers synchronously (as
+        /// `DefaultImageCache` does) makes no span.
+        public var tracer: (any Tracer)?
         public init() {}
     }
 }

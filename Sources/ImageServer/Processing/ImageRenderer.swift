@@ -4,6 +4,7 @@ import Foundation
 import ImagePipe
 import Logging
 import PipelineCore
+import Tracing
 
 /// Turns a parsed, allowed request into encoded bytes: the output caches first, then the manager
 /// (sources on disk, coalesced fetch, decode and transform) and an encode, or without a disk cache
@@ -255,14 +256,19 @@ final class ImageRenderer: Sendable {
         let input = Self.encodeInput(image, as: format, maxFrames: configuration.maxFrames)
         let options = ImageEncodeOptions(quality: Double(quality) / 100)
         let coders = self.coders
-        let result: Result<Data, ImagePipeError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                do {
-                    continuation.resume(returning: .success(try coders.encode(input, as: format, options: options)))
-                } catch {
-                    continuation.resume(returning: .failure(error as? ImagePipeError ?? .encodingFailed(reason: "\(error)")))
+        let result: Result<Data, ImagePipeError> = await withSpan("ImageServer.encode") { span in
+            span.attributes["imagepipe.image.format"] = format.identifier
+            let result: Result<Data, ImagePipeError> = await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    do {
+                        continuation.resume(returning: .success(try coders.encode(input, as: format, options: options)))
+                    } catch {
+                        continuation.resume(returning: .failure(error as? ImagePipeError ?? .encodingFailed(reason: "\(error)")))
+                    }
                 }
             }
+            if case .success(let data) = result { span.attributes["imagepipe.encode.bytes"] = Int64(data.count) }
+            return result
         }
         switch result {
         case .success(let data): return data
