@@ -5,7 +5,8 @@ import PipelineCore
 /// 12-bit files scaled to 8 bits, orientation from `irot`/`imir`, cropping to `clap`, ICC, EXIF
 /// and XMP; encoding of both. Register once: `ImageCodersManager.shared.add(AVIFCoder())`.
 ///
-/// A truncated or corrupt file is refused with `badImageData`: libavif decodes whole AV1 frames.
+/// Files are read as libavif 1.x reads them, also on libavif 0.11 (`AVIFFileRewrite`). A
+/// truncated or corrupt file is refused with `badImageData`: libavif decodes whole AV1 frames.
 public struct AVIFCoder: AnimatedImageCoder {
     /// libavif's encoder speed unless `ImageCodingExtras.avifSpeed` says otherwise: 8, imgproxy's
     /// default (libavif's own is 6: smaller files, slower encodes).

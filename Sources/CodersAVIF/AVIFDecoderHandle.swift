@@ -49,13 +49,15 @@ struct AVIFDecoderHandle: ~Copyable {
         bytes.deallocate()
     }
 
-    /// Creates and parses a decoder; on failure under limits tighter than libavif's defaults,
-    /// parses once more under the defaults to tell whether one of our limits refused the file and
-    /// with what figure (parsing allocates no planes, and libavif deems its defaults safe).
+    /// Creates and parses a decoder over `data` as `AVIFFileRewrite` edits it for libavif 0.11;
+    /// on failure under limits tighter than libavif's defaults, parses once more under the
+    /// defaults to tell whether one of our limits refused the file and with what figure (parsing
+    /// allocates no planes, and libavif deems its defaults safe).
     private static func parse(_ data: Data, limits: AVIFParseLimits) throws -> (UnsafeMutablePointer<avifDecoder>, UnsafeMutableRawBufferPointer) {
         try AVIFLibrary.open()
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
-        data.copyBytes(to: bytes)
+        let rewrite = try AVIFFileRewrite(data)
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: rewrite.count(for: data), alignment: 16)
+        rewrite.write(data, into: bytes)
         guard let decoder = ip_avifDecoderCreate() else {
             bytes.deallocate()
             throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max)
