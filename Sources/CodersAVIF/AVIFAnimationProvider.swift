@@ -18,6 +18,8 @@ final class AVIFAnimationProvider: AnimatedImageProvider {
     /// From the colour track's edit list (`AVIFRepetition`); forever when the file has none.
     let loopCount: Int
     private let durations: [Double]
+    /// The colour track's clean aperture, cut from every frame.
+    private let crop: AVIFCleanAperture?
     private let options: ImageDecodeOptions
     private let decoder: Mutex<AVIFDecoderHandle>
 
@@ -31,7 +33,8 @@ final class AVIFAnimationProvider: AnimatedImageProvider {
         frameCount = handle.frameCount
         durations = (0..<handle.frameCount).map { AVIFFrameTiming.displayDuration(handle.duration(at: $0)) }
         pixelFormat = AVIFPixelConverter.pixelFormat(hasAlpha: handle.hasAlpha, yuvFormat: handle.image.yuvFormat)
-        canvasSize = options.targetSize(for: handle.size, frameCount: handle.frameCount)
+        canvasSize = options.targetSize(for: handle.displaySize, frameCount: handle.frameCount)
+        crop = handle.crop
         self.options = options
         decoder = Mutex(handle)
     }
@@ -54,7 +57,7 @@ final class AVIFAnimationProvider: AnimatedImageProvider {
             try checkpoint.check()
             try handle.decodeFrame(index)
             try checkpoint.check()
-            return try AVIFPixelConverter.convert(handle.imagePointer, to: pixelFormat, target: canvasSize)
+            return try AVIFPixelConverter.convert(handle.imagePointer, to: pixelFormat, crop: crop, target: canvasSize)
         }
     }
 }

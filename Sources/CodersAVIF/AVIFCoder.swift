@@ -2,10 +2,11 @@ import Foundation
 import PipelineCore
 
 /// AVIF through libavif: still images and image sequences (frames decoded lazily), alpha, 10- and
-/// 12-bit files scaled to 8 bits, orientation from `irot`/`imir`, ICC, EXIF and XMP; encoding of
-/// both. Register once: `ImageCodersManager.shared.add(AVIFCoder())`.
+/// 12-bit files scaled to 8 bits, orientation from `irot`/`imir`, cropping to `clap`, ICC, EXIF
+/// and XMP; encoding of both. Register once: `ImageCodersManager.shared.add(AVIFCoder())`.
 ///
-/// A truncated or corrupt file is refused with `badImageData`: libavif decodes whole AV1 frames.
+/// Files are read as libavif 1.x reads them, also on libavif 0.11 (`AVIFFileRewrite`). A
+/// truncated or corrupt file is refused with `badImageData`: libavif decodes whole AV1 frames.
 public struct AVIFCoder: AnimatedImageCoder {
     /// libavif's encoder speed unless `ImageCodingExtras.avifSpeed` says otherwise: 8, imgproxy's
     /// default (libavif's own is 6: smaller files, slower encodes).
@@ -40,7 +41,7 @@ public struct AVIFCoder: AnimatedImageCoder {
         guard canDecode(data) else { throw ImagePipeError.undecodableBytes(data, coder: "AVIFCoder", format: .avif) }
         let checkpoint = DecodeCheckpoint(options: options)
         let handle = try AVIFDecoderHandle(data, options: options)
-        let metadata = AVIFMetadata(handle.image, options: options)
+        let metadata = AVIFMetadata(handle.image, cleanAperture: handle.cleanAperture, options: options)
         let imageMetadata = ImageMetadata(
             decodeOptions: options, warnings: metadata.warnings, colorProfile: metadata.colorProfile,
             exif: metadata.exif, xmp: metadata.xmp)
@@ -51,14 +52,14 @@ public struct AVIFCoder: AnimatedImageCoder {
             let animation = try AnimatedImage(provider: provider)
             return Image(animation: animation, orientation: metadata.orientation, scale: options.scaleFactor, metadata: imageMetadata)
         }
-        let target = options.targetSize(for: handle.size)
+        let target = options.targetSize(for: handle.displaySize)
         try options.checkPixelLimit(handle.size)
         try options.checkDecoderMemory(Self.stillWorkingBytes(handle, target: target))
         try checkpoint.check()
         try handle.decodeFrame(0)
         try checkpoint.check()
         let format = AVIFPixelConverter.pixelFormat(hasAlpha: handle.hasAlpha, yuvFormat: handle.image.yuvFormat)
-        let pixels = try AVIFPixelConverter.convert(handle.imagePointer, to: format, target: target)
+        let pixels = try AVIFPixelConverter.convert(handle.imagePointer, to: format, crop: handle.crop, target: target)
         return Image(pixels, format: .avif, orientation: metadata.orientation, scale: options.scaleFactor, metadata: imageMetadata)
     }
 
@@ -96,7 +97,7 @@ public struct AVIFCoder: AnimatedImageCoder {
         else { return nil }
         let frames = options.firstFrameOnly ? 1 : handle.frameCount
         let format = AVIFPixelConverter.pixelFormat(hasAlpha: handle.hasAlpha, yuvFormat: handle.image.yuvFormat)
-        let target = options.targetSize(for: handle.size, frameCount: frames)
+        let target = options.targetSize(for: handle.displaySize, frameCount: frames)
         let working =
             frames > 1
             ? AVIFPixelConverter.decoderMemory(handle.image, hasAlpha: handle.hasAlpha, frameCount: frames) + Self.rgbBytes(handle.size, thumbnail: target != handle.size)
@@ -106,7 +107,7 @@ public struct AVIFCoder: AnimatedImageCoder {
     }
 
     /// libavif's and the AV1 decoder's buffers for one image, plus the full-size RGB(A) frame
-    /// that a thumbnail is resampled from.
+    /// that a thumbnail or a clean aperture is cut from.
     static func stillWorkingBytes(_ handle: borrowing AVIFDecoderHandle, target: ImageSize) -> Int {
         let decoder = AVIFPixelConverter.decoderMemory(handle.image, hasAlpha: handle.hasAlpha, frameCount: 1)
         let (total, overflow) = decoder.addingReportingOverflow(rgbBytes(handle.size, thumbnail: target != handle.size))

@@ -11,10 +11,21 @@ import PipelineCore
 struct AVIFDecoderHandle: ~Copyable {
     private let decoder: UnsafeMutablePointer<avifDecoder>
     private let bytes: UnsafeMutableRawBufferPointer
-    /// The container's canvas (`ispe`, or the track header of a sequence).
+    /// The container's canvas (`ispe`, or the track header of a sequence): what libavif decodes.
     let size: ImageSize
     let frameCount: Int
     let hasAlpha: Bool
+    /// What the colour image's `clap` asks for.
+    let cleanAperture: AVIFCleanAperture.Outcome
+
+    /// The rectangle decoded images are cropped to, nil for the whole canvas.
+    var crop: AVIFCleanAperture? {
+        guard case .crop(let rect) = cleanAperture else { return nil }
+        return rect
+    }
+
+    /// The size of a decoded image: the clean aperture's, else the canvas.
+    var displaySize: ImageSize { crop?.size ?? size }
 
     /// Parses the container: boxes, item properties, sample tables. No AV1 data is decoded and no
     /// plane is allocated yet. libavif's own limits (`imageSizeLimit`, which it also hands to the
@@ -30,6 +41,7 @@ struct AVIFDecoderHandle: ~Copyable {
         size = ImageSize(width: Int(image.width), height: Int(image.height))
         frameCount = Int(decoder.pointee.imageCount)
         hasAlpha = decoder.pointee.alphaPresent != 0
+        cleanAperture = AVIFCleanAperture.outcome(of: image)
     }
 
     deinit {
@@ -37,13 +49,15 @@ struct AVIFDecoderHandle: ~Copyable {
         bytes.deallocate()
     }
 
-    /// Creates and parses a decoder; on failure under limits tighter than libavif's defaults,
-    /// parses once more under the defaults to tell whether one of our limits refused the file and
-    /// with what figure (parsing allocates no planes, and libavif deems its defaults safe).
+    /// Creates and parses a decoder over `data` as `AVIFFileRewrite` edits it for libavif 0.11;
+    /// on failure under limits tighter than libavif's defaults, parses once more under the
+    /// defaults to tell whether one of our limits refused the file and with what figure (parsing
+    /// allocates no planes, and libavif deems its defaults safe).
     private static func parse(_ data: Data, limits: AVIFParseLimits) throws -> (UnsafeMutablePointer<avifDecoder>, UnsafeMutableRawBufferPointer) {
         try AVIFLibrary.open()
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
-        data.copyBytes(to: bytes)
+        let rewrite = try AVIFFileRewrite(data)
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: rewrite.count(for: data), alignment: 16)
+        rewrite.write(data, into: bytes)
         guard let decoder = ip_avifDecoderCreate() else {
             bytes.deallocate()
             throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max)

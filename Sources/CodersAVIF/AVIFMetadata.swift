@@ -3,7 +3,8 @@ import Foundation
 import PipelineCore
 
 /// What an AVIF carries beside its pixels, read after parsing: the ICC profile (`colr` of type
-/// `prof`/`rICC`), EXIF and XMP items, and the orientation `irot`/`imir` give.
+/// `prof`/`rICC`), EXIF and XMP items, the orientation `irot`/`imir` give, and a warning when a
+/// `clap` is invalid (the image is then shown uncropped).
 struct AVIFMetadata {
     var colorProfile: ImageColorProfile?
     var exif: Data?
@@ -12,8 +13,11 @@ struct AVIFMetadata {
     var warnings: [ImageDecodeWarning] = []
 
     /// Blocks over `options`' size limits are left in libavif's buffers, never copied.
-    init(_ image: avifImage, options: ImageDecodeOptions) {
+    init(_ image: avifImage, cleanAperture: AVIFCleanAperture.Outcome, options: ImageDecodeOptions) {
         orientation = AVIFOrientation.orientation(of: image)
+        if case .invalid(let reason) = cleanAperture {
+            warnings.append(ImageDecodeWarning(.corruptData, message: "AVIF: clean aperture (clap) ignored: \(reason)"))
+        }
         if let warning = options.colorProfileWarning(bytes: image.icc.size, format: "AVIF") {
             warnings.append(warning)
         } else if let icc = Self.bytes(image.icc) {

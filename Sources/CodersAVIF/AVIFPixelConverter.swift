@@ -14,9 +14,11 @@ enum AVIFPixelConverter {
         }
     }
 
-    /// The decoded frame as `format`, resampled to `target` when that differs from its size.
-    /// libavif scales deeper samples to 8 bits and undoes premultiplied alpha as it converts.
-    static func convert(_ image: UnsafePointer<avifImage>, to format: PixelFormat, target: ImageSize) throws -> PixelBuffer {
+    /// The decoded frame as `format`, cropped to `crop` (its clean aperture) and resampled to
+    /// `target` when that differs. libavif scales deeper samples to 8 bits and undoes
+    /// premultiplied alpha as it converts; the crop is cut from its RGB output (libavif 0.11 has
+    /// no view of part of an image).
+    static func convert(_ image: UnsafePointer<avifImage>, to format: PixelFormat, crop: AVIFCleanAperture? = nil, target: ImageSize) throws -> PixelBuffer {
         let width = Int(image.pointee.width), height = Int(image.pointee.height)
         let wide: PixelFormat = format.hasAlpha ? .rgba8 : .rgb8
         let count = try PixelBuffer.byteCount(width: width, height: height, format: wide)
@@ -27,7 +29,7 @@ enum AVIFPixelConverter {
         rgb.rowBytes = UInt32(clamping: width * wide.bytesPerPixel)
         var result = AVIF_RESULT_OK
         // libavif writes every pixel on success; on failure the bytes are dropped unread.
-        let bytes = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+        var bytes = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             rgb.pixels = out.baseAddress
             result = ip_avifImageYUVToRGB(image, &rgb)
             initialized = result == AVIF_RESULT_OK ? count : 0
@@ -35,9 +37,26 @@ enum AVIFPixelConverter {
         guard result == AVIF_RESULT_OK else {
             throw ImagePipeError.badImageData(reason: "AVIF colour conversion failed: \(String(cString: ip_avifResultToString(result)))")
         }
-        var buffer = try PixelBuffer(width: width, height: height, format: wide, bytes: bytes)
+        var size = ImageSize(width: width, height: height)
+        if let crop, crop.size != size, crop.x + crop.width <= width, crop.y + crop.height <= height {
+            bytes = Self.cut(bytes, rowBytes: width * wide.bytesPerPixel, crop, bytesPerPixel: wide.bytesPerPixel)
+            size = crop.size
+        }
+        var buffer = try PixelBuffer(width: size.width, height: size.height, format: wide, bytes: bytes)
         if buffer.size != target { buffer = buffer.resampled(to: target) }
         return format == wide ? buffer : buffer.converted(to: format)
+    }
+
+    /// The rows and columns of `crop` out of an image of `rowBytes` a row.
+    private static func cut(_ bytes: [UInt8], rowBytes: Int, _ crop: AVIFCleanAperture, bytesPerPixel: Int) -> [UInt8] {
+        let cropRowBytes = crop.width * bytesPerPixel
+        var out: [UInt8] = []
+        out.reserveCapacity(cropRowBytes * crop.height)
+        for row in crop.y..<crop.y + crop.height {
+            let start = row * rowBytes + crop.x * bytesPerPixel
+            out += bytes[start..<start + cropRowBytes]
+        }
+        return out
     }
 
     /// Bytes libavif and its AV1 decoder hold for a frame of `image`'s size, depth and

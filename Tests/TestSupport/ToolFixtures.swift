@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// Files made by the reference command-line tools (avifenc/avifdec from libavif-bin,
-/// heif-enc/heif-convert from libheif-examples), in one temporary folder per test process, so no
-/// AVIF or HEIC is stored in the repository. `make deps` installs the tools; tests that need one
-/// are skipped, saying so, where it is missing.
+/// heif-enc/heif-convert from libheif-examples), in one temporary folder per test process, so
+/// these AVIF and HEIC files are not stored in the repository (the edited AVIF files of
+/// `Tests/Fixtures/corpus/avif` are, with the script that made them). `make deps` installs the
+/// tools; tests that need one are skipped, saying so, where it is missing.
 public enum ToolFixtures {
     /// The tool's path when it is installed.
     public static func tool(_ name: String) -> String? {
