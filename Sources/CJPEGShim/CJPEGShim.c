@@ -331,6 +331,7 @@ static void ijpeg_destination_term(j_compress_ptr cinfo) { (void)cinfo; }
 
 int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components, int quality,
                  int progressive, int chroma_444, uint8_t **out, size_t *out_size,
+                 int (*should_stop)(void *), void *stop_context,
                  char *message, size_t message_size) {
     struct jpeg_compress_struct info;
     ijpeg_error error;
@@ -372,6 +373,11 @@ int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int com
     jpeg_start_compress(&info, TRUE);
     size_t rowbytes = (size_t)width * (size_t)components;
     while (info.next_scanline < info.image_height) {
+        if (should_stop != NULL && (info.next_scanline & 15) == 0 && should_stop(stop_context)) {
+            jpeg_destroy_compress(&info);
+            free(destination.bytes);
+            return -1;
+        }
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)info.next_scanline * rowbytes);
         jpeg_write_scanlines(&info, &row, 1);
     }

@@ -90,10 +90,12 @@ static uint64_t ipng_filter_row(int filter, const uint8_t *row, const uint8_t *p
 // Fills `filtered` with each row's filter byte and filtered bytes. Level 0 stores rows unfiltered
 // (it asks for speed, not size); otherwise each row takes the filter libpng would pick: the
 // smallest weight, the earlier filter on a tie. `scratch` holds 5 rows: zeros, then one per filter.
-static void ipng_filter_image(const uint8_t *pixels, uint32_t height, size_t rowbytes, size_t bpp, int level,
-                              uint8_t *scratch, uint8_t *filtered) {
+// 0 when `should_stop` (asked every 64 rows) stopped it.
+static int ipng_filter_image(const uint8_t *pixels, uint32_t height, size_t rowbytes, size_t bpp, int level,
+                             uint8_t *scratch, uint8_t *filtered, int (*should_stop)(void *), void *stop_context) {
     const uint8_t *prior = scratch;
     for (uint32_t y = 0; y < height; y++) {
+        if (should_stop != NULL && (y & 63) == 0 && should_stop(stop_context)) return 0;
         const uint8_t *row = pixels + (size_t)y * rowbytes;
         uint8_t *out = filtered + (size_t)y * (rowbytes + 1);
         int best = IPNG_FILTER_NONE;
@@ -114,10 +116,11 @@ static void ipng_filter_image(const uint8_t *pixels, uint32_t height, size_t row
         memcpy(out + 1, best_bytes, rowbytes);
         prior = row;
     }
+    return 1;
 }
 
 int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int level,
-                ipng_buffer *out, char *message, size_t message_size) {
+                ipng_buffer *out, int (*should_stop)(void *), void *stop_context, char *message, size_t message_size) {
     static const uint8_t color_types[] = {0, 4, 2, 6};
     memset(out, 0, sizeof *out);
     if (pixels == NULL || channels < 1 || channels > 4 || width == 0 || height == 0) {
@@ -150,8 +153,13 @@ int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int chan
         ipng_fail(message, message_size, "out of memory");
         return 0;
     }
-    ipng_filter_image(pixels, height, rowbytes, (size_t)channels, level, scratch, filtered);
+    int filtered_whole = ipng_filter_image(pixels, height, rowbytes, (size_t)channels, level, scratch, filtered,
+                                           should_stop, stop_context);
     free(scratch);
+    if (!filtered_whole || (should_stop != NULL && should_stop(stop_context))) {
+        free(filtered);
+        return -1;
+    }
 
     struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level);
     if (compressor == NULL) {

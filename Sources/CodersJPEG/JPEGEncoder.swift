@@ -64,15 +64,22 @@ enum JPEGEncoder {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = pixels.bytes.withUnsafeBufferPointer { bytes in
-            message.withUnsafeMutableBufferPointer { message in
-                ijpeg_encode(
-                    bytes.baseAddress, width, height, Int32(pixels.format.channelCount), Int32(quality),
-                    settings.progressive ? 1 : 0, settings.subsampling == .yuv444 ? 1 : 0,
-                    &output, &size, message.baseAddress, message.count)
+        // The work's cancellation, asked between rows: a cancelled encode stops within 16 rows.
+        let cancellation = DecodeCancellation.current
+        let shouldStop = cancellation == nil ? nil : DecodeCancellation.cStopQuery
+        let status = withExtendedLifetime(cancellation) {
+            pixels.bytes.withUnsafeBufferPointer { bytes in
+                message.withUnsafeMutableBufferPointer { message in
+                    ijpeg_encode(
+                        bytes.baseAddress, width, height, Int32(pixels.format.channelCount), Int32(quality),
+                        settings.progressive ? 1 : 0, settings.subsampling == .yuv444 ? 1 : 0,
+                        &output, &size, shouldStop, cancellation?.unretained,
+                        message.baseAddress, message.count)
+                }
             }
         }
         defer { ijpeg_free(output) }
+        if status < 0 { throw ImagePipeError.cancelled }
         guard status != 0, let output else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw ImagePipeError.encodingFailed(reason: "JPEG: " + reason)

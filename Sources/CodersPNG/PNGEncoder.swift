@@ -54,9 +54,17 @@ enum PNGEncoder {
         }
         var output = ipng_buffer()
         var message = [CChar](repeating: 0, count: 256)
-        let status = message.withUnsafeMutableBufferPointer { message in
-            ipng_encode(base, width32, height32, Int32(channels), Int32(level), &output, message.baseAddress, message.count)
+        // The work's cancellation, asked between rows while filtering and before compressing.
+        let cancellation = DecodeCancellation.current
+        let shouldStop = cancellation == nil ? nil : DecodeCancellation.cStopQuery
+        let status = withExtendedLifetime(cancellation) {
+            message.withUnsafeMutableBufferPointer { message in
+                ipng_encode(
+                    base, width32, height32, Int32(channels), Int32(level), &output, shouldStop,
+                    cancellation?.unretained, message.baseAddress, message.count)
+            }
         }
+        if status < 0 { throw ImagePipeError.cancelled }
         guard status != 0, let bytes = output.bytes else {
             ipng_buffer_free(&output)
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

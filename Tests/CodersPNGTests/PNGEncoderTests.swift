@@ -171,7 +171,7 @@ struct PNGEncoderTests {
         var message = [CChar](repeating: 0, count: 256)
         let status = tiny.withUnsafeBufferPointer { pixels in
             message.withUnsafeMutableBufferPointer { message in
-                ipng_encode(pixels.baseAddress, size.width, size.height, 4, 6, &output, message.baseAddress, message.count)
+                ipng_encode(pixels.baseAddress, size.width, size.height, 4, 6, &output, nil, nil, message.baseAddress, message.count)
             }
         }
         defer { ipng_buffer_free(&output) }

@@ -92,7 +92,7 @@ struct CMYKJPEGTests {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 200)
-        guard ijpeg_encode(pixels, UInt32(width), UInt32(height), 4, 100, 0, 1, &out, &size, &message, message.count) != 0, let out else {
+        guard ijpeg_encode(pixels, UInt32(width), UInt32(height), 4, 100, 0, 1, &out, &size, nil, nil, &message, message.count) == 1, let out else {
             throw ImagePipeError.badImageData(reason: "test CMYK JPEG: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
         defer { ijpeg_free(out) }

@@ -83,9 +83,13 @@ const char *ijpeg_decoder_warning(const ijpeg_decoder *decoder, int index, int *
 
 /// Encodes `height` rows of `width` pixels with `components` (1 gray, 3 RGB or 4 CMYK, written as
 /// libjpeg does with an Adobe APP14 marker) 8-bit channels.
-/// On success `*out` is a malloc'd JPEG of `*out_size` bytes (release with `ijpeg_free`).
+/// On success `*out` is a malloc'd JPEG of `*out_size` bytes (release with `ijpeg_free`) and the
+/// result is 1; a failure is 0 with `message`. `should_stop`, when not NULL, is asked with
+/// `stop_context` every 16 rows; once it answers non-zero the encode stops, frees what it made and
+/// returns -1 (the caller's work was cancelled).
 int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components, int quality,
                  int progressive, int chroma_444, uint8_t **out, size_t *out_size,
+                 int (*should_stop)(void *), void *stop_context,
                  char *message, size_t message_size);
 void ijpeg_free(void *pointer);
 

@@ -114,9 +114,12 @@ typedef struct ipng_buffer {
 /// (`pixels` holds width * height * channels bytes). Not libpng: PNGWriter.c frames the file and
 /// compresses it with libdeflate, so this never longjmps. `level` is libdeflate's 0-12 (0-9 as
 /// zlib's). Sizes are checked before `pixels` is read. 1 on success; on failure `message` (of
-/// `message_size`) says why and `out` is empty.
+/// `message_size`) says why and `out` is empty. `should_stop`, when not NULL, is asked with
+/// `stop_context` every 64 rows of filtering and before compressing; once it answers non-zero the
+/// encode stops and returns -1 (the caller's work was cancelled). The compression itself, one
+/// libdeflate call, is not interrupted.
 int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int level,
-                ipng_buffer *out, char *message, size_t message_size);
+                ipng_buffer *out, int (*should_stop)(void *), void *stop_context, char *message, size_t message_size);
 void ipng_buffer_free(ipng_buffer *buffer);
 
 #ifdef __cplusplus

@@ -35,3 +35,15 @@ extension DecodeCancellation {
         if isCurrentCancelled { throw ImagePipeError.cancelled }
     }
 }
+
+extension DecodeCancellation {
+    /// For a C loop that asks "stop?" through a function and a context: this function, given
+    /// `unretained` of a flag the caller keeps alive, answers 1 once the flag is set.
+    package static let cStopQuery: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+        guard let context else { return 0 }
+        return Unmanaged<DecodeCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+    }
+
+    /// The flag as the C context of `cStopQuery`; the caller keeps the flag alive meanwhile.
+    package var unretained: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}
