@@ -1,20 +1,26 @@
 import ArgumentParser
 import Foundation
+import ImagePipe
+import LoaderFile
 import PipelineCore
 
-/// `imagepipe convert IN OUT`: one image to another format, size or shape. OUT's extension picks the
-/// format; animations stay animated in GIF and WebP unless `--frame` picks one frame.
+/// `imagepipe convert IN OUT`: one image to another format, size or shape. OUT's extension (or
+/// `--format`) picks the format; animations stay animated in GIF and WebP unless `--frame` picks
+/// one frame. `-` is standard input as IN and standard output as OUT.
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert one image; OUT's extension (\(ImageOutput.writableExtensions)) picks the format."
+        abstract: "Convert one image; OUT's extension (\(ImageOutput.writableExtensions)) or --format picks the format."
     )
 
-    @Argument(help: "An http(s) URL, file:// URL or path.")
+    @Argument(help: "An http(s) URL, file:// URL or path; - reads standard input.")
     var input: String
 
-    @Argument(help: "The file to write.")
+    @Argument(help: "The file to write; - writes standard output (give --format).")
     var output: String
+
+    @Option(name: .long, help: "Output format: \(ImageOutput.writableFormatNames) (default: OUT's extension).")
+    var format: String?
 
     @OptionGroup var processing: ImageProcessingOptions
 
@@ -26,20 +32,41 @@ struct ConvertCommand: AsyncParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
-        guard ImageOutput.format(forPath: output) != nil else {
-            throw ValidationError("OUT must end in \(ImageOutput.writableExtensions)")
+        _ = try outputFormat()
+        if output == "-" && outputOptions.json { throw ValidationError("--json and OUT - both write standard output; give a file name") }
+    }
+
+    /// `--format`, else OUT's extension.
+    func outputFormat() throws -> ImageFormat {
+        if let format {
+            guard let known = ImageFormat.named(format), let writable = ImageOutput.writableFormats.first(where: { $0 == known }) else {
+                throw ValidationError("--format must be \(ImageOutput.writableFormatNames)")
+            }
+            return writable
         }
+        if output == "-" { throw ValidationError("writing to standard output (-) needs --format") }
+        guard let format = ImageOutput.format(forPath: output) else {
+            throw ValidationError("OUT must end in \(ImageOutput.writableExtensions), or give --format")
+        }
+        return format
     }
 
     func run() async throws {
         outputOptions.bootstrapLogging()
         let manager = PipelineSetup.manager(cacheDirectory: nil).manager
-        guard let format = ImageOutput.format(forPath: output) else { throw ExitCode(2) }
-        let outputURL = URL(fileURLWithPath: output)
+        guard let format = try? outputFormat() else { throw ExitCode(2) }
+        let outputURL = output == "-" ? nil : URL(fileURLWithPath: output)
         do {
-            try ImageOutput.requireFolder(of: outputURL)
-            guard let url = SourceParser.url(for: input) else { throw ImagePipeError.invalidURL(input) }
+            if let outputURL { try ImageOutput.requireFolder(of: outputURL) }
             var context = try processing.context()
+            let url: URL
+            if input == "-" {
+                url = StandardInputLoader.url
+                context[.imageLoader] = StandardInputLoader(maxBytes: Int(clamping: FileLoaderConfiguration().maxBytes))
+            } else {
+                guard let sourceURL = SourceParser.url(for: input) else { throw ImagePipeError.invalidURL(input) }
+                url = sourceURL
+            }
             context[.storeCacheType] = ImageCacheType.none
             let result = try await manager.loadImage(with: url, options: [.transformAnimatedImage], context: context)
             guard let image = result.image else { throw ImagePipeError.badImageData(reason: "no image") }
@@ -51,7 +78,11 @@ struct ConvertCommand: AsyncParsableCommand {
             }
             let upright = try ImageOutput.upright(image, thumbnail: try processing.thumbnailSize())
             let data = try ImageOutput.encode(upright, originalData: result.data, as: format, frame: frame, options: processing.encodeOptions())
-            try ImageOutput.write(data, to: outputURL)
+            if let outputURL {
+                try ImageOutput.write(data, to: outputURL)
+            } else {
+                FileHandle.standardOutput.write(data)
+            }
             if outputOptions.json {
                 var line = JSONLine()
                 line.add("source", input)
