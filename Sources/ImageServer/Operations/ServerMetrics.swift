@@ -50,8 +50,8 @@ final class ServerMetrics: Sendable {
         counter.increment()
     }
 
-    /// The Prometheus text exposition of everything above.
-    func exposition() -> String { registry.emitToString() }
+    /// The Prometheus text exposition of everything above, then the process' own metrics.
+    func exposition() -> String { registry.emitToString() + ProcessMetrics.exposition() }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

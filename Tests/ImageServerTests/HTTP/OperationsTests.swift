@@ -63,6 +63,14 @@ struct OperationsTests {
                 #expect(samples["imagepipe_processing_duration_seconds_count"] == 1)
                 #expect(samples["imagepipe_requests_in_flight"] == 0)
                 #expect(samples["imagepipe_requests_queued"] == 0)
+                // The process metrics Prometheus clients export, with their HELP and TYPE lines.
+                #expect((samples["process_resident_memory_bytes"] ?? 0) > 1_000_000)
+                #expect((samples["process_cpu_seconds_total"] ?? 0) > 0)
+                #expect((samples["process_open_fds"] ?? 0) >= 3)
+                #expect((samples["process_max_fds"] ?? 0) >= (samples["process_open_fds"] ?? .infinity))
+                let started = samples["process_start_time_seconds"] ?? 0
+                #expect(started > Date().timeIntervalSince1970 - 86_400 * 30 && started <= Date().timeIntervalSince1970 + 1)
+                #expect(String(buffer: response.body).contains("# HELP process_cpu_seconds_total "))
             }
         }
     }
