@@ -45,10 +45,11 @@ public struct ImageServer: Sendable {
         }
         // Shut down first (services stop in reverse order): `/health` turns 503 before the
         // listener closes.
-        services.append(DrainSignal(handler: handler))
+        services.append(DrainSignal(handler: handler, delay: configuration.drainDelay, logger: logger))
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.drainDelay + configuration.shutdownTimeout
         try await ServiceGroup(configuration: groupConfiguration).run()
+        logger.info("stopped: every request in flight was answered")
     }
 
     /// The main application: images and `/health`.
@@ -101,12 +102,19 @@ public struct ImageServer: Sendable {
     }
 }
 
-/// Turns `/health` to 503 when graceful shutdown begins.
+/// Turns `/health` to 503 when graceful shutdown begins and holds the listener open for
+/// `delay`: it is the last service, and the group stops services in reverse order, one after
+/// the other, so the HTTP server stops accepting only once this returns.
 struct DrainSignal: Service {
     let handler: ImageRequestHandler
+    let delay: Duration
+    let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
         handler.startDraining()
+        logger.info("draining: /health answers 503; the listener closes in \(delay.components.seconds) s, then requests in flight finish")
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        logger.info("draining: the listener closes")
     }
 }

@@ -74,6 +74,11 @@ public struct ImageServerConfiguration: Sendable {
 
     /// How long SIGTERM/SIGINT wait for requests in flight before cancelling them.
     public var shutdownTimeout: Duration = .seconds(30)
+    /// How long `/health` answers 503 after SIGTERM/SIGINT while the server still accepts
+    /// connections, before the listener closes: a load balancer's health check then sees the
+    /// server leave before any connection is refused. Behind one, set it to the check's interval
+    /// times its unhealthy threshold; 0 (the default) closes the listener at once.
+    public var drainDelay: Duration = .zero
 
     public init() {}
 }

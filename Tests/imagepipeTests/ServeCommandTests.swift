@@ -205,6 +205,26 @@ struct ServeCommandTests {
         #expect(try await server.exitStatus() == 0)
     }
 
+    @Test("--drain-delay: after SIGTERM /health answers 503 while connections are still accepted, then the listener closes")
+    func drainDelay() async throws {
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--drain-delay", "3"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let health = { @Sendable () async throws -> String in
+            try await runBlocking { String(decoding: try TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/health"]), as: UTF8.self) }
+        }
+        #expect(try await health() == "200")
+        let signalled = ContinuousClock.now
+        server.signal(SIGTERM)
+        #expect(await eventually(timeout: .seconds(60)) { (try? await health()) == "503" })
+        // The 503 came while the listener was open, and it stays open for the delay.
+        #expect(ContinuousClock.now - signalled < .seconds(3) || Self.accepts(port: port))
+        #expect(await eventually(timeout: .seconds(60)) { !Self.accepts(port: port) })
+        #expect(ContinuousClock.now - signalled >= .seconds(3), "the listener closed before --drain-delay")
+        #expect(try await server.exitStatus() == 0)
+        #expect(server.stderr.contains("draining: /health answers 503"), "\(server.stderr)")
+        #expect(server.stderr.contains("stopped: every request in flight was answered"), "\(server.stderr)")
+    }
+
     /// Whether something accepts a new connection on `port`.
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -56,6 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout = seconds(defaults.idleTimeout)
     @Option(help: ArgumentHelp("Connections open at once; more wait to be accepted.", valueName: "n")) var maxConnections = defaults.maxConnections
     @Option(help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight.", valueName: "seconds")) var shutdownTimeout = seconds(defaults.shutdownTimeout)
+    @Option(help: ArgumentHelp("Seconds /health answers 503 after SIGTERM/SIGINT before the listener closes (behind a load balancer: its check interval times its threshold).", valueName: "seconds"))
+    var drainDelay = seconds(defaults.drainDelay)
     @Option(help: ArgumentHelp("Seconds one request may take before answering 504.", valueName: "seconds")) var requestTimeout = seconds(defaults.requestTimeout)
     @Option(help: ArgumentHelp("Largest source, in bytes; larger answers 413.", valueName: "bytes")) var maxSourceBytes = defaults.maxSourceBytes
     @Option(help: ArgumentHelp("Most pixels a source may have; more answers 422.", valueName: "pixels")) var maxSourcePixels = defaults.maxSourcePixels
@@ -163,6 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.idleTimeout = .seconds(try Self.within(idleTimeout, 1...3600, "--idle-timeout"))
         settings.maxConnections = try Self.within(maxConnections, 1...1_000_000, "--max-connections")
         settings.shutdownTimeout = .seconds(try Self.within(shutdownTimeout, 0...86400, "--shutdown-timeout"))
+        settings.drainDelay = .seconds(try Self.within(drainDelay, 0...3600, "--drain-delay"))
         settings.requestTimeout = .seconds(try Self.within(requestTimeout, 1...3600, "--request-timeout"))
         settings.maxSourceBytes = try Self.within(maxSourceBytes, 1...(1 << 40), "--max-source-bytes")
         settings.maxSourcePixels = try Self.within(maxSourcePixels, 1...(1 << 40), "--max-source-pixels")
