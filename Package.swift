@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // `imagepipe serve --otel-endpoint`: spans exported over OTLP/HTTP (not gRPC).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The core: no C dependencies. swift-log carries what the library cannot do but carries on
@@ -135,6 +137,7 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Service"])),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Service"])),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
             .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Service"])),
             .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Service"])),
@@ -149,6 +152,8 @@ let package = Package(
             "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["Service"])),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
 
         // Helper process for the disk cache's crash (kill -9) and two-process tests.

@@ -38,8 +38,10 @@ public struct ImageServer: Sendable {
     /// Serves until SIGTERM or SIGINT, then stops accepting connections, lets the requests in
     /// flight finish (within `shutdownTimeout`, after which they are cancelled) and returns.
     /// `onReady` gets the address the main port listens on (`host:port`), once it does.
-    public func run(onReady: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
-        var services: [any Service] = [makeApplication(onReady: onReady)]
+    /// `services` run in the same `ServiceGroup` and stop after the HTTP servers have drained:
+    /// a trace exporter (swift-otel's) flushes the last requests' spans there.
+    public func run(services: [any Service] = [], onReady: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        var services: [any Service] = services + [makeApplication(onReady: onReady)]
         if let metricsPort = configuration.metricsPort {
             services.append(makeMetricsApplication(port: metricsPort))
         }

@@ -4,8 +4,8 @@ import Hummingbird
 import Logging
 import PipelineCore
 
-/// The outermost middleware: gives the request its id, turns a thrown error into its answer,
-/// counts and times the request, and writes its access-log line. A HEAD request's answer keeps
+/// The outermost middleware: gives the request its id and its server span (`RequestSpan`), turns
+/// a thrown error into its answer, counts and times the request, and writes its access-log line. A HEAD request's answer keeps
 /// its headers and loses its body here, for errors as for images.
 struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = ImageRequestContext
@@ -18,16 +18,18 @@ struct AccessLogMiddleware: RouterMiddleware {
         let id = RequestID.accepting(request.headers[.xRequestID])
         var context = context
         context.logger[metadataKey: "hb.request.id"] = .string(id)
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
+        let path = AccessLog.redacted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+        var response = try await RequestSpan.around(request, id: id, path: path) {
+            do {
+                return try await next(request, context)
+            } catch let error as any HTTPResponseError {
+                return try error.response(from: request, context: context)
+            }
         }
         response.headers[.xRequestID] = id
         let elapsed = ContinuousClock.now - start
         metrics.countRequest(status: response.status.code, duration: elapsed)
-        AccessLog.write(logger, request: request, response: response, elapsed: elapsed, tier: context.outcome.tier, id: id)
+        AccessLog.write(logger, request: request, response: response, path: path, elapsed: elapsed, tier: context.outcome.tier, id: id)
         return request.method == .head ? response.createHeadResponse() : response
     }
 }
@@ -37,8 +39,7 @@ struct AccessLogMiddleware: RouterMiddleware {
 /// it is a credential for that URL), `status`, `bytes`, `duration_ms` and `tier` (the cache tier
 /// that answered, when one did).
 enum AccessLog {
-    static func write(_ logger: Logger, request: Request, response: Response, elapsed: Duration, tier: String?, id: String) {
-        let path = redacted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+    static func write(_ logger: Logger, request: Request, response: Response, path: String, elapsed: Duration, tier: String?, id: String) {
         let milliseconds = (Double(ServerMetrics.nanoseconds(elapsed)) / 100_000).rounded() / 10
         var metadata: Logger.Metadata = [
             "request_id": .string(id),

@@ -64,6 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Animation frames processed (1: animations become their first frame); more answers 422.")
     var maxFrames = defaults.maxFrames
     @Option(help: ArgumentHelp("Most pixels a result may have; more answers 422.", valueName: "pixels")) var maxOutputPixels = defaults.maxOutputPixels
+    @Option(help: ArgumentHelp("Export traces over OTLP/HTTP to this collector (default: no traces).", valueName: "http://host:4318"))
+    var otelEndpoint: String?
     @Option(help: "How log lines are written on standard error: text, or json (one object per line).") var logFormat = LogFormat.text
     @Flag(help: "Log less: warnings and errors only, no access log.") var quiet = false
     @Flag(name: .shortAndLong, help: "Log more: the pipeline's debug lines too.") var verbose = false
@@ -71,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         _ = try serverConfiguration()
+        if let otelEndpoint { try TraceExport.validate(otelEndpoint) }
     }
 
     func run() async throws {
@@ -90,9 +93,10 @@ struct ServeCommand: AsyncParsableCommand {
         // clients whose Accept names it.
         PipelineSetup.registerPlugins()
         let server = ImageServer(configuration: configuration, coders: ImageCodersManager.shared, logger: Logger(label: "imagepipe.serve"))
+        let services = try otelEndpoint.map { [try TraceExport.bootstrap(endpoint: $0, logger: Logger(label: "imagepipe.otel"))] } ?? []
         let ready = ReadyFlag()
         do {
-            try await server.run { address in
+            try await server.run(services: services) { address in
                 ready.set()
                 Console.out("imagepipe serve: listening on http://\(address)")
             }
