@@ -21,6 +21,13 @@ public struct ImageServerConfiguration: Sendable {
     /// Accept `insecure` and `_` in place of a signature. Off by default.
     public var allowsUnsigned = false
 
+    /// Named option lists URLs apply with `pr:NAME`; the one named `default` applies to every URL
+    /// first. A later preset of the same name replaces an earlier one.
+    public var presets: [ProcessingPreset] = []
+    /// URLs name presets only: the segment after the signature is `NAME:NAME…` (no `pr:`), and no
+    /// other option is read (imgproxy's `IMGPROXY_ONLY_PRESETS`).
+    public var onlyPresets = false
+
     /// Source URL prefixes the server fetches from; empty allows any http(s) source.
     public var allowedSources: [SourcePrefix] = []
     /// Turns off the HTTP loader's SSRF guard, for private origins (and tests on loopback).
@@ -54,7 +61,7 @@ public struct ImageServerConfiguration: Sendable {
     /// file limit.
     public var maxConnections = 1024
 
-    /// Bytes a source may have (fetched or read); past it the answer is 413.
+    /// Bytes a source may have (fetched or read); past it the answer is 422.
     public var maxSourceBytes = 32 << 20
     /// Pixels of the source's canvas, checked from the header before decoding (imgproxy: 50 MP).
     public var maxSourcePixels = 50_000_000

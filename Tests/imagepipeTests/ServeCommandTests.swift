@@ -81,12 +81,12 @@ struct ServeCommandTests {
         let access = try #require(lines.first { $0["request_id"] as? String == "edge-7" }, "\(server.stderr)")
         #expect(access["method"] as? String == "GET")
         #expect(access["path"] as? String == "/*/rs:fit:4:4/aGVsbG8", "the signature segment is never logged")
-        #expect(access["status"] as? Int == 400)
+        #expect(access["status"] as? Int == 404)
         #expect((access["bytes"] as? Int).map { $0 > 0 } == true)
         #expect(access["duration_ms"] is Double || access["duration_ms"] is Int)
         #expect(access["level"] as? String == "info")
         #expect((access["time"] as? String)?.hasSuffix("Z") == true)
-        #expect(access["message"] as? String == "GET /*/rs:fit:4:4/aGVsbG8 400")
+        #expect(access["message"] as? String == "GET /*/rs:fit:4:4/aGVsbG8 404")
         #expect(lines.count == server.stderr.split(separator: "\n").count, "every line is JSON: \(server.stderr)")
     }
 
