@@ -258,6 +258,16 @@ struct ServeSettingsTests {
         #expect(!settings.allowsPrivateSources && settings.localRoot == nil)
     }
 
+    @Test("--preset NAME=OPTIONS (repeatable, or IMAGEPIPE_PRESET) and --only-presets; a bad preset stops the start")
+    func presets() throws {
+        let settings = try configuration(["--allow-unsigned", "--preset", "thumb=rs:fill:100:100/q:70", "--only-presets"], ["IMAGEPIPE_PRESET": "x=bl:1"])
+        #expect(settings.presets.map(\.description) == ["thumb=rs:fill:100:100/q:70"])
+        #expect(settings.onlyPresets)
+        #expect(try configuration(["--allow-unsigned"], ["IMAGEPIPE_PRESET": "a=w:1,default=q:50"]).presets.map(\.name) == ["a", "default"])
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--preset", "thumb=q:500"], [:]) }
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--only-presets"], [:]) }
+    }
+
     @Test("a variable that is not a number is a usage error naming it")
     func badVariable() {
         #expect(throws: (any Error).self) { try configuration(["--allow-unsigned"], ["IMAGEPIPE_QUEUE": "many"]) }

@@ -32,6 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Accept unsigned URLs (insecure or _ in place of the signature).") var allowUnsigned = false
     @Option(help: ArgumentHelp("Only fetch sources under this URL prefix (scheme, host and port compared exactly); repeatable.", valueName: "prefix"))
     var allowSource: [String] = []
+    @Option(help: ArgumentHelp("Options URLs apply with pr:NAME, as NAME=OPTION/OPTION; `default` applies to every URL; repeatable.", valueName: "NAME=OPTIONS"))
+    var preset: [String] = []
+    @Flag(help: "URLs name presets only: /SIGNATURE/NAME:NAME/SOURCE, no other option is read.") var onlyPresets = false
     @Flag(help: "Let sources resolve to loopback, private and link-local addresses (the SSRF guard is on otherwise).") var allowPrivateSources = false
     @Option(help: ArgumentHelp("Serve local:///path sources from this folder (refused otherwise).", valueName: "dir")) var localRoot: String?
     @Option(help: "Images decoded, transformed and encoded at once; as many more fetch their sources meanwhile; by default one per core.")
@@ -138,6 +141,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return prefix
         }
+        settings.presets = try preset.map { definition in
+            do {
+                return try ProcessingPreset(definition)
+            } catch {
+                throw ValidationError("--preset: \(error)")
+            }
+        }
+        settings.onlyPresets = onlyPresets
+        if onlyPresets && settings.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         settings.allowsPrivateSources = allowPrivateSources
         if let localRoot {
             var isFolder: ObjCBool = false
