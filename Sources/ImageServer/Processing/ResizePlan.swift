@@ -172,11 +172,12 @@ struct ResizePlan: Hashable, Sendable {
         return max(1, Int(min(value.rounded(), Double(Int32.max))))
     }
 
+    /// Whole pixels within ±`Int32.max`: URLs choose these numbers, so none may trap.
     private static func round(_ value: Double) -> Int {
-        value.isFinite ? Int(min(value.rounded(), Double(Int32.max))) : Int(Int32.max)
+        value.isFinite ? Int(min(max(value.rounded(), -Double(Int32.max)), Double(Int32.max))) : Int(Int32.max)
     }
 
     static func roundEven(_ value: Double) -> Int {
-        value.isFinite ? Int(min(value.rounded(.toNearestOrEven), Double(Int32.max))) : 0
+        value.isFinite ? Int(min(max(value.rounded(.toNearestOrEven), -Double(Int32.max)), Double(Int32.max))) : 0
     }
 }

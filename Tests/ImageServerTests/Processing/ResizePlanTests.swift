@@ -139,6 +139,44 @@ struct ResizePlanTests {
         #expect(small.x == 50 && small.y == 190)
     }
 
+    @Test("numbers a URL may carry never trap: huge or tiny sizes, offsets, dpr and zoom saturate")
+    func extremes() {
+        for change in [
+            { (o: inout ProcessingOptions) in
+                o.gravity = .init(type: .northWest, x: -1e300, y: 1e300)
+                o.width = 10
+                o.height = 10
+                o.resizingType = .fill
+            },
+            { (o: inout ProcessingOptions) in
+                o.dpr = 1e300
+                o.width = 1 << 40
+                o.enlarge = true
+            },
+            { (o: inout ProcessingOptions) in
+                o.zoomX = 1e-300
+                o.zoomY = 1e300
+                o.extend.enabled = true
+                o.height = 5
+            },
+            { (o: inout ProcessingOptions) in
+                o.crop = .init(width: 1e300, height: 1e-300)
+                o.padding = .init(top: .max / 4, right: 0, bottom: 0, left: 0)
+            },
+            { (o: inout ProcessingOptions) in
+                o.minWidth = .max
+                o.minHeight = 1
+                o.extendAspectRatio.enabled = true
+                o.width = 1
+                o.height = .max
+            },
+        ] {
+            let plan = Self.plan(change)
+            #expect(plan.output.width >= 1 && plan.output.height >= 1)
+            _ = ResizePlan.position(of: plan.cropped, in: plan.scaled, gravity: .init(type: .east, x: -1e300, y: 0), dprScale: plan.dprScale)
+        }
+    }
+
     @Test("smart gravity picks the detailed window over a flat one")
     func smartCrop() throws {
         // Left half flat gray, right half a checkerboard.
