@@ -2,7 +2,7 @@ import ImagePipe
 import PipelineCore
 
 /// A URL's pixel work as one transformer the manager runs (and shares between identical requests),
-/// in imgproxy's order: rotate and flip (after the EXIF orientation), `c:`, resize, the `fill`
+/// in imgproxy's order: trim, rotate and flip (after the EXIF orientation), `c:`, resize, the `fill`
 /// crop, blur, sharpen and pixelate, extend, extend to the aspect ratio, padding, and flattening
 /// onto `bg`. Built from the core's transformers; the plan depends on the source's size, so it is
 /// made when the image arrives, and every size on the way is held to the output-pixel limit first.
@@ -14,6 +14,10 @@ struct ProcessingTransformer: ImageTransformer {
 
     func transform(_ image: Image) throws -> Image {
         var current = image
+        // First, on the whole image, as imgproxy does; animations are left untrimmed there too.
+        if let trim = options.trim, !current.isAnimated {
+            current = try TrimTransformer(trim: trim).apply(to: current)
+        }
         if options.rotate != 0 {
             current = try RotationTransformer(degreesClockwise: Double(options.rotate)).apply(to: current)
         }

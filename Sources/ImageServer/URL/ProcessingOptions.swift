@@ -152,7 +152,6 @@ struct ProcessingOptions: Hashable, Sendable {
     /// everything asked for is done. Options whose absence imgproxy itself would not show in the
     /// output (`kcr`, `ph`, `eth` on the sources this server reads) are not named.
     var unsupportedOption: String? {
-        if trim != nil { return "trim" }
         if watermark.opacity > 0 { return "watermark" }
         if !autoRotate { return "auto_rotate" }
         return nil
@@ -176,6 +175,10 @@ struct ProcessingOptions: Hashable, Sendable {
         if let quality { parts.append("q:\(quality)") }
         add(!formatQuality.isEmpty, "fq:" + formatQuality.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ":"))
         add(maxBytes > 0, "mb:\(maxBytes)")
+        if let trim {
+            let color = trim.color.map { "\($0.red).\($0.green).\($0.blue)" } ?? ""
+            parts.append("t:\(trim.threshold):\(color):\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)")
+        }
         add(blur > 0, "bl:\(blur)")
         add(sharpen > 0, "sh:\(sharpen)")
         add(pixelate > 1, "pix:\(pixelate)")
@@ -191,6 +194,6 @@ struct ProcessingOptions: Hashable, Sendable {
     var changesPixels: Bool {
         width > 0 || height > 0 || minWidth > 0 || minHeight > 0 || zoomX != 1 || zoomY != 1 || blur > 0 || sharpen > 0
             || pixelate > 1 || rotate != 0 || flipHorizontal || flipVertical || crop != nil || !padding.isZero || background != nil
-            || extend.enabled || extendAspectRatio.enabled
+            || extend.enabled || extendAspectRatio.enabled || trim != nil
     }
 }

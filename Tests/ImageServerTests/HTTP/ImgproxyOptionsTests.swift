@@ -1,3 +1,4 @@
+import CodersPNG
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -106,7 +107,7 @@ struct ImgproxyOptionsTests {
                 #expect(response.status == .forbidden, "an unsigned caller learns nothing about the parser")
             }
             try await client.execute(uri: fixture.url("w:10", "/geometry.png") + "?utm=1", method: .get) { #expect($0.status == .ok) }
-            for (options, name) in [("t:10", "trim"), ("wm:0.5", "watermark"), ("ar:0", "auto_rotate")] {
+            for (options, name) in [("wm:0.5", "watermark"), ("ar:0", "auto_rotate")] {
                 try await client.execute(uri: fixture.url(options, "/geometry.png"), method: .get) { response in
                     #expect(response.status.code == 501)
                     #expect(String(buffer: response.body) == "the option \(name) is not supported yet\n")
@@ -117,6 +118,36 @@ struct ImgproxyOptionsTests {
             }
             try await client.execute(uri: fixture.url("f:svg", "/geometry.png"), method: .get) { #expect($0.status.code == 422) }
             try await client.execute(uri: fixture.url("msr:1", "/geometry.png"), method: .get) { #expect($0.status == .forbidden) }
+        }
+    }
+
+    /// A `background` canvas of 200×100 with an opaque red 100×40 box at (30, 20).
+    static func framed(_ background: ImageColor) throws -> Data {
+        var buffer = try PixelBuffer(width: 200, height: 100, format: .rgba8, fill: background)
+        var bytes = buffer.bytes
+        for y in 20..<60 { for x in 30..<130 { bytes.replaceSubrange((y * 200 + x) * 4..<(y * 200 + x) * 4 + 4, with: [255, 0, 0, 255]) } }
+        buffer = try PixelBuffer(width: 200, height: 100, format: .rgba8, bytes: bytes)
+        return try PNGCoder().encode(Image(buffer, format: .png), as: .png, options: ImageEncodeOptions())
+    }
+
+    @Test(
+        "trim cuts borders of the top-left colour or the given one, equal_hor keeps the sides even, before every other step",
+        arguments: [
+            ("/white.png", "t:10", 100, 40), ("/white.png", "t:10:ffffff", 100, 40), ("/white.png", "t:10::1", 140, 40),
+            ("/white.png", "t:10::0:1", 100, 60), ("/white.png", "t:10:000000", 200, 100), ("/clear.png", "t:0:ff00ff", 100, 40),
+            ("/white.png", "t:10/rs:fit:50:50", 50, 20), ("/white.png", "t:10/t:", 200, 100),
+        ] as [(String, String, Int, Int)])
+    func trim(path: String, options: String, width: Int, height: Int) async throws {
+        let fixture = try Self.fixture()
+        fixture.origin.serveBytes("/white.png", try Self.framed(.white), contentType: "image/png")
+        fixture.origin.serveBytes("/clear.png", try Self.framed(.clear), contentType: "image/png")
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: fixture.url(options, path, ext: "png"), method: .get) { response in
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                let image = try Self.image(response)
+                #expect(image.size == ImageSize(width: width, height: height))
+                if width == 100 && height == 40 { #expect(image.color(x: 0, y: 0) == ImageColor(red: 255, green: 0, blue: 0)) }
+            }
         }
     }
 
