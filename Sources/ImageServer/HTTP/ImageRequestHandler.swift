@@ -54,7 +54,7 @@ final class ImageRequestHandler: Sendable {
         let (job, url, negotiated) = try admit(request: request)
         if url.options.raw { return try await raw(job) }
         var headers = HTTPFields()
-        headers[.cacheControl] = "public, max-age=\(maxAge(expires: url.options.expires))"
+        headers[.cacheControl] = cacheControl(expires: url.options.expires)
         if negotiated { headers[.vary] = "Accept" }
         let ifNoneMatch = request.headers[.ifNoneMatch]
         if let ifNoneMatch, let etag = renderer.knownETag(for: job), Self.matches(ifNoneMatch, etag) {
@@ -118,10 +118,12 @@ final class ImageRequestHandler: Sendable {
         ProcessingURL.Settings(presets: presets, onlyPresets: configuration.onlyPresets, now: Int64(Date().timeIntervalSince1970))
     }
 
-    /// The TTL, or less when `exp:` comes sooner (imgproxy writes no `Expires`).
-    private func maxAge(expires: Int64) -> Int {
-        guard expires > 0 else { return configuration.cacheTTL }
-        return Int(max(0, min(Int64(configuration.cacheTTL), expires - Int64(Date().timeIntervalSince1970))))
+    /// imgproxy's spelling: `max-age=` the TTL, or less when `exp:` comes sooner (it writes no
+    /// `Expires`); `no-cache` for a TTL of 0 without `exp:`.
+    private func cacheControl(expires: Int64) -> String {
+        guard expires > 0 else { return configuration.cacheTTL > 0 ? "max-age=\(configuration.cacheTTL), public" : "no-cache" }
+        let maxAge = max(0, min(Int64(configuration.cacheTTL), expires - Int64(Date().timeIntervalSince1970)))
+        return "max-age=\(maxAge), public"
     }
 
     /// `raw:1`: the source's bytes and declared type as fetched, without checks or processing.
@@ -129,7 +131,7 @@ final class ImageRequestHandler: Sendable {
         let loaded = try await renderer.fetch(job.source)
         var headers = HTTPFields()
         headers[.contentType] = loaded.response?.mimeType ?? ImageFormat.detect(in: loaded.data).mimeType
-        headers[.cacheControl] = "public, max-age=\(maxAge(expires: job.options.expires))"
+        headers[.cacheControl] = cacheControl(expires: job.options.expires)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: loaded.data)))
     }
 

@@ -18,7 +18,7 @@ struct ImageServerResponseTests {
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/png")
                 #expect(response.headers[.contentLength] == String(response.body.readableBytes))
-                #expect(response.headers[.cacheControl] == "public, max-age=31536000")
+                #expect(response.headers[.cacheControl] == "max-age=31536000, public")
                 #expect(response.headers[.eTag]?.hasPrefix("\"") == true)
                 #expect(response.headers[.vary] == nil)
                 let size = try ServerFixture.size(of: Data(buffer: response.body))
