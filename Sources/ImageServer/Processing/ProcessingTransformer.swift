@@ -14,6 +14,8 @@ struct ProcessingTransformer: ImageTransformer {
 
     func transform(_ image: Image) throws -> Image {
         var current = image
+        // `ar:0`: the pixels as stored; the orientation tag goes either way, as in imgproxy.
+        if !options.autoRotate { current.orientation = .up }
         // First, on the whole image, as imgproxy does; animations are left untrimmed there too.
         if let trim = options.trim, !current.isAnimated {
             current = try TrimTransformer(trim: trim).apply(to: current)

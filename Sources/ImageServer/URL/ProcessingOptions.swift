@@ -153,7 +153,6 @@ struct ProcessingOptions: Hashable, Sendable {
     /// output (`kcr`, `ph`, `eth` on the sources this server reads) are not named.
     var unsupportedOption: String? {
         if watermark.opacity > 0 { return "watermark" }
-        if !autoRotate { return "auto_rotate" }
         return nil
     }
 
@@ -183,6 +182,7 @@ struct ProcessingOptions: Hashable, Sendable {
         add(sharpen > 0, "sh:\(sharpen)")
         add(pixelate > 1, "pix:\(pixelate)")
         add(rotate != 0, "rot:\(rotate)")
+        add(!autoRotate, "ar:0")
         add(!stripMetadata, "sm:0")
         add(!stripColorProfile, "scp:0")
         add(!skipProcessing.isEmpty, "skp:" + skipProcessing.joined(separator: ":"))
@@ -194,6 +194,6 @@ struct ProcessingOptions: Hashable, Sendable {
     var changesPixels: Bool {
         width > 0 || height > 0 || minWidth > 0 || minHeight > 0 || zoomX != 1 || zoomY != 1 || blur > 0 || sharpen > 0
             || pixelate > 1 || rotate != 0 || flipHorizontal || flipVertical || crop != nil || !padding.isZero || background != nil
-            || extend.enabled || extendAspectRatio.enabled || trim != nil
+            || extend.enabled || extendAspectRatio.enabled || trim != nil || !autoRotate
     }
 }

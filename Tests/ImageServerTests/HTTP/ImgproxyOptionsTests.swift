@@ -107,7 +107,7 @@ struct ImgproxyOptionsTests {
                 #expect(response.status == .forbidden, "an unsigned caller learns nothing about the parser")
             }
             try await client.execute(uri: fixture.url("w:10", "/geometry.png") + "?utm=1", method: .get) { #expect($0.status == .ok) }
-            for (options, name) in [("wm:0.5", "watermark"), ("ar:0", "auto_rotate")] {
+            for (options, name) in [("wm:0.5", "watermark"), ("wm:1:re", "watermark")] {
                 try await client.execute(uri: fixture.url(options, "/geometry.png"), method: .get) { response in
                     #expect(response.status.code == 501)
                     #expect(String(buffer: response.body) == "the option \(name) is not supported yet\n")
