@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PipelineCore
+import TestSupport
 import Testing
 
 @testable import ImageServer
@@ -147,6 +148,31 @@ struct ImgproxyOptionsTests {
                 let image = try Self.image(response)
                 #expect(image.size == ImageSize(width: width, height: height))
                 if width == 100 && height == 40 { #expect(image.color(x: 0, y: 0) == ImageColor(red: 255, green: 0, blue: 0)) }
+            }
+        }
+    }
+
+    @Test("sm:0 keeps EXIF without GPS, the default strips it; ar:0 keeps the stored orientation")
+    func metadataAndOrientation() async throws {
+        let fixture = try Self.fixture()
+        let source = MetadataFixtures.png(ServerFixture.png(width: 40, height: 20), exif: MetadataFixtures.exif(orientation: 6), xmp: nil)
+        fixture.origin.serveBytes("/exif.png", source, contentType: "image/png")
+        let copyright = Data(MetadataFixtures.copyright.utf8), gps = Data(MetadataFixtures.gpsMarker.utf8)
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: fixture.url("", "/exif.png", ext: "png"), method: .get) { response in
+                let body = Data(buffer: response.body)
+                #expect(body.range(of: copyright) == nil)
+                let size = try ServerFixture.size(of: body)
+                #expect(size == ImageSize(width: 20, height: 40), "turned upright")
+            }
+            try await client.execute(uri: fixture.url("sm:0", "/exif.png", ext: "png"), method: .get) { response in
+                let body = Data(buffer: response.body)
+                #expect(body.range(of: copyright) != nil)
+                #expect(body.range(of: gps) == nil, "a location never leaves the server")
+            }
+            try await client.execute(uri: fixture.url("ar:0", "/exif.png", ext: "png"), method: .get) { response in
+                let size = try ServerFixture.size(of: Data(buffer: response.body))
+                #expect(size == ImageSize(width: 40, height: 20))
             }
         }
     }
