@@ -50,7 +50,8 @@ public struct ImageServerConfiguration: Sendable {
     /// anything is parsed, fetched or stored. 8 KiB, as most servers and proxies in front of one
     /// take; imgproxy URLs with a base64 source rarely need 2.
     public var maxURLLength = 8192
-    /// Seconds a request may take, fetch to last byte encoded; past it the answer is 504.
+    /// Seconds a request may take, fetch to last byte encoded; past it the answer is 503
+    /// (imgproxy's answer to its `IMGPROXY_TIMEOUT`).
     public var requestTimeout: Duration = .seconds(10)
     /// How long a connection may go without a whole request head arriving, or sit idle between
     /// requests, before it is closed (imgproxy reads a request within 10 s): a client sending half

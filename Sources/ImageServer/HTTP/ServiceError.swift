@@ -28,7 +28,7 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
     static func forbidden(_ reason: String) -> Self { .init(status: 403, reason: reason) }
     static let notFound = ServiceError(status: 404, reason: "not found")
     static let tooManyRequests = ServiceError(status: 429, reason: "too many requests; try again later")
-    static let deadlineExceeded = ServiceError(status: 504, reason: "the request took longer than the server allows")
+    static let deadlineExceeded = ServiceError(status: 503, reason: "the request took longer than the server allows")
     static let internalError = ServiceError(status: 500, reason: "internal error")
     static let cancelled = ServiceError(status: 499, reason: "cancelled")
 

@@ -59,7 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout = seconds(defaults.idleTimeout)
     @Option(help: ArgumentHelp("Connections open at once; more wait to be accepted.", valueName: "n")) var maxConnections = defaults.maxConnections
     @Option(help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight.", valueName: "seconds")) var shutdownTimeout = seconds(defaults.shutdownTimeout)
-    @Option(help: ArgumentHelp("Seconds one request may take before answering 504.", valueName: "seconds")) var requestTimeout = seconds(defaults.requestTimeout)
+    @Option(help: ArgumentHelp("Seconds one request may take before answering 503.", valueName: "seconds")) var requestTimeout = seconds(defaults.requestTimeout)
     @Option(help: ArgumentHelp("Largest source, in bytes; larger answers 413.", valueName: "bytes")) var maxSourceBytes = defaults.maxSourceBytes
     @Option(help: ArgumentHelp("Most pixels a source may have; more answers 422.", valueName: "pixels")) var maxSourcePixels = defaults.maxSourcePixels
     @Option(help: "Animation frames processed (1: animations become their first frame); more answers 422.")
