@@ -55,6 +55,7 @@ final class ImageRequestHandler: Sendable {
         if url.options.raw { return try await raw(job) }
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl(expires: url.options.expires)
+        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         if negotiated { headers[.vary] = "Accept" }
         let ifNoneMatch = request.headers[.ifNoneMatch]
         if let ifNoneMatch, let etag = renderer.knownETag(for: job), Self.matches(ifNoneMatch, etag) {
@@ -126,12 +127,21 @@ final class ImageRequestHandler: Sendable {
         return "max-age=\(maxAge), public"
     }
 
-    /// `raw:1`: the source's bytes and declared type as fetched, without checks or processing.
+    /// imgproxy's, on every image: an SVG or a mislabelled source opened directly runs nothing.
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
+
+    /// `raw:1`: the source's bytes as fetched, without checks or processing. The origin's type is
+    /// passed on when it names an image (imgproxy passes any); otherwise the sniffed format's, or
+    /// `application/octet-stream`, so this host never serves an origin's HTML as its own.
     private func raw(_ job: ImageRenderer.Job) async throws(ServiceError) -> Response {
         let loaded = try await renderer.fetch(job.source)
         var headers = HTTPFields()
-        headers[.contentType] = loaded.response?.mimeType ?? ImageFormat.detect(in: loaded.data).mimeType
+        let sniffed = ImageFormat.detect(in: loaded.data)
+        headers[.contentType] =
+            loaded.response?.mimeType.flatMap { $0.hasPrefix("image/") ? $0 : nil }
+            ?? (sniffed == .undefined ? "application/octet-stream" : sniffed.mimeType)
         headers[.cacheControl] = cacheControl(expires: job.options.expires)
+        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: loaded.data)))
     }
 

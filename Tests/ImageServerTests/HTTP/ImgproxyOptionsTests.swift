@@ -193,6 +193,11 @@ struct ImgproxyOptionsTests {
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/png")
                 #expect(Data(buffer: response.body) == original)
+                #expect(response.headers[.contentSecurityPolicy] == ImageRequestHandler.contentSecurityPolicy)
+            }
+            fixture.origin.serveBytes("/page.html", Data("<script>alert(1)</script>".utf8), contentType: "text/html")
+            try await client.execute(uri: ServerFixture.signed("/raw:1/plain/\(fixture.origin.baseURL)/page.html"), method: .get) { response in
+                #expect(response.headers[.contentType] == "application/octet-stream", "an origin's HTML is never served as this host's")
             }
         }
     }
