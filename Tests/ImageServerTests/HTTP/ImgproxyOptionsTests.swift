@@ -43,6 +43,26 @@ struct ImgproxyOptionsTests {
         }
     }
 
+    @Test("with a disk cache (sources through the manager) the options give the same sizes and headers")
+    func throughTheManager() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-options-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try Self.fixture { $0.cacheDirectory = directory }
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            for (options, width, height) in [("pd:10/dpr:2/rs:fit:50:50/bg:fff", 140, 90), ("c:0.5:0.5/fl:1", 100, 50), ("exar:1/rs:fit:300:300", 200, 200)] {
+                try await client.execute(uri: fixture.url(options, "/geometry.png", ext: "png"), method: .get) { response in
+                    #expect(response.status == .ok, "\(options): \(String(buffer: response.body))")
+                    let size = try ServerFixture.size(of: Data(buffer: response.body))
+                    #expect(size == ImageSize(width: width, height: height), "\(options)")
+                }
+            }
+            try await client.execute(uri: fixture.url("skp:png/w:10", "/geometry.png"), method: .get) { response in
+                #expect(Data(buffer: response.body) == ServerFixture.png(width: 200, height: 100))
+                #expect(response.headers[.contentDisposition] == "inline; filename=\"geometry.png\"")
+            }
+        }
+    }
+
     @Test("crop gravity, flip, extend, padding and background land where imgproxy puts them")
     func pixels() async throws {
         let fixture = try Self.fixture()
