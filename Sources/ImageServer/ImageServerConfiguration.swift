@@ -21,6 +21,13 @@ public struct ImageServerConfiguration: Sendable {
     /// Accept `insecure` and `_` in place of a signature. Off by default.
     public var allowsUnsigned = false
 
+    /// Named option lists URLs apply with `pr:NAME`; the one named `default` applies to every URL
+    /// first. A later preset of the same name replaces an earlier one.
+    public var presets: [ProcessingPreset] = []
+    /// URLs name presets only: the segment after the signature is `NAME:NAME…` (no `pr:`), and no
+    /// other option is read (imgproxy's `IMGPROXY_ONLY_PRESETS`).
+    public var onlyPresets = false
+
     /// Source URL prefixes the server fetches from; empty allows any http(s) source.
     public var allowedSources: [SourcePrefix] = []
     /// Turns off the HTTP loader's SSRF guard, for private origins (and tests on loopback).
@@ -43,7 +50,8 @@ public struct ImageServerConfiguration: Sendable {
     /// anything is parsed, fetched or stored. 8 KiB, as most servers and proxies in front of one
     /// take; imgproxy URLs with a base64 source rarely need 2.
     public var maxURLLength = 8192
-    /// Seconds a request may take, fetch to last byte encoded; past it the answer is 504.
+    /// Seconds a request may take, fetch to last byte encoded; past it the answer is 503
+    /// (imgproxy's answer to its `IMGPROXY_TIMEOUT`).
     public var requestTimeout: Duration = .seconds(10)
     /// How long a connection may go without a whole request head arriving, or sit idle between
     /// requests, before it is closed (imgproxy reads a request within 10 s): a client sending half
@@ -54,7 +62,7 @@ public struct ImageServerConfiguration: Sendable {
     /// file limit.
     public var maxConnections = 1024
 
-    /// Bytes a source may have (fetched or read); past it the answer is 413.
+    /// Bytes a source may have (fetched or read); past it the answer is 422.
     public var maxSourceBytes = 32 << 20
     /// Pixels of the source's canvas, checked from the header before decoding (imgproxy: 50 MP).
     public var maxSourcePixels = 50_000_000

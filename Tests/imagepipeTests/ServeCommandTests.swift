@@ -81,12 +81,12 @@ struct ServeCommandTests {
         let access = try #require(lines.first { $0["request_id"] as? String == "edge-7" }, "\(server.stderr)")
         #expect(access["method"] as? String == "GET")
         #expect(access["path"] as? String == "/*/rs:fit:4:4/aGVsbG8", "the signature segment is never logged")
-        #expect(access["status"] as? Int == 400)
+        #expect(access["status"] as? Int == 404)
         #expect((access["bytes"] as? Int).map { $0 > 0 } == true)
         #expect(access["duration_ms"] is Double || access["duration_ms"] is Int)
         #expect(access["level"] as? String == "info")
         #expect((access["time"] as? String)?.hasSuffix("Z") == true)
-        #expect(access["message"] as? String == "GET /*/rs:fit:4:4/aGVsbG8 400")
+        #expect(access["message"] as? String == "GET /*/rs:fit:4:4/aGVsbG8 404")
         #expect(lines.count == server.stderr.split(separator: "\n").count, "every line is JSON: \(server.stderr)")
     }
 
@@ -276,6 +276,16 @@ struct ServeSettingsTests {
         #expect(settings.maxFrames == 1)
         #expect(settings.cacheDirectory == nil && settings.memoryLimit > 0)
         #expect(!settings.allowsPrivateSources && settings.localRoot == nil)
+    }
+
+    @Test("--preset NAME=OPTIONS (repeatable, or IMAGEPIPE_PRESET) and --only-presets; a bad preset stops the start")
+    func presets() throws {
+        let settings = try configuration(["--allow-unsigned", "--preset", "thumb=rs:fill:100:100/q:70", "--only-presets"], ["IMAGEPIPE_PRESET": "x=bl:1"])
+        #expect(settings.presets.map(\.description) == ["thumb=rs:fill:100:100/q:70"])
+        #expect(settings.onlyPresets)
+        #expect(try configuration(["--allow-unsigned"], ["IMAGEPIPE_PRESET": "a=w:1,default=q:50"]).presets.map(\.name) == ["a", "default"])
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--preset", "thumb=q:500"], [:]) }
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--only-presets"], [:]) }
     }
 
     @Test("a variable that is not a number is a usage error naming it")

@@ -10,6 +10,8 @@ import Synchronization
 final class ImageRequestHandler: Sendable {
     let configuration: ImageServerConfiguration
     let verifier: URLSignatureVerifier
+    /// The configuration's presets by name, a later one winning.
+    let presets: [String: [String]]
     let policy: SourcePolicy
     let renderer: ImageRenderer
     let limiter: WorkLimiter
@@ -23,6 +25,7 @@ final class ImageRequestHandler: Sendable {
     init(configuration: ImageServerConfiguration, renderer: ImageRenderer, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
         verifier = URLSignatureVerifier(keys: configuration.signingKeys, allowsUnsigned: configuration.allowsUnsigned)
+        presets = Dictionary(configuration.presets.map { ($0.name, $0.segments) }, uniquingKeysWith: { $1 })
         policy = SourcePolicy(
             allowedPrefixes: configuration.allowedSources,
             localRoot: configuration.localRoot.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
@@ -48,10 +51,11 @@ final class ImageRequestHandler: Sendable {
 
     /// The answer to an image URL; the cache tier that gave it goes to `context.outcome`.
     func image(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
-        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-        let (job, negotiated) = try admit(request: request, target: target)
+        let (job, url, negotiated) = try admit(request: request)
+        if url.options.raw { return try await raw(job) }
         var headers = HTTPFields()
-        headers[.cacheControl] = "public, max-age=\(configuration.cacheTTL)"
+        headers[.cacheControl] = cacheControl(expires: url.options.expires)
+        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         if negotiated { headers[.vary] = "Accept" }
         let ifNoneMatch = request.headers[.ifNoneMatch]
         if let ifNoneMatch, let etag = renderer.knownETag(for: job), Self.matches(ifNoneMatch, etag) {
@@ -67,31 +71,95 @@ final class ImageRequestHandler: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = rendered.format.mimeType
+        headers[.contentDisposition] = Self.contentDisposition(url: url, format: rendered.format)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rendered.data)))
     }
 
-    /// The grammar, the signature and the source policy, in that order; then the format.
-    private func admit(request: Request, target: String) throws(ServiceError) -> (ImageRenderer.Job, negotiated: Bool) {
+    /// imgproxy's order: the signature over the path as sent (before any option is read, so an
+    /// unsigned caller learns nothing about the parser), then the options and source, then the
+    /// source policy, then what this server cannot do yet, then the format.
+    private func admit(request: Request) throws(ServiceError) -> (ImageRenderer.Job, ProcessingURL, negotiated: Bool) {
         let url: ProcessingURL
         do {
-            url = try ProcessingURL(target: target, formats: renderer.formats.named)
+            let path = try ImagePath(target: request.uri.path)
+            if case .refused(let reason) = verifier.check(signature: path.signature, path: path.path) {
+                throw ServiceError.forbidden(reason)
+            }
+            url = try ProcessingURL(path: path.path, settings: urlSettings())
+        } catch let error as ProcessingURL.Malformed {
+            throw ServiceError(status: error.status, reason: error.reason)
         } catch {
-            throw .badRequest(error.reason)
-        }
-        if case .refused(let reason) = verifier.check(signature: url.signature, path: url.signedPath) {
-            throw .forbidden(reason)
+            throw error as? ServiceError ?? .internalError
         }
         let source: URL
         do {
             source = try policy.resolve(url.source)
         } catch {
             switch error {
-            case .malformed(let reason): throw .badRequest(reason)
-            case .notAllowed(let reason): throw .forbidden(reason)
+            case .malformed(let reason), .notAllowed(let reason): throw ServiceError(status: 404, reason: reason)
             }
         }
-        let format = url.options.format ?? renderer.formats.negotiated(accept: request.headers[.accept])
-        return (ImageRenderer.Job(source: source, options: url.options, format: format), url.options.format == nil)
+        if let option = url.options.unsupportedOption {
+            throw ServiceError(status: 501, reason: "the option \(option) is not supported yet")
+        }
+        var format: ImageFormat?
+        if let name = url.options.format, !url.options.raw {
+            guard let writable = renderer.formats.named(name) else {
+                throw ServiceError(status: 422, reason: "the server cannot write \(ProcessingURL.printable(name)) images")
+            }
+            format = writable
+        }
+        let skip = url.options.skipProcessing.compactMap(ImageFormat.named).filter { format == nil || $0 == format }
+        let job = ImageRenderer.Job(
+            source: source, options: url.options, format: format ?? renderer.formats.negotiated(accept: request.headers[.accept]), skipProcessing: skip)
+        return (job, url, format == nil)
+    }
+
+    private func urlSettings() -> ProcessingURL.Settings {
+        ProcessingURL.Settings(presets: presets, onlyPresets: configuration.onlyPresets, now: Int64(Date().timeIntervalSince1970))
+    }
+
+    /// imgproxy's spelling: `max-age=` the TTL, or less when `exp:` comes sooner (it writes no
+    /// `Expires`); `no-cache` for a TTL of 0 without `exp:`.
+    private func cacheControl(expires: Int64) -> String {
+        guard expires > 0 else { return configuration.cacheTTL > 0 ? "max-age=\(configuration.cacheTTL), public" : "no-cache" }
+        let maxAge = max(0, min(Int64(configuration.cacheTTL), expires - Int64(Date().timeIntervalSince1970)))
+        return "max-age=\(maxAge), public"
+    }
+
+    /// imgproxy's, on every image: an SVG or a mislabelled source opened directly runs nothing.
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
+
+    /// `raw:1`: the source's bytes as fetched, without checks or processing. The origin's type is
+    /// passed on when it names an image (imgproxy passes any); otherwise the sniffed format's, or
+    /// `application/octet-stream`, so this host never serves an origin's HTML as its own.
+    private func raw(_ job: ImageRenderer.Job) async throws(ServiceError) -> Response {
+        let loaded = try await renderer.fetch(job.source)
+        var headers = HTTPFields()
+        let sniffed = ImageFormat.detect(in: loaded.data)
+        headers[.contentType] =
+            loaded.response?.mimeType.flatMap { $0.hasPrefix("image/") ? $0 : nil }
+            ?? (sniffed == .undefined ? "application/octet-stream" : sniffed.mimeType)
+        headers[.cacheControl] = cacheControl(expires: job.options.expires)
+        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: loaded.data)))
+    }
+
+    /// imgproxy's `Content-Disposition`: `fn:` or the source's file name without its extension
+    /// (`image` when it has none), with the result's extension.
+    static func contentDisposition(url: ProcessingURL, format: ImageFormat) -> String {
+        var stem = url.options.filename
+        if stem.isEmpty {
+            var base = Substring(url.source)
+            while base.hasSuffix("/") { base = base.dropLast() }
+            if let slash = base.lastIndex(of: "/") { base = base[base.index(after: slash)...] }
+            if let dot = base.lastIndex(of: ".") { base = base[..<dot] }
+            stem = base.isEmpty ? "image" : String(base)
+        }
+        let ext = format == .jpeg ? "jpg" : format.identifier
+        // `fn:` is the client's text: no quote may end the parameter, no control character the header.
+        let quoted = stem.replacingOccurrences(of: "\"", with: "%22").filter { !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) }
+        return "\(url.options.returnAttachment ? "attachment" : "inline"); filename=\"\(quoted).\(ext)\""
     }
 
     /// Renders within the request deadline, with a place and then a worker from the limiter (a

@@ -28,19 +28,20 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
     static func forbidden(_ reason: String) -> Self { .init(status: 403, reason: reason) }
     static let notFound = ServiceError(status: 404, reason: "not found")
     static let tooManyRequests = ServiceError(status: 429, reason: "too many requests; try again later")
-    static let deadlineExceeded = ServiceError(status: 504, reason: "the request took longer than the server allows")
+    static let deadlineExceeded = ServiceError(status: 503, reason: "the request took longer than the server allows")
     static let internalError = ServiceError(status: 500, reason: "internal error")
     static let cancelled = ServiceError(status: 499, reason: "cancelled")
 
     /// The answer for a pipeline failure while loading, decoding, transforming or encoding a source.
     init(_ error: ImagePipeError) {
         switch error {
-        case .loadFailed(.httpStatus, let status?, _) where status == 404 || status == 410:
-            self.init(status: 404, reason: "the source was not found (HTTP \(status))")
+        case .loadFailed(.httpStatus, let status?, _) where (400..<500).contains(status):
+            // imgproxy passes the origin's 4xx on, 5xx as 502.
+            self.init(status: status, reason: status == 404 || status == 410 ? "the source was not found (HTTP \(status))" : "the source server answered HTTP \(status)")
         case .loadFailed(.httpStatus, let status?, _):
             self.init(status: 502, reason: "the source server answered HTTP \(status)")
         case .loadFailed(.blockedAddress, _, _):
-            self.init(status: 403, reason: "the source address is not allowed")
+            self.init(status: 404, reason: "the source address is not allowed")
         case .loadFailed(.redirectRefused, _, _):
             self.init(status: 403, reason: "the source redirected outside the allowed sources")
         case .loadFailed(.timedOut, _, _):
@@ -50,14 +51,14 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
         case .invalidResponse, .badContentType, .invalidDownloadOperation:
             self.init(status: 502, reason: "the source server's response was not usable")
         case .limitExceeded(let limit, _, _) where limit == .responseBytes || limit == .fileSize:
-            self.init(status: 413, reason: "the source is larger than the server accepts")
+            self.init(status: 422, reason: "the source is larger than the server accepts")
         case .limitExceeded(let limit, _, _) where limit == .redirects:
             self.init(status: 502, reason: "the source server redirected too many times")
         case .limitExceeded(let limit, let value, let maximum):
             let amount = value == .max ? "too large" : "\(value), over the maximum of \(maximum)"
             self.init(status: 422, reason: "the image exceeds the \(Self.limitName(limit)) limit (\(amount))")
         case .unsupportedFormat:
-            self.init(status: 415, reason: "the source is not an image format the server reads")
+            self.init(status: 422, reason: "the source is not an image format the server reads")
         case .badImageData:
             self.init(status: 422, reason: "the source is not a valid image")
         case .frameOutOfRange:
@@ -67,7 +68,7 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
         case .fileSystem:
             self.init(status: 404, reason: "the source was not found")
         case .invalidURL, .blockedURL:
-            self.init(status: 400, reason: "the source URL cannot be loaded")
+            self.init(status: 404, reason: "the source URL cannot be loaded")
         case .cancelled:
             self = .cancelled
         case .encodingFailed, .cacheNotModified:

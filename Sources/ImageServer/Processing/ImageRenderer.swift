@@ -25,6 +25,8 @@ final class ImageRenderer: Sendable {
         var source: URL
         var options: ProcessingOptions
         var format: ImageFormat?
+        /// Source formats answered with the source's bytes (`skp:`, less those the URL converts).
+        var skipProcessing: [ImageFormat] = []
 
         /// The output caches' key: the source, the options in canonical form, the format (or that
         /// the source's format decides) and the quality.
@@ -86,17 +88,16 @@ final class ImageRenderer: Sendable {
             return (cached, .disk)
         }
         let start = ContinuousClock.now
-        let quality = job.options.quality ?? configuration.defaultQuality
         let (data, format, tier): (Data, ImageFormat, Tier)
-        if diskCache == nil {
-            (data, format) = try await renderDirectly(job, quality: quality, admission: admission)
+        if diskCache == nil || !job.skipProcessing.isEmpty {
+            (data, format) = try await renderDirectly(job, admission: admission)
             tier = .origin
         } else {
             // Sources on disk go through the manager, which fetches them holding the worker.
             (data, format, tier) = try await Self.processing(admission) { () async throws(ServiceError) in
                 let (image, tier) = try await load(job)
                 let format = job.format ?? formats.fallback(for: image)
-                return (try await encode(image, as: format, quality: quality), format, tier)
+                return (try await encode(image, as: format, options: encodeOptions(job, format: format)), format, tier)
             }
         }
         let validator =
@@ -123,6 +124,8 @@ final class ImageRenderer: Sendable {
         var context = ImageContext()
         var decodeOptions = ImageDecodeOptions()
         decodeOptions.maxPixels = configuration.maxSourcePixels
+        decodeOptions.metadataHandling = job.options.stripMetadata ? .strip : .keep
+        if !job.options.stripColorProfile { decodeOptions.colorHandling = .keepSourceProfile }
         // One frame allowed means animations become their first frame (imgproxy), not a refusal.
         decodeOptions.firstFrameOnly = configuration.maxFrames <= 1
         if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = configuration.maxFrames }
@@ -146,15 +149,12 @@ final class ImageRenderer: Sendable {
     /// source is fetched holding no worker (the HTTP loader shares identical transfers, the handler
     /// identical renders), then decoded, transformed and encoded in one go, on one Dispatch thread,
     /// holding one worker.
-    private func renderDirectly(_ job: Job, quality: Int, admission: WorkLimiter.Admission) async throws(ServiceError) -> (Data, ImageFormat) {
+    private func renderDirectly(_ job: Job, admission: WorkLimiter.Admission) async throws(ServiceError) -> (Data, ImageFormat) {
         let (options, context) = requestParameters(for: job)
-        let loaded: ImageLoadResult
-        do {
-            guard loader.canLoad(job.source, options: options, context: context) else { throw ImagePipeError.invalidURL(job.source.absoluteString) }
-            loaded = try await loader.load(job.source, options: options, context: context, progress: nil)
-        } catch {
-            throw Self.serviceError(error, otherwise: .cancelled)
-        }
+        let loaded = try await fetch(job.source, options: options, context: context)
+        let sourceFormat = ImageFormat.detect(in: loaded.data)
+        if job.skipProcessing.contains(sourceFormat) { return (loaded.data, sourceFormat) }
+        let encodeOptions: @Sendable (ImageFormat) -> ImageEncodeOptions = { [self] format in self.encodeOptions(job, format: format) }
         // The options the manager would decode with: its original key is the source URL.
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: job.source.absoluteString)
         let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
@@ -173,7 +173,7 @@ final class ImageRenderer: Sendable {
                             try DecodeCancellation.checkCurrent()
                             let format = job.format ?? formats.fallback(for: image)
                             let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
-                            return (try coders.encode(input, as: format, options: ImageEncodeOptions(quality: Double(quality) / 100)), format)
+                            return (try coders.encode(input, as: format, options: encodeOptions(format)), format)
                         }
                     } catch {
                         throw Self.serviceError(error, otherwise: .internalError)
@@ -252,9 +252,8 @@ final class ImageRenderer: Sendable {
     }
 
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core).
-    private func encode(_ image: Image, as format: ImageFormat, quality: Int) async throws(ServiceError) -> Data {
+    private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) async throws(ServiceError) -> Data {
         let input = Self.encodeInput(image, as: format, maxFrames: configuration.maxFrames)
-        let options = ImageEncodeOptions(quality: Double(quality) / 100)
         let coders = self.coders
         let result: Result<Data, ImagePipeError> = await withSpan("ImageServer.encode") { span in
             span.attributes["imagepipe.image.format"] = format.identifier
@@ -276,13 +275,35 @@ final class ImageRenderer: Sendable {
         }
     }
 
-    /// The box to decode into for `fit` with both sides given: a square of the larger side holds
-    /// enough pixels for the fit whatever the source's orientation or a quarter-turn rotation.
-    /// Other types need the full source (a fill's crop depends on the aspect ratio).
+    /// The box to decode into for `fit` with both sides given: a square of the larger side (times
+    /// dpr and zoom) holds enough pixels for the fit whatever the source's orientation or a
+    /// quarter-turn rotation. Other types, crops and minimum sizes need the full source.
     static func decodeBox(for options: ProcessingOptions) -> ImageSize? {
-        guard options.resizingType == .fit, options.width > 0, options.height > 0 else { return nil }
-        let side = max(options.width, options.height)
-        return ImageSize(width: side, height: side)
+        guard options.resizingType == .fit, options.width > 0, options.height > 0, options.crop == nil, options.trim == nil,
+            options.minWidth == 0, options.minHeight == 0
+        else { return nil }
+        let side = (Double(max(options.width, options.height)) * options.dpr * max(options.zoomX, options.zoomY, 1)).rounded(.up)
+        guard side < Double(1 << 30) else { return nil }
+        return ImageSize(width: Int(side), height: Int(side))
+    }
+
+    /// The source's bytes as the loader gives them (`raw:1`, `skp:`), holding no worker.
+    func fetch(_ source: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws(ServiceError) -> ImageLoadResult {
+        do {
+            guard loader.canLoad(source, options: options, context: context) else { throw ImagePipeError.invalidURL(source.absoluteString) }
+            return try await loader.load(source, options: options, context: context, progress: nil)
+        } catch {
+            throw Self.serviceError(error, otherwise: .cancelled)
+        }
+    }
+
+    /// The quality (`q:`, else `fq:` for the format, else the server's), the background alpha is
+    /// flattened onto where the format has none, and `mb:`.
+    func encodeOptions(_ job: Job, format: ImageFormat) -> ImageEncodeOptions {
+        let quality = job.options.quality ?? job.options.formatQuality[format.identifier] ?? configuration.defaultQuality
+        return ImageEncodeOptions(
+            quality: Double(quality) / 100, maxFileSize: job.options.maxBytes > 0 ? job.options.maxBytes : nil,
+            backgroundColor: job.options.background ?? .white)
     }
 
     static func diskKey(_ key: String) -> String { "imagepipe-serve-output:" + key }

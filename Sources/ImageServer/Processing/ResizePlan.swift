@@ -1,47 +1,169 @@
+import Foundation
 import PipelineCore
 
-/// The geometry of one request, computed from the upright source size alone: the size to resample
-/// to, and the window of it to keep (for `fill`). imgproxy's rules: a 0 side follows the other by
-/// the aspect ratio; without `enlarge` nothing is scaled up; `fill` never crops more than it has.
+/// The geometry of one request, computed from the upright source size alone, by imgproxy's rules
+/// (`processing/prepare.go`, `crop.go`, `extend.go`, `padding.go`): the window `c:` keeps, the
+/// size to resample to, the window `fill` keeps, the canvas `ex:`/`exar:` embed into and the
+/// padding. dpr scales the box but never past the source without `enlarge`; `mw`/`mh` may enlarge.
 struct ResizePlan: Hashable, Sendable {
+    /// The `c:` window's size, before resizing; nil keeps the whole source.
+    var sourceCrop: ImageSize?
     var scaled: ImageSize
-    /// The part of `scaled` kept; nil keeps all of it.
+    /// The part of `scaled` kept (`fill`, `fill-down`, and any type past the box); nil keeps all of it.
     var cropSize: ImageSize?
+    /// The dpr actually applied: it multiplies gravity offsets, extend offsets and padding.
+    var dprScale: Double
+    /// The canvas `ex:` and then `exar:` embed the image in; nil when neither grows it.
+    var extended: ImageSize?
+    var aspectExtended: ImageSize?
+    /// Sides in pixels, dpr applied.
+    var padding: ProcessingOptions.Padding
 
-    var output: ImageSize { cropSize ?? scaled }
+    var cropped: ImageSize { cropSize ?? scaled }
+    /// The result's size.
+    var output: ImageSize {
+        let inner = aspectExtended ?? extended ?? cropped
+        return ImageSize(width: inner.width + padding.left + padding.right, height: inner.height + padding.top + padding.bottom)
+    }
+
+    /// Every size the work passes through, for the output-pixel limit.
+    var stages: [ImageSize] { [scaled, output] + [extended, aspectExtended].compactMap { $0 } }
 
     init(source: ImageSize, options: ProcessingOptions) {
-        let (w, h) = (options.width, options.height)
-        let (sw, sh) = (Double(source.width), Double(source.height))
-        var type = options.resizingType
-        if type == .auto {
-            type = w > 0 && h > 0 && (source.width >= source.height) == (w >= h) ? .fill : .fit
-        }
-        var scaleX = 1.0, scaleY = 1.0
-        if w > 0 || h > 0 {
-            let fitX = Double(w) / sw, fitY = Double(h) / sh
-            switch type {
-            case .force:
-                scaleX = w > 0 ? fitX : fitY
-                scaleY = h > 0 ? fitY : fitX
-            case .fill where w > 0 && h > 0:
-                scaleX = max(fitX, fitY)
-                scaleY = scaleX
-            default:
-                scaleX = w == 0 ? fitY : h == 0 ? fitX : min(fitX, fitY)
-                scaleY = scaleX
-            }
-            if !options.enlarge {
-                scaleX = min(scaleX, 1)
-                scaleY = min(scaleY, 1)
+        let cropWidth = options.crop.map { Self.cropSide(source.width, $0.width) } ?? 0
+        let cropHeight = options.crop.map { Self.cropSide(source.height, $0.height) } ?? 0
+        let base = ImageSize(width: cropWidth > 0 ? cropWidth : source.width, height: cropHeight > 0 ? cropHeight : source.height)
+        sourceCrop = base == source ? nil : base
+
+        let (wscale, hscale, dprScale) = Self.scale(base, options)
+        self.dprScale = dprScale
+        scaled = ImageSize(width: Self.side(Double(base.width) * wscale), height: Self.side(Double(base.height) * hscale))
+
+        let targetWidth = Self.round(Double(options.width) * dprScale * options.zoomX)
+        let targetHeight = Self.round(Double(options.height) * dprScale * options.zoomY)
+        var cropW = targetWidth, cropH = targetHeight
+        if options.resizingType == .fillDown && !options.enlarge && targetWidth > 0 && targetHeight > 0 {
+            // Unrounded, as imgproxy compares: 200×100 to 300×125 keeps 200×83, not 199×83.
+            let exactW = Double(base.width) * wscale, exactH = Double(base.height) * hscale
+            let diffW = Double(targetWidth) / exactW, diffH = Double(targetHeight) / exactH
+            if diffW > diffH && diffW > 1 {
+                (cropW, cropH) = (scaled.width, Self.round(exactW * Double(targetHeight) / Double(targetWidth)))
+            } else if diffH > diffW && diffH > 1 {
+                (cropW, cropH) = (Self.round(exactH * Double(targetWidth) / Double(targetHeight)), scaled.height)
             }
         }
-        scaled = ImageSize(width: Self.side(sw * scaleX), height: Self.side(sh * scaleY))
-        cropSize = nil
-        if type == .fill, w > 0, h > 0 {
-            let crop = ImageSize(width: min(w, scaled.width), height: min(h, scaled.height))
-            if crop != scaled { cropSize = crop }
+        let kept = ImageSize(width: cropW > 0 ? min(cropW, scaled.width) : scaled.width, height: cropH > 0 ? min(cropH, scaled.height) : scaled.height)
+        cropSize = kept == scaled ? nil : kept
+
+        var current = kept
+        if options.extend.enabled {
+            let canvas = ImageSize(width: max(current.width, targetWidth), height: max(current.height, targetHeight))
+            if canvas != current {
+                extended = canvas
+                current = canvas
+            }
         }
+        if options.extendAspectRatio.enabled && targetWidth > 0 && targetHeight > 0 {
+            let ratio = Double(targetWidth) / Double(targetHeight)
+            let own = Double(current.width) / Double(current.height)
+            var canvas = current
+            if own < ratio {
+                canvas.width = Self.round(Double(current.height) * ratio)
+            } else if own > ratio {
+                canvas.height = Self.round(Double(current.width) / ratio)
+            }
+            if canvas != current { aspectExtended = canvas }
+        }
+        let p = options.padding
+        padding = ProcessingOptions.Padding(
+            top: Self.roundEven(Double(p.top) * dprScale), right: Self.roundEven(Double(p.right) * dprScale),
+            bottom: Self.roundEven(Double(p.bottom) * dprScale), left: Self.roundEven(Double(p.left) * dprScale))
+    }
+
+    /// imgproxy's `calcScale`: the scale on each axis and the dpr applied.
+    static func scale(_ source: ImageSize, _ options: ProcessingOptions) -> (Double, Double, Double) {
+        let (srcW, srcH) = (Double(source.width), Double(source.height))
+        let dstW = options.width == 0 ? srcW : Double(options.width)
+        let dstH = options.height == 0 ? srcH : Double(options.height)
+        var wshrink = dstW == srcW ? 1 : srcW / dstW
+        var hshrink = dstH == srcH ? 1 : srcH / dstH
+        if wshrink != 1 || hshrink != 1 {
+            var type = options.resizingType
+            if type == .auto {
+                // A square counts as landscape.
+                type = (srcW - srcH >= 0) == (dstW - dstH >= 0) ? .fill : .fit
+            }
+            if options.width == 0 && type != .force {
+                wshrink = hshrink
+            } else if options.height == 0 && type != .force {
+                hshrink = wshrink
+            } else if type == .fit {
+                wshrink = max(wshrink, hshrink)
+                hshrink = wshrink
+            } else if type == .fill || type == .fillDown {
+                wshrink = min(wshrink, hshrink)
+                hshrink = wshrink
+            }
+        }
+        wshrink /= options.zoomX
+        hshrink /= options.zoomY
+        var dprScale = options.dpr
+        if !options.enlarge {
+            let minShrink = min(wshrink, hshrink)
+            if minShrink < 1 {
+                wshrink /= minShrink
+                hshrink /= minShrink
+                if !options.extend.enabled { dprScale /= minShrink }
+            }
+            // The largest dpr that does not enlarge.
+            dprScale = min(dprScale, min(wshrink, hshrink))
+        }
+        if options.minWidth > 0, case let minShrink = srcW / Double(options.minWidth), minShrink < wshrink {
+            hshrink /= wshrink / minShrink
+            wshrink = minShrink
+        }
+        if options.minHeight > 0, case let minShrink = srcH / Double(options.minHeight), minShrink < hshrink {
+            wshrink /= hshrink / minShrink
+            hshrink = minShrink
+        }
+        wshrink = min(wshrink / dprScale, srcW)
+        hshrink = min(hshrink / dprScale, srcH)
+        return (1 / wshrink, 1 / hshrink, dprScale)
+    }
+
+    /// A `c:` side: ≥ 1 pixels, under 1 a fraction (at least one pixel), 0 the whole side;
+    /// never more than the image.
+    static func cropSide(_ side: Int, _ value: Double) -> Int {
+        if value == 0 { return 0 }
+        let pixels = value >= 1 ? Int(min(value, Double(Int32.max))) : max(1, round(Double(side) * value))
+        return min(pixels, side)
+    }
+
+    /// Where an `inner` box sits in `outer` at `gravity` (imgproxy's `calcPosition`): offsets of
+    /// 1 or more are pixels (times `dprScale`), smaller ones fractions of `outer`; at an anchored
+    /// edge an offset points inwards. Clamped into `outer`. `sm` is placed by the caller.
+    static func position(of inner: ImageSize, in outer: ImageSize, gravity: ProcessingOptions.Gravity, dprScale: Double = 1) -> (x: Int, y: Int) {
+        func offset(_ value: Double, _ side: Int) -> Int {
+            abs(value) >= 1 ? roundEven(value * dprScale) : roundEven(value * Double(side))
+        }
+        let slackX = outer.width - inner.width, slackY = outer.height - inner.height
+        var x = (slackX + 1) / 2 + offset(gravity.x, outer.width)
+        var y = (slackY + 1) / 2 + offset(gravity.y, outer.height)
+        switch gravity.type {
+        case .north, .northEast, .northWest: y = offset(gravity.y, outer.height)
+        case .south, .southEast, .southWest: y = slackY - offset(gravity.y, outer.height)
+        default: break
+        }
+        switch gravity.type {
+        case .west, .northWest, .southWest: x = offset(gravity.x, outer.width)
+        case .east, .northEast, .southEast: x = slackX - offset(gravity.x, outer.width)
+        default: break
+        }
+        if gravity.type == .focusPoint {
+            x = roundEven(Double(outer.width) * gravity.x) - inner.width / 2
+            y = roundEven(Double(outer.height) * gravity.y) - inner.height / 2
+        }
+        return (min(max(x, 0), max(slackX, 0)), min(max(y, 0), max(slackY, 0)))
     }
 
     /// A side in whole pixels, at least 1; sizes past any limit saturate rather than overflow.
@@ -50,23 +172,12 @@ struct ResizePlan: Hashable, Sendable {
         return max(1, Int(min(value.rounded(), Double(Int32.max))))
     }
 
-    /// Where a `crop`-sized window sits in `scaled` for a gravity other than smart.
-    static func origin(of crop: ImageSize, in scaled: ImageSize, gravity: ProcessingOptions.Gravity) -> (x: Int, y: Int) {
-        let slackX = scaled.width - crop.width, slackY = scaled.height - crop.height
-        switch gravity {
-        case .north: return (slackX / 2, 0)
-        case .south: return (slackX / 2, slackY)
-        case .east: return (slackX, slackY / 2)
-        case .west: return (0, slackY / 2)
-        case .northEast: return (slackX, 0)
-        case .northWest: return (0, 0)
-        case .southEast: return (slackX, slackY)
-        case .southWest: return (0, slackY)
-        case .center, .smart: return (slackX / 2, slackY / 2)
-        case .focusPoint(let fx, let fy):
-            let x = Int((fx * Double(scaled.width) - Double(crop.width) / 2).rounded())
-            let y = Int((fy * Double(scaled.height) - Double(crop.height) / 2).rounded())
-            return (min(max(x, 0), slackX), min(max(y, 0), slackY))
-        }
+    /// Whole pixels within ±`Int32.max`: URLs choose these numbers, so none may trap.
+    private static func round(_ value: Double) -> Int {
+        value.isFinite ? Int(min(max(value.rounded(), -Double(Int32.max)), Double(Int32.max))) : Int(Int32.max)
+    }
+
+    static func roundEven(_ value: Double) -> Int {
+        value.isFinite ? Int(min(max(value.rounded(.toNearestOrEven), -Double(Int32.max)), Double(Int32.max))) : 0
     }
 }

@@ -1,90 +1,82 @@
 import Foundation
 import PipelineCore
 
-/// An image URL in imgproxy's grammar, taken apart:
-/// `/{signature}/{options}/plain/{percent-encoded source}@{ext}` or
-/// `/{signature}/{options}/{base64url source}.{ext}`, the options being `name:arg:arg` segments
-/// and the base64 source possibly split by slashes. The extension is optional in both forms.
+/// An image URL in imgproxy's grammar, taken apart after its signature was checked:
+/// `/{options}/plain/{percent-encoded source}@{ext}` or `/{options}/{base64url source}.{ext}`,
+/// the options being `name:arg:arg` segments and the base64 source possibly split by slashes.
 struct ProcessingURL: Hashable, Sendable {
-    /// The first segment: an HMAC, or `insecure` / `_` for unsigned URLs.
-    var signature: String
-    /// Everything after the signature, leading slash included: what the signature covers.
-    var signedPath: String
     var options: ProcessingOptions
     /// The source URL, decoded (`http://…`, `https://…`, `local:///…`).
     var source: String
 
-    /// A URL the grammar refuses; `reason` names the part at fault. Answered with 400.
+    /// A URL the grammar refuses: 404 as imgproxy answers (403 for a security option); `reason`
+    /// names the part at fault.
     struct Malformed: Error, Hashable, CustomStringConvertible {
+        var status = 404
         let reason: String
         var description: String { reason }
     }
 
-    /// Parses `target`, the request's path and query exactly as sent (still percent-encoded).
-    /// `formats` maps an extension or `f:` name to an output format; nil means unknown there.
-    init(target: String, formats: (String) -> ImageFormat?) throws(Malformed) {
-        var segments = target.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard segments.first == "" else { throw Malformed(reason: "the path must start with /") }
-        segments.removeFirst()
-        guard segments.count >= 2, !segments[0].isEmpty else {
-            throw Malformed(reason: "expected /{signature}/{options}/{source}")
-        }
-        signature = segments.removeFirst()
-        signedPath = "/" + segments.joined(separator: "/")
-
-        var options = ProcessingOptions()
-        var index = 0
-        while index < segments.count, segments[index] != "plain", segments[index].contains(":") {
-            try ProcessingOptionParser.apply(segments[index], to: &options, formats: formats)
-            index += 1
-        }
-        let rest = segments[index...]
-        guard let first = rest.first, !first.isEmpty else { throw Malformed(reason: "the source URL is missing") }
-
-        let ext: String?
-        if first == "plain" {
-            let plain = rest.dropFirst().joined(separator: "/")
-            // The last `@` starts the extension unless what follows it is still part of a URL.
-            var encoded = plain
-            var found: String?
-            if let at = plain.lastIndex(of: "@") {
-                let tail = plain[plain.index(after: at)...]
-                if !tail.contains("/") && !tail.contains(":") {
-                    found = String(tail)
-                    encoded = String(plain[..<at])
-                }
-            }
-            ext = found
-            guard let decoded = encoded.removingPercentEncoding, !decoded.isEmpty else {
-                throw Malformed(reason: "the plain source URL is not valid percent-encoding")
-            }
-            source = decoded
-        } else {
-            var joined = rest.joined()
-            if let dot = joined.lastIndex(of: ".") {
-                ext = String(joined[joined.index(after: dot)...])
-                joined = String(joined[..<dot])
-            } else {
-                ext = nil
-            }
-            guard let decoded = Self.base64URLDecoded(joined) else {
-                throw Malformed(reason: "the source URL is not valid URL-safe base64")
-            }
-            source = decoded
-        }
-        if let ext, !ext.isEmpty {
-            guard let format = formats(ext.lowercased()) else {
-                throw Malformed(reason: "unknown output format '\(Self.printable(ext))'")
-            }
-            options.format = format
-        }
-        self.options = options
+    /// The server's presets and URL mode, and the clock `exp:` is checked against.
+    struct Settings: Sendable {
+        var presets: [String: [String]] = [:]
+        var onlyPresets = false
+        var now = Int64(Date().timeIntervalSince1970)
     }
 
-    /// URL-safe base64 (padding optional) to a UTF-8 string; nil when either is invalid.
-    static func base64URLDecoded(_ text: String) -> String? {
-        guard !text.isEmpty, let data = Data(base64URLEncoded: text) else { return nil }
-        return String(data: data, encoding: .utf8)
+    /// Parses `path`, `ImagePath.path`: what follows the signature, repaired, leading slash included.
+    init(path: String, settings: Settings = Settings()) throws(Malformed) {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        var options = ProcessingOptions()
+        var context = ProcessingOptionCatalog.Context(presets: settings.presets, now: settings.now)
+        if settings.presets["default"] != nil {
+            try ProcessingOptionCatalog.applyPreset("default", to: &options, context: &context)
+        }
+        if settings.onlyPresets {
+            // The first segment names presets, without `pr:`; everything after it is the source.
+            guard segments.count > 1 else { throw Malformed(reason: "the source URL is missing") }
+            for name in segments.removeFirst().split(separator: ":", omittingEmptySubsequences: false) {
+                try ProcessingOptionCatalog.applyPreset(String(name), to: &options, context: &context)
+            }
+        } else {
+            if let first = segments.first, ProcessingOptions.ResizingType(rawValue: first) != nil {
+                throw Malformed(reason: "'\(first)/…' is imgproxy's old basic URL format, which it no longer reads either; write rs:\(first):…")
+            }
+            while let segment = segments.first, segment.contains(":") {
+                try ProcessingOptionCatalog.apply(segment, to: &options, context: &context)
+                segments.removeFirst()
+            }
+        }
+        let (source, ext) = try Self.source(segments)
+        if let ext, !options.raw {
+            options.format = try OptionArguments(name: "extension", values: []).formatName(ext)
+        }
+        self.options = options
+        self.source = source
+    }
+
+    /// The source and its extension from the segments left after the options.
+    private static func source(_ segments: [String]) throws(Malformed) -> (String, String?) {
+        guard let first = segments.first, !(segments.count == 1 && first.isEmpty) else {
+            throw Malformed(reason: "the source URL is missing")
+        }
+        let parts: [Substring]
+        let decoded: String?
+        if first == "plain" && segments.count > 1 {
+            parts = segments.dropFirst().joined(separator: "/").split(separator: "@", omittingEmptySubsequences: false)
+            decoded = parts[0].removingPercentEncoding
+        } else {
+            parts = segments.joined().split(separator: ".", omittingEmptySubsequences: false)
+            decoded = Data(base64URLEncoded: String(parts[0])).flatMap { String(data: $0, encoding: .utf8) }
+        }
+        guard !parts[0].isEmpty else { throw Malformed(reason: "the source URL is missing") }
+        guard parts.count <= 2 else {
+            throw Malformed(reason: first == "plain" ? "more than one @ in the source: write a literal @ as %40" : "more than one . in the source: only the extension follows one")
+        }
+        guard let decoded, !decoded.isEmpty else {
+            throw Malformed(reason: first == "plain" ? "the plain source URL is not valid percent-encoding" : "the source URL is not valid URL-safe base64")
+        }
+        return (decoded, parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : nil)
     }
 
     /// `text` cut to `limit` characters, anything but printable ASCII replaced by `?`, for quoting
@@ -92,5 +84,60 @@ struct ProcessingURL: Hashable, Sendable {
     static func printable(_ text: some StringProtocol, limit: Int = 64) -> String {
         let cut = text.prefix(limit).map { $0.isASCII && ($0.asciiValue ?? 0) >= 0x20 && $0 != "\u{7F}" ? String($0) : "?" }.joined()
         return text.count > limit ? cut + "…" : cut
+    }
+}
+
+/// A request's path split as imgproxy splits it before checking anything: the query cut off (it is
+/// never signed or read), the signature segment, and the rest with imgproxy's two repairs made,
+/// which is what the signature covers and the options are read from.
+struct ImagePath: Hashable, Sendable {
+    var signature: String
+    /// Leading slash included.
+    var path: String
+
+    init(target: String) throws(ProcessingURL.Malformed) {
+        let withoutQuery = target.prefix { $0 != "?" }
+        guard withoutQuery.hasPrefix("/") else { throw ProcessingURL.Malformed(reason: "the path must start with /") }
+        let rest = withoutQuery.dropFirst()
+        guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex, rest.index(after: slash) != rest.endIndex else {
+            throw ProcessingURL.Malformed(reason: "expected /{signature}/{options}/{source}")
+        }
+        signature = String(rest[..<slash])
+        path = "/" + Self.repaired(String(rest[rest.index(after: slash)...]))
+    }
+
+    /// imgproxy's `RedenormalizePath`: `%3A` in the options becomes `:` (proxies encode it), and a
+    /// plain source's `scheme:/host` (a proxy folded `//`) becomes `scheme://host`.
+    static func repaired(_ path: String) -> String {
+        let options: String
+        let plain: String?
+        if path.hasPrefix("plain/") {
+            (options, plain) = ("", String(path.dropFirst("plain/".count)))
+        } else if let range = path.range(of: "/plain/") {
+            (options, plain) = (String(path[..<range.lowerBound]), String(path[range.upperBound...]))
+        } else {
+            (options, plain) = (path, nil)
+        }
+        let fixedOptions = options.replacingOccurrences(of: "%3A", with: ":")
+        guard let plain else { return fixedOptions }
+        let fixedPlain = repairedScheme(plain)
+        return fixedOptions.isEmpty ? "plain/" + fixedPlain : fixedOptions + "/plain/" + fixedPlain
+    }
+
+    /// The regex `^(\S+):/([^/])` applied once, greedily: the last `:/` followed by anything but
+    /// `/` within the first run of non-space characters, bit for bit as imgproxy does.
+    static func repairedScheme(_ plain: String) -> String {
+        let bytes = Array(plain.utf8)
+        let run = bytes.firstIndex { $0 == 0x20 || (0x09...0x0D).contains($0) } ?? bytes.count
+        var index = min(run - 1, bytes.count - 3)
+        while index >= 1 {
+            if bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] != UInt8(ascii: "/") {
+                let scheme = String(decoding: bytes[..<index], as: UTF8.self)
+                let tail = String(decoding: bytes[(index + 2)...], as: UTF8.self)
+                return scheme == "local" ? "local:///" + tail : scheme + "://" + tail
+            }
+            index -= 1
+        }
+        return plain
     }
 }

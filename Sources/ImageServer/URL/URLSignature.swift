@@ -57,8 +57,10 @@ public struct URLSigningKey: Sendable, CustomStringConvertible {
     }
 }
 
-/// Checks a URL's signature against every configured key (several at once, so keys can rotate),
-/// and admits unsigned URLs (`insecure`, `_`) only when allowed.
+/// Checks a URL's signature as imgproxy does, against every configured key (several at once, so
+/// keys can rotate). With no keys and unsigned URLs allowed, any signature text is accepted but
+/// one holding `:` (an option where the signature belongs); with keys, `insecure` and `_` pass
+/// only when unsigned URLs are allowed too.
 struct URLSignatureVerifier: Sendable {
     let keys: [URLSigningKey]
     let allowsUnsigned: Bool
@@ -70,17 +72,17 @@ struct URLSignatureVerifier: Sendable {
     }
 
     func check(signature: String, path: String) -> Outcome {
-        if signature == "insecure" || signature == "_" {
-            return allowsUnsigned ? .valid : .refused("unsigned URLs are not accepted")
+        if keys.isEmpty || signature == "insecure" || signature == "_" {
+            guard allowsUnsigned else { return .refused(keys.isEmpty ? "no signing key is configured" : "unsigned URLs are not accepted") }
+            // imgproxy's answer: a URL without a signature segment would otherwise lose its first option.
+            guard !signature.contains(":") else {
+                return .refused("the signature appears to be a processing option; the signature section should always be present in the URL")
+            }
+            return .valid
         }
-        guard !keys.isEmpty else {
-            return allowsUnsigned ? .valid : .refused("no signing key is configured")
-        }
-        // One spelling per MAC: unpadded, and with the unused low bits of the last character zero,
-        // as the signer writes it; padded or other low bits are other strings for the same bytes.
-        guard let mac = Data(base64URLEncoded: signature), mac.count == SHA256.byteCount,
-            mac.base64URLEncodedWithoutPadding == signature
-        else {
+        // Unpadded URL-safe base64 as Go's RawURLEncoding reads it: `=` is refused, unused low bits
+        // of the last character are not.
+        guard !signature.contains("="), let mac = Data(base64URLEncoded: signature), mac.count == SHA256.byteCount else {
             return .refused("invalid signature")
         }
         // Every key is compared, so the time taken does not tell which one matched.

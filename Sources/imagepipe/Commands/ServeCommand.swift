@@ -32,6 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Accept unsigned URLs (insecure or _ in place of the signature).") var allowUnsigned = false
     @Option(help: ArgumentHelp("Only fetch sources under this URL prefix (scheme, host and port compared exactly); repeatable.", valueName: "prefix"))
     var allowSource: [String] = []
+    @Option(help: ArgumentHelp("Options URLs apply with pr:NAME, as NAME=OPTION/OPTION; `default` applies to every URL; repeatable.", valueName: "NAME=OPTIONS"))
+    var preset: [String] = []
+    @Flag(help: "URLs name presets only: /SIGNATURE/NAME:NAME/SOURCE, no other option is read.") var onlyPresets = false
     @Flag(help: "Let sources resolve to loopback, private and link-local addresses (the SSRF guard is on otherwise).") var allowPrivateSources = false
     @Option(help: ArgumentHelp("Serve local:///path sources from this folder (refused otherwise).", valueName: "dir")) var localRoot: String?
     @Option(help: "Images decoded, transformed and encoded at once; as many more fetch their sources meanwhile; by default one per core.")
@@ -58,8 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight.", valueName: "seconds")) var shutdownTimeout = seconds(defaults.shutdownTimeout)
     @Option(help: ArgumentHelp("Seconds /health answers 503 after SIGTERM/SIGINT before the listener closes (behind a load balancer: its check interval times its threshold).", valueName: "seconds"))
     var drainDelay = seconds(defaults.drainDelay)
-    @Option(help: ArgumentHelp("Seconds one request may take before answering 504.", valueName: "seconds")) var requestTimeout = seconds(defaults.requestTimeout)
-    @Option(help: ArgumentHelp("Largest source, in bytes; larger answers 413.", valueName: "bytes")) var maxSourceBytes = defaults.maxSourceBytes
+    @Option(help: ArgumentHelp("Seconds one request may take before answering 503.", valueName: "seconds")) var requestTimeout = seconds(defaults.requestTimeout)
+    @Option(help: ArgumentHelp("Largest source, in bytes; larger answers 422.", valueName: "bytes")) var maxSourceBytes = defaults.maxSourceBytes
     @Option(help: ArgumentHelp("Most pixels a source may have; more answers 422.", valueName: "pixels")) var maxSourcePixels = defaults.maxSourcePixels
     @Option(help: "Animation frames processed (1: animations become their first frame); more answers 422.")
     var maxFrames = defaults.maxFrames
@@ -144,6 +147,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return prefix
         }
+        settings.presets = try preset.map { definition in
+            do {
+                return try ProcessingPreset(definition)
+            } catch {
+                throw ValidationError("--preset: \(error)")
+            }
+        }
+        settings.onlyPresets = onlyPresets
+        if onlyPresets && settings.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         settings.allowsPrivateSources = allowPrivateSources
         if let localRoot {
             var isFolder: ObjCBool = false
