@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImagePipe
 import PipelineCore
 
 /// `imagepipe convert IN OUT`: one image to another format, size or shape. OUT's extension picks the
