@@ -53,11 +53,9 @@ let package = Package(
     ],
     targets: [
         // The core: no C dependencies. swift-log carries what the library cannot do but carries on
-        // without (a failed cache write) to the application's logging, silent unless it asks;
-        // swift-metrics' API carries its counters and timers to the application's backend.
-        .target(name: "PipelineCore", dependencies: [
-            .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
-        ]),
+        // without (a failed cache write) to the application's logging, silent unless it asks.
+        // (The pipeline's metrics, through swift-metrics, are the engine's: `PipelineMetrics`.)
+        .target(name: "PipelineCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The engine: what an application imports to load images. The manager and its flow, the
         // memory, disk and two-level caches, the built-in transformers, the prefetcher.
         .target(name: "ImagePipe", dependencies: [
@@ -174,7 +172,7 @@ let package = Package(
         // zlib for TestSupport's reference-PNG reader.
         .systemLibrary(name: "CZlib", path: "Tests/CZlib"),
         .testTarget(name: "PipelineCoreTests", dependencies: [
-            "PipelineCore", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "PipelineCore", "ImagePipe", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ImagePipeTests", dependencies: [
             "ImagePipe", "PipelineCore", "TestSupport", "cache-stress", .product(name: "Logging", package: "swift-log"),
@@ -195,7 +193,7 @@ let package = Package(
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
             "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
         ]),
-        .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "TestSupport"]),
+        .testTarget(name: "LoaderFileTests", dependencies: ["LoaderFile", "ImagePipe", "TestSupport"]),
         .testTarget(name: "LoaderHTTPTests", dependencies: ["LoaderHTTP", "ImagePipe", "PipelineConformance", "TestSupport"]),
         // The kit run against every built-in coder, loader, cache and transformer.
         .testTarget(name: "ConformanceTests", dependencies: [

@@ -1,7 +1,7 @@
 import CoreMetrics
 
 /// A `RedisImageCache`'s counters through swift-metrics, for dashboards and alerts beside
-/// PipelineCore's `PipelineMetrics` (same conventions). The metrics go to the factory given, by
+/// ImagePipe's `PipelineMetrics` (same conventions). The metrics go to the factory given, by
 /// default the one `MetricsSystem.bootstrap` installed; `imagepipe serve` passes its `/metrics`
 /// registry's.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipe
 import LoaderFile
 import PipelineCore
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipe
 import LoaderHTTP
 import PipelineConformance
 import PipelineCore

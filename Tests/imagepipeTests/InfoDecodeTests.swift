@@ -1,5 +1,6 @@
 import CodersPNG
 import Foundation
+import ImagePipe
 import PipelineCore
 import Testing
 

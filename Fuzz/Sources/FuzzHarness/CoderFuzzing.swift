@@ -209,8 +209,8 @@ enum CoderFuzzing {
             let index = random.int(in: -1...animation.frameCount)
             do {
                 let frame = try image.frame(at: index)
-                guard frame.size == animation.canvasSize else {
-                    throw FuzzViolation("frame \(index) is \(frame.size), canvas \(animation.canvasSize)")
+                guard frame.size == image.pixelSize else {
+                    throw FuzzViolation("frame \(index) is \(frame.size), canvas \(image.pixelSize)")
                 }
                 try checkBuffer(frame, what: "frame \(index)")
             } catch let violation as FuzzViolation {

@@ -8,12 +8,12 @@ import Synchronization
 /// `memoryCost` counts the frames held right now, so a 1,000-frame GIF costs what it holds, not
 /// what it would cost fully decoded.
 public final class AnimatedImage: Sendable {
-    public let provider: any AnimatedImageProvider
+    package let provider: any AnimatedImageProvider
     package let posterFrame: PixelBuffer
     public let frameCount: Int
-    public let loopCount: Int
+    package let loopCount: Int
     /// Seconds each frame is shown, read once from the provider.
-    public let durations: [Double]
+    let durations: [Double]
     private let cache: Mutex<FrameCache>
 
     /// Bytes of frames kept besides the poster by default: 16 MiB, a few seconds of a typical GIF.
@@ -39,22 +39,22 @@ public final class AnimatedImage: Sendable {
         self.cache = Mutex(FrameCache(capacity: max(frameCacheBytes / frameBytes, 1)))
     }
 
-    public var data: Data { provider.data }
-    public var format: ImageFormat { provider.format }
-    public var canvasSize: ImageSize { posterFrame.size }
-    public var pixelFormat: PixelFormat { posterFrame.format }
+    package var data: Data { provider.data }
+    var format: ImageFormat { provider.format }
+    package var canvasSize: ImageSize { posterFrame.size }
+    var pixelFormat: PixelFormat { posterFrame.format }
 
-    public func duration(at index: Int) -> Double {
+    package func duration(at index: Int) -> Double {
         durations.indices.contains(index) ? durations[index] : 0
     }
 
     /// Total seconds of one loop.
-    public var totalDuration: Double { durations.reduce(0, +) }
+    package var totalDuration: Double { durations.reduce(0, +) }
 
     /// Frame `index`, from the frame cache when held. With `caching` false a frame not held is
     /// decoded and not kept: one pass over every frame (an encoder writing them in order) then
     /// holds the frame it works on, not the cache's share of canvas-sized frames besides.
-    public func frame(at index: Int, caching: Bool = true) throws -> PixelBuffer {
+    package func frame(at index: Int, caching: Bool = true) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else {
             throw ImagePipeError.frameOutOfRange(index: index, frameCount: frameCount)
         }

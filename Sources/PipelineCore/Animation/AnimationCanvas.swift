@@ -3,7 +3,7 @@
 /// (one that nothing before it shows through) and keeps just enough state to continue from the
 /// last frame drawn: the pixels, and for a frame disposed to "previous" the rectangle it covers as
 /// it was before the frame was drawn. Pixels start transparent black, rows of `size.width`.
-public struct AnimationCanvas: Sendable {
+package struct AnimationCanvas: Sendable {
     /// What happens to a frame's rectangle before the next frame is drawn.
     package enum Disposal: Sendable, Hashable {
         /// Left as drawn.
@@ -14,9 +14,9 @@ public struct AnimationCanvas: Sendable {
         case previous
     }
 
-    public let size: ImageSize
-    public let format: PixelFormat
-    public private(set) var pixels: [UInt8]
+    let size: ImageSize
+    let format: PixelFormat
+    private(set) var pixels: [UInt8]
     private var saved: Saved?
     /// The frame the pixels show (its disposal not yet applied), or nil when unknown.
     private var lastDrawn: Int?
@@ -29,7 +29,7 @@ public struct AnimationCanvas: Sendable {
     }
 
     /// Throws `limitExceeded(.pixels)` when the canvas could not be addressed.
-    public init(size: ImageSize, format: PixelFormat) throws {
+    package init(size: ImageSize, format: PixelFormat) throws {
         self.size = size
         self.format = format
         pixels = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: size.width, height: size.height, format: format))

@@ -4,7 +4,7 @@
 public enum AnimationFrameDuration {
     /// Delays under this (in seconds) play as `fallback`.
     package static let minimum = 0.011
-    public static let fallback = 0.1
+    static let fallback = 0.1
 
     /// `seconds` as players show it: under 11 ms becomes 100 ms.
     public static func clamped(_ seconds: Double) -> Double {

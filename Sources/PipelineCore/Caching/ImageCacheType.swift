@@ -6,8 +6,8 @@ public enum ImageCacheType: String, Sendable, Hashable, CaseIterable, Codable {
     case memory
     case all
 
-    public var includesMemory: Bool { self == .memory || self == .all }
-    public var includesDisk: Bool { self == .disk || self == .all }
+    package var includesMemory: Bool { self == .memory || self == .all }
+    package var includesDisk: Bool { self == .disk || self == .all }
 
     package init(memory: Bool, disk: Bool) {
         switch (memory, disk) {

@@ -14,7 +14,7 @@ public final class ImageCodersManager: ImageCoder {
     private let registry: PluginRegistry<any ImageCoder>
     /// Where decodes through this registry reserve their estimated memory before they run
     /// (`decodeImage(_:options:context:colorConverters:on:)`). Default: the process-wide one.
-    public let decodeMemoryBudget: DecodeMemoryBudget
+    let decodeMemoryBudget: DecodeMemoryBudget
 
     public init(coders: [any ImageCoder] = [], decodeMemoryBudget: DecodeMemoryBudget = .shared) {
         registry = PluginRegistry(coders)
@@ -22,7 +22,7 @@ public final class ImageCodersManager: ImageCoder {
     }
 
     /// The coders, lowest priority first, like SDWebImage's `coders` array. Setting replaces them all.
-    public var coders: [any ImageCoder] {
+    package var coders: [any ImageCoder] {
         get { registry.all }
         set { registry.all = newValue }
     }
@@ -31,9 +31,7 @@ public final class ImageCodersManager: ImageCoder {
     public func add(_ coder: any ImageCoder) { registry.add(coder) }
 
     /// Removes every coder of type `type`.
-    public func remove<C: ImageCoder>(_ type: C.Type) { registry.remove(type) }
-
-    public func removeAll() { registry.removeAll() }
+    package func remove<C: ImageCoder>(_ type: C.Type) { registry.remove(type) }
 
     /// Highest priority first.
     private var byPriority: ReversedCollection<[any ImageCoder]> { registry.byPriority }
@@ -62,7 +60,7 @@ public final class ImageCodersManager: ImageCoder {
     }
 
     /// The highest-priority coder that encodes `format`.
-    public func encoder(for format: ImageFormat) -> (any ImageCoder)? {
+    func encoder(for format: ImageFormat) -> (any ImageCoder)? {
         byPriority.first { $0.canEncode(to: format) }
     }
 

@@ -10,7 +10,7 @@
 /// ```
 public struct ImageCodingExtras: Hashable, Sendable {
     public struct Key<Value: Hashable & Sendable>: Hashable, Sendable {
-        public let name: String
+        let name: String
         public init(_ name: String) { self.name = name }
     }
 
@@ -22,12 +22,11 @@ public struct ImageCodingExtras: Hashable, Sendable {
 
     private var storage: [String: Box] = [:]
 
-    public init() {}
+    @usableFromInline package init() {}
 
     public subscript<Value>(key: Key<Value>) -> Value? {
         get { storage[key.name]?.value.base as? Value }
         set { storage[key.name] = newValue.map { Box(value: AnyHashable($0)) } }
     }
 
-    public var isEmpty: Bool { storage.isEmpty }
 }

@@ -3,15 +3,15 @@
 /// from the `DecodeMemoryBudget` for as long as the decode runs.
 public struct ImageDecodeEstimate: Hashable, Sendable {
     /// The decoded canvas at the size the options ask for (thumbnail and byte budget applied).
-    public var outputSize: ImageSize
+    package var outputSize: ImageSize
     /// Bytes per decoded pixel: 4 (RGBA) unless the coder knows its output's pixel format.
-    public var bytesPerPixel: Int
+    package var bytesPerPixel: Int
     /// Bytes the decoder holds besides the output's pixels: row and coefficient buffers, a
     /// full-size canvas it scales down from, an animation's compositing canvas. 0 when the coder
     /// cannot tell, so the estimate is then the output's pixels alone.
     package var workingBytes: Int
 
-    public init(outputSize: ImageSize, bytesPerPixel: Int = 4, workingBytes: Int = 0) {
+    package init(outputSize: ImageSize, bytesPerPixel: Int = 4, workingBytes: Int = 0) {
         self.outputSize = outputSize
         self.bytesPerPixel = bytesPerPixel
         self.workingBytes = workingBytes
@@ -25,7 +25,7 @@ public struct ImageDecodeEstimate: Hashable, Sendable {
 
     /// The output's pixel bytes plus the working bytes; `Int.max` when that overflows (a size no
     /// budget admits).
-    public var bytes: Int {
+    package var bytes: Int {
         guard let pixels = outputSize.pixelCount else { return .max }
         let (output, o1) = pixels.multipliedReportingOverflow(by: max(bytesPerPixel, 1))
         let (total, o2) = output.addingReportingOverflow(max(workingBytes, 0))

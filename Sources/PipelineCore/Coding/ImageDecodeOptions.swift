@@ -8,7 +8,7 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     public var firstFrameOnly: Bool
     /// Decode every frame of an animation right after the decode and keep them (SDWebImage's
     /// `preloadAllFrames`): playback decodes nothing, and the image costs every frame's pixels.
-    public var preloadAllFrames: Bool
+    var preloadAllFrames: Bool
     /// Point scale recorded on the image (pixels per point); values below 1 are treated as 1.
     public var scaleFactor: Double
     /// Decode no larger than this box (aspect kept unless `preserveAspectRatio` is false). Coders
@@ -44,7 +44,7 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// than an instant, so equal options stay equal and can share one decode.
     public var maxDecodeTime: Duration?
     /// A file extension hint, without the dot, for container formats that need one.
-    public var fileExtensionHint: String?
+    package var fileExtensionHint: String?
     /// Options of a particular coder.
     public var extras: ImageCodingExtras
     /// Convert to sRGB (the default) or keep the source profile; see `ImageColorHandling`.

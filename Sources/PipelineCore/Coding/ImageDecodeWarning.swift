@@ -9,7 +9,7 @@ public struct ImageDecodeWarning: Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem it was. Open like `ImagePipeError.Limit`: a plugin declares its own
     /// kinds in an extension when none of these fits.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        public let name: String
+        package let name: String
 
         public init(name: String) { self.name = name }
 

@@ -21,11 +21,6 @@ public final class ImageColorConvertersManager: Sendable {
     /// Adds a converter with the highest priority.
     public func add(_ converter: any ImageColorConverter) { registry.add(converter) }
 
-    /// Removes every converter of type `type`.
-    public func remove<C: ImageColorConverter>(_ type: C.Type) { registry.remove(type) }
-
-    public func removeAll() { registry.removeAll() }
-
     /// The highest-priority converter that reads `profile`.
     package func converter(for profile: ImageColorProfile) -> (any ImageColorConverter)? {
         registry.byPriority.first { $0.canConvert(from: profile) }
@@ -46,7 +41,7 @@ public final class ImageColorConvertersManager: Sendable {
     }
 
     /// The profile's name from the converter that reads it, or nil.
-    public func profileDescription(_ profile: ImageColorProfile) -> String? {
+    package func profileDescription(_ profile: ImageColorProfile) -> String? {
         converter(for: profile)?.profileDescription(profile)
     }
 }

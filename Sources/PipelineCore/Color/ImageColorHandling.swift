@@ -8,7 +8,7 @@ public enum ImageColorHandling: Hashable, Sendable {
     /// Keeps the pixels and the profile as decoded.
     case keepSourceProfile
 
-    public static let `default` = ImageColorHandling.convertToSRGB(.perceptual)
+    @usableFromInline package static let `default` = ImageColorHandling.convertToSRGB(.perceptual)
 
     /// Appended to cache keys when not the default, since the pixels differ: e.g.
     /// `ColorHandling(keepSourceProfile)`.
@@ -29,7 +29,7 @@ extension ImageColorConvertersManager {
     /// Never fails: a profile the converter refuses leaves the image as decoded, with a
     /// `.colorProfileIgnored` warning that says why. Animations are converted frame by frame as
     /// frames are decoded, the first one here.
-    public func apply(_ handling: ImageColorHandling, to image: Image) -> Image {
+    func apply(_ handling: ImageColorHandling, to image: Image) -> Image {
         guard case .convertToSRGB(let intent) = handling,
             let profile = image.metadata.colorProfile, !profile.isSRGB,
             let converter = converter(for: profile)

@@ -18,11 +18,11 @@ public struct ImageContext: Sendable {
     /// ```
     /// Keys are equal when their names are; plugins prefix theirs (`"webp."`) to stay apart.
     public struct Key<Value: Sendable>: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
+        let name: String
         /// Whether a value under this key changes what a load fetches in a way no key can compare
         /// (a closure, such as LoaderHTTP's request modifier): a request carrying one never shares
         /// its download with another.
-        public let preventsCoalescing: Bool
+        let preventsCoalescing: Bool
 
         public init(_ name: String, preventsCoalescing: Bool = false) {
             self.name = name
@@ -59,9 +59,9 @@ public struct ImageContext: Sendable {
     /// The names of the keys that hold a value, for diagnostics.
     var keyNames: [String] { storage.keys.sorted() }
 
-    public var isEmpty: Bool { storage.isEmpty }
+    package var isEmpty: Bool { storage.isEmpty }
 
-    public func contains<Value>(_ key: Key<Value>) -> Bool { storage[key.name] is Value }
+    package func contains<Value>(_ key: Key<Value>) -> Bool { storage[key.name] is Value }
 
     /// This context with `other`'s values added where this one has none (SDWebImage's manager fills
     /// in its transformer, key filter and serializer this way: the caller's context wins).
@@ -75,7 +75,7 @@ public struct ImageContext: Sendable {
     }
 
     /// A copy with one value changed.
-    public func with<Value>(_ key: Key<Value>, _ value: Value?) -> ImageContext {
+    package func with<Value>(_ key: Key<Value>, _ value: Value?) -> ImageContext {
         var copy = self
         copy[key] = value
         return copy

@@ -8,21 +8,21 @@ extension ImageDecodeOptions {
     /// key's path extension as a hint — of the key's URL path, so a query string never leaks into it
     /// (SDWebImage takes the extension of the whole key string).
     public init(options: ImageOptions, context: ImageContext, cacheKey: String? = nil) {
-        self = context[.decodeOptions] ?? ImageDecodeOptions()
-        if options.contains(.decodeFirstFrameOnly) { firstFrameOnly = true }
-        if options.contains(.preloadAllFrames) { preloadAllFrames = true }
-        if let scale = context[.scaleFactor], scale >= 1 {
+        self = context[.coreDecodeOptions] ?? ImageDecodeOptions()
+        if options.contains(.coreDecodeFirstFrameOnly) { firstFrameOnly = true }
+        if options.contains(.corePreloadAllFrames) { preloadAllFrames = true }
+        if let scale = context[.coreScaleFactor], scale >= 1 {
             scaleFactor = scale
         } else if let cacheKey {
             scaleFactor = Self.scaleFactor(fromKey: cacheKey)
         }
-        if let preserve = context[.preserveAspectRatio] { preserveAspectRatio = preserve }
-        if let size = context[.thumbnailPixelSize] { thumbnailPixelSize = size.isEmpty ? nil : size }
+        if let preserve = context[.corePreserveAspectRatio] { preserveAspectRatio = preserve }
+        if let size = context[.coreThumbnailPixelSize] { thumbnailPixelSize = size.isEmpty ? nil : size }
         if let handling = context[.colorHandling] { colorHandling = handling }
-        if let handling = context[.metadataHandling] { metadataHandling = handling }
-        if let limit = context[.scaleDownLimitBytes] {
+        if let handling = context[.coreMetadataHandling] { metadataHandling = handling }
+        if let limit = context[.coreScaleDownLimitBytes] {
             scaleDownLimitBytes = limit
-        } else if options.contains(.scaleDownLargeImages) {
+        } else if options.contains(.coreScaleDownLargeImages) {
             scaleDownLimitBytes = ImageSizeMath.defaultScaleDownLimitBytes
         }
         if fileExtensionHint == nil, let cacheKey {

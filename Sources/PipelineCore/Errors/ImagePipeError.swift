@@ -58,7 +58,7 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         /// Pixels of one frame's canvas: `ImageDecodeOptions.maxPixels`.
         public static let pixels = Limit(name: "pixels", setting: "ImageDecodeOptions.maxPixels")
         /// Frames of an animation: `ImageDecodeOptions.maxFrames`.
-        public static let frames = Limit(name: "frames", setting: "ImageDecodeOptions.maxFrames")
+        package static let frames = Limit(name: "frames", setting: "ImageDecodeOptions.maxFrames")
         /// Canvas pixels summed over an animation's frames: `ImageDecodeOptions.maxAnimationPixels`.
         package static let animationPixels = Limit(name: "animationPixels", setting: "ImageDecodeOptions.maxAnimationPixels")
         /// Bytes of a decoder's working memory: `ImageDecodeOptions.maxDecoderMemory`.
@@ -68,7 +68,7 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         /// Milliseconds one decode may take: `ImageDecodeOptions.maxDecodeTime`.
         public static let decodeTime = Limit(name: "decodeTime", setting: "ImageDecodeOptions.maxDecodeTime")
         /// Bytes of a pixel buffer whose size overflows; no setting raises it.
-        public static let bytes = Limit(name: "bytes", setting: nil)
+        package static let bytes = Limit(name: "bytes", setting: nil)
         /// Bytes of an embedded colour profile: `ImageDecodeOptions.maxColorProfileBytes`. Over it
         /// the profile is dropped with a warning naming this setting; the image still decodes.
         static let colorProfileBytes = Limit(name: "colorProfileBytes", setting: "ImageDecodeOptions.maxColorProfileBytes")
@@ -97,7 +97,7 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
     }
 
     /// SDWebImage's `SDWebImageError` number where there is one; ImagePipe's own cases use 3000+.
-    public var code: Int {
+    package var code: Int {
         switch self {
         case .invalidURL: 1000
         case .badImageData: 1001

@@ -49,12 +49,12 @@ extension ImageFormat {
         identifier: "bmp", mimeTypes: ["image/bmp"], fileExtensions: ["bmp"],
         signature: .bytes([0x42]))
     /// Camera raw: never sniffed (SDWebImage knows it only from a type hint).
-    public static let raw = ImageFormat(
+    static let raw = ImageFormat(
         identifier: "raw", mimeTypes: ["image/x-raw"], fileExtensions: ["raw", "dng", "nef", "cr2", "arw"])
 
     /// The formats the core registers in every `ImageFormatRegistry`, in listing order (the CLI's
     /// format lists and the `Accept` header follow it).
-    public static let builtIn: [ImageFormat] = [.png, .jpeg, .webp, .gif, .tiff, .heic, .heif, .avif, .jxl, .pdf, .svg, .bmp, .raw]
+    @usableFromInline package static let builtIn: [ImageFormat] = [.png, .jpeg, .webp, .gif, .tiff, .heic, .heif, .avif, .jxl, .pdf, .svg, .bmp, .raw]
 }
 
 extension ImageFormat.Signature {

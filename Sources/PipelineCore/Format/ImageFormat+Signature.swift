@@ -12,7 +12,7 @@ extension ImageFormat {
         }
 
         /// The data holds `bytes` at `offset`.
-        public static func bytes(_ bytes: [UInt8], at offset: Int = 0) -> Signature {
+        package static func bytes(_ bytes: [UInt8], at offset: Int = 0) -> Signature {
             Signature { $0.has(bytes, at: offset) }
         }
 
@@ -35,7 +35,7 @@ extension ImageFormat {
         public let head: [UInt8]
         public let tail: [UInt8]
 
-        public init(head: [UInt8], tail: [UInt8]) {
+        init(head: [UInt8], tail: [UInt8]) {
             self.head = head
             self.tail = tail
         }
@@ -46,7 +46,7 @@ extension ImageFormat {
         }
 
         /// The head holds `bytes` at `offset`.
-        public func has(_ bytes: some Collection<UInt8>, at offset: Int = 0) -> Bool {
+        package func has(_ bytes: some Collection<UInt8>, at offset: Int = 0) -> Bool {
             guard offset >= 0, head.count - offset >= bytes.count else { return false }
             return head[offset..<offset + bytes.count].elementsEqual(bytes)
         }

@@ -26,9 +26,9 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     /// Lowercase, without the dot; the first one is what encoders write.
     public let fileExtensions: [String]
     /// The format can hold an animation (several timed frames).
-    public let supportsAnimation: Bool
+    package let supportsAnimation: Bool
     /// The magic-byte test sniffing uses; nil for formats known only by name (camera raw).
-    public let signature: Signature?
+    let signature: Signature?
 
     public init(
         identifier: String, names: [String] = [], mimeTypes: [String], fileExtensions: [String],
@@ -49,7 +49,6 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     package var mimeType: String { mimeTypes.first ?? "application/octet-stream" }
-    public var preferredFileExtension: String? { fileExtensions.first }
     public var description: String { identifier }
 
     public static func == (lhs: ImageFormat, rhs: ImageFormat) -> Bool { lhs.identifier == rhs.identifier }
@@ -57,7 +56,7 @@ public struct ImageFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `data` starts as this format's signature says; false without one. Coders sniff with
     /// it, so another format registered in the table can never take their own bytes from them.
-    public func matches(_ data: some DataProtocol) -> Bool {
+    package func matches(_ data: some DataProtocol) -> Bool {
         signature?.matches(SniffedBytes(data)) ?? false
     }
 

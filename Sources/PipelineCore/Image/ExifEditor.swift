@@ -11,7 +11,7 @@ import Foundation
 /// every other byte (and so every offset) as it was.
 public struct ExifEditor: Sendable {
     /// The data as given, with the `Exif\0\0` header when it had one, edits applied.
-    public private(set) var bytes: [UInt8]
+    private(set) var bytes: [UInt8]
     /// Where the TIFF structure starts in `bytes` (6 after `Exif\0\0`, else 0).
     private let base: Int
     private let bigEndian: Bool
@@ -61,7 +61,7 @@ public struct ExifEditor: Sendable {
 
     /// The orientation recorded, or nil without a readable tag. Values outside 1–8 (0 is common)
     /// mean upright, as every viewer treats them.
-    public var orientation: ImageOrientation? { rawOrientation.map { ImageOrientation(exifValue: $0) } }
+    package var orientation: ImageOrientation? { rawOrientation.map { ImageOrientation(exifValue: $0) } }
 
     /// Sets the Orientation tag to 1 (upright) if there is one: for pixels that have been turned.
     mutating func setOrientationUp() {

@@ -7,7 +7,7 @@ import Foundation
 /// decodes lazily. Pixels are stored as the file has them; `orientation` says how to show them
 /// upright (`applyingOrientation()` does it).
 public struct Image: Sendable {
-    public enum Content: Sendable {
+    package enum Content: Sendable {
         case still(PixelBuffer)
         case animated(AnimatedImage)
     }
@@ -161,7 +161,7 @@ public struct Image: Sendable {
     }
 
     /// True when decoded at a reduced size (a thumbnail box or byte budget was asked for).
-    public var isThumbnail: Bool { metadata.decodeOptions?.requestsThumbnail ?? false }
+    package var isThumbnail: Bool { metadata.decodeOptions?.requestsThumbnail ?? false }
 
     /// This image with its pixels turned upright and orientation `.up`. Animations are turned frame by
     /// frame lazily; only their first frame is turned here.
@@ -180,13 +180,13 @@ public struct Image: Sendable {
     }
 
     /// A still image of the first frame (SDWebImage's first-frame-only downgrade of animated hits).
-    public func firstFrameOnly() -> Image {
+    package func firstFrameOnly() -> Image {
         guard isAnimated else { return self }
         return Image(firstFrame, format: format, orientation: orientation, scale: scale, metadata: metadata)
     }
 
     /// A copy with changed metadata.
-    public func with(metadata change: (inout ImageMetadata) -> Void) -> Image {
+    package func with(metadata change: (inout ImageMetadata) -> Void) -> Image {
         var copy = self
         change(&copy.metadata)
         return copy
@@ -200,7 +200,7 @@ public struct ImageMetadata: Hashable, Sendable {
     /// A partial image from a progressive load; never cached.
     public var isIncremental: Bool
     /// The options it was decoded with; `isThumbnail` is derived from them.
-    public var decodeOptions: ImageDecodeOptions?
+    package var decodeOptions: ImageDecodeOptions?
     /// What the decoder recovered from (at most `ImageDecodeWarning.maxPerImage`); empty for a
     /// clean decode. Kept by every transform, since the pixels still come from that decode.
     public var warnings: [ImageDecodeWarning]
@@ -264,7 +264,7 @@ public struct ImageFrame: Sendable {
 extension Image {
     /// Every frame with its duration (one frame for still images), all in memory at once. Encoders
     /// walk an animation with `streamedFrame(at:)` instead, holding one frame at a time.
-    public func frames() throws -> [ImageFrame] {
+    package func frames() throws -> [ImageFrame] {
         try (0..<frameCount).map { ImageFrame(try frame(at: $0), duration: duration(at: $0)) }
     }
 

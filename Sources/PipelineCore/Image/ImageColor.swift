@@ -1,9 +1,9 @@
 /// An 8-bit straight-alpha colour: encode backgrounds, tints, borders.
 public struct ImageColor: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
-    public var alpha: UInt8
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
+    package var alpha: UInt8
 
     public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
         self.red = red
@@ -13,22 +13,7 @@ public struct ImageColor: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     public static let white = ImageColor(red: 255, green: 255, blue: 255)
-    public static let black = ImageColor(red: 0, green: 0, blue: 0)
-    public static let clear = ImageColor(red: 0, green: 0, blue: 0, alpha: 0)
-
-    /// Parses `#RRGGBB` or `#RRGGBBAA` (the command line's `tint:` spelling); the `#` is optional.
-    public init?(hex: some StringProtocol) {
-        var digits = Substring(hex)
-        if digits.hasPrefix("#") { digits = digits.dropFirst() }
-        guard digits.count == 6 || digits.count == 8, let value = UInt32(digits, radix: 16) else { return nil }
-        if digits.count == 6 {
-            self.init(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
-        } else {
-            self.init(
-                red: UInt8(value >> 24), green: UInt8(value >> 16 & 0xFF),
-                blue: UInt8(value >> 8 & 0xFF), alpha: UInt8(value & 0xFF))
-        }
-    }
+    @usableFromInline package static let clear = ImageColor(red: 0, green: 0, blue: 0, alpha: 0)
 
     /// SDWebImage's spelling in transformer keys: `#aarrggbb`, lowercase, alpha first.
     package var keyDescription: String {
@@ -42,7 +27,7 @@ public struct ImageColor: Hashable, Sendable, Codable, CustomStringConvertible {
     public var description: String { keyDescription }
 
     /// ITU-R BT.601 luma in integer arithmetic; the weights sum to 256 so white stays 255.
-    public var luma: UInt8 { Self.luma(red: red, green: green, blue: blue) }
+    package var luma: UInt8 { Self.luma(red: red, green: green, blue: blue) }
 
     @inline(__always)
     static func luma(red: UInt8, green: UInt8, blue: UInt8) -> UInt8 {

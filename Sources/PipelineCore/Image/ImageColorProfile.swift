@@ -27,7 +27,7 @@ public enum ImageColorProfile: Hashable, Sendable {
     }
 
     /// The ICC bytes, when it is a profile.
-    public var iccData: Data? {
+    package var iccData: Data? {
         if case .icc(let data) = self { return data }
         return nil
     }

@@ -15,7 +15,7 @@ public enum ImageMetadataHandling: Hashable, Sendable {
     /// (`imagepipe info`) or must pass everything on, and say so.
     case keepAll
 
-    public static let `default` = ImageMetadataHandling.strip
+    @usableFromInline package static let `default` = ImageMetadataHandling.strip
 
     /// Appended to cache keys when not the default, since the image differs: `Metadata(keep)`.
     package var cacheKeySuffix: String? {
@@ -27,7 +27,7 @@ public enum ImageMetadataHandling: Hashable, Sendable {
     }
 
     /// `image` with its EXIF and XMP as this handling says.
-    public func apply(to image: Image) -> Image {
+    package func apply(to image: Image) -> Image {
         let (exif, xmp) = (image.metadata.exif, image.metadata.xmp)
         // What the coder did not read (or left out for its size) is still in the file's bytes.
         let unread = image.metadata.hasUnreadMetadata

@@ -22,7 +22,7 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
     case left = 8
 
     /// The orientation for an EXIF value; values outside 1–8 (0 is common) mean "up".
-    public init(exifValue: Int) {
+    package init(exifValue: Int) {
         self = ImageOrientation(rawValue: exifValue) ?? .up
     }
 
@@ -30,14 +30,14 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
     var swapsDimensions: Bool { rawValue >= 5 }
 
     /// The size shown once the orientation is applied.
-    public func displaySize(for stored: ImageSize) -> ImageSize {
+    package func displaySize(for stored: ImageSize) -> ImageSize {
         swapsDimensions ? ImageSize(width: stored.height, height: stored.width) : stored
     }
 }
 
 extension PixelBuffer {
     /// The pixels turned so that a viewer ignoring orientation shows them upright.
-    public func applying(_ orientation: ImageOrientation) -> PixelBuffer {
+    package func applying(_ orientation: ImageOrientation) -> PixelBuffer {
         if orientation == .up { return self }
         let outSize = orientation.displaySize(for: size)
         let (ow, oh) = (outSize.width, outSize.height)

@@ -13,7 +13,7 @@ public struct ImageSize: Hashable, Sendable, Codable, CustomStringConvertible {
         self.height = height
     }
 
-    public static let zero = ImageSize(width: 0, height: 0)
+    package static let zero = ImageSize(width: 0, height: 0)
 
     /// True when either side is zero or negative: such a box means "no box" in SDWebImage's size math.
     public var isEmpty: Bool { width <= 0 || height <= 0 }
@@ -26,13 +26,6 @@ public struct ImageSize: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "\(width)x\(height)" }
-
-    /// Parses `WxH` (the command line's spelling), e.g. `256x256`.
-    public init?(parsing text: some StringProtocol) {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 0, h >= 0 else { return nil }
-        self.init(width: w, height: h)
-    }
 }
 
 extension ImageSize {

@@ -19,7 +19,7 @@ import Synchronization
 /// goes through witness tables.
 public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress: Sendable>: Sendable {
     /// The shared work; `report` hands progress to every joiner.
-    public typealias Work = @Sendable (_ report: @escaping @Sendable (Progress) -> Void) async throws -> Value
+    @usableFromInline package typealias Work = @Sendable (_ report: @escaping @Sendable (Progress) -> Void) async throws -> Value
 
     @usableFromInline
     package struct Joiner: Sendable {
@@ -101,7 +101,7 @@ public final class Coalescer<Key: Hashable & Sendable, Value: Sendable, Progress
     public func value(
         for key: Key, priority: TaskPriority? = nil,
         onProgress: (@Sendable (Progress) -> Void)? = nil,
-        work: @escaping Work
+        work: @escaping @Sendable (_ report: @escaping @Sendable (Progress) -> Void) async throws -> Value
     ) async throws -> Value {
         try await joinedValue(for: key, priority: priority, onProgress: onProgress, work: work).value
     }

@@ -20,5 +20,5 @@ public struct DownloadIdentity<Request: Hashable & Sendable>: Hashable, Sendable
 
     /// Options that change the bytes fetched: cookies sent, certificates accepted, and
     /// revalidation (conditional headers, a `cacheNotModified` answer).
-    static var fetchOptions: ImageOptions { [.handleCookies, .allowInvalidSSLCertificates, .refreshCached] }
+    static var fetchOptions: ImageOptions { [.coreHandleCookies, .coreAllowInvalidSSLCertificates, .refreshCached] }
 }

@@ -13,10 +13,4 @@ public struct ImageLoadProgress: Sendable, Hashable {
         self.expectedBytes = expectedBytes
         self.partialData = partialData
     }
-
-    /// 0…1, or nil when the total is unknown.
-    public var fraction: Double? {
-        guard let expected = expectedBytes, expected > 0 else { return nil }
-        return min(Double(receivedBytes) / Double(expected), 1)
-    }
 }

@@ -8,7 +8,7 @@ public final class ImageLoadersManager: ImageLoader {
 
     private let registry: PluginRegistry<any ImageLoader>
 
-    public init(loaders: [any ImageLoader] = []) {
+    package init(loaders: [any ImageLoader] = []) {
         registry = PluginRegistry(loaders)
     }
 
@@ -21,13 +21,8 @@ public final class ImageLoadersManager: ImageLoader {
     /// Adds a loader with the highest priority.
     public func add(_ loader: any ImageLoader) { registry.add(loader) }
 
-    /// Removes every loader of type `type`.
-    public func remove<L: ImageLoader>(_ type: L.Type) { registry.remove(type) }
-
-    public func removeAll() { registry.removeAll() }
-
     /// The loader for this request: the highest-priority one whose `canLoad` accepts it.
-    public func loader(for url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> (any ImageLoader)? {
+    func loader(for url: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) -> (any ImageLoader)? {
         registry.byPriority.first { $0.canLoad(url, options: options, context: context) }
     }
 

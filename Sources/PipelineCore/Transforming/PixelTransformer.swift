@@ -40,8 +40,8 @@ extension PixelTransformer {
 
 /// An integer rectangle in pixels.
 public struct ImageRect: Hashable, Sendable, CustomStringConvertible {
-    public var x: Int
-    public var y: Int
+    package var x: Int
+    package var y: Int
     public var width: Int
     public var height: Int
 
@@ -52,6 +52,6 @@ public struct ImageRect: Hashable, Sendable, CustomStringConvertible {
         self.height = height
     }
 
-    public var size: ImageSize { ImageSize(width: width, height: height) }
+    package var size: ImageSize { ImageSize(width: width, height: height) }
     public var description: String { "\(x),\(y),\(width),\(height)" }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CacheRedis
 import Foundation
+import ImagePipe
 import Logging
 import PipelineCore
 

@@ -1,3 +1,4 @@
+import ImagePipe
 import Testing
 
 @testable import PipelineCore

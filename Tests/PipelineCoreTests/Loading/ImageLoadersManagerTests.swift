@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipe
 import TestSupport
 import Testing
 

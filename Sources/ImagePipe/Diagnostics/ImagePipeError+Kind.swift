@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// A short, stable name for what failed, for metrics dimensions and log metadata: the case name,
 /// and for limits and loader failures the limit's or failure's name after a dot
 /// (`limitExceeded.pixels`, `loadFailed.httpStatus`). The set of names is small and fixed by the

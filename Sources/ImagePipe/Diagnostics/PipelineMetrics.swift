@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import PipelineCore
 import Synchronization
 
 /// The pipeline's counters and timers through swift-metrics, for dashboards and alerts: cache hits

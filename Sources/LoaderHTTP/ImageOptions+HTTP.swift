@@ -1,0 +1,10 @@
+import PipelineCore
+
+// The HTTP loader's flags (the project's rule: keys of one loader live in its plugin). The core
+// reads their bits too, for `DownloadIdentity`: they change the bytes fetched.
+extension ImageOptions {
+    /// Send and store cookies.
+    public static let handleCookies = ImageOptions(rawValue: 1 << 5)
+    /// Accept any TLS certificate. For testing against self-signed servers only.
+    public static let allowInvalidSSLCertificates = ImageOptions(rawValue: 1 << 6)
+}
