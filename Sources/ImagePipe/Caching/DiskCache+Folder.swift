@@ -82,12 +82,16 @@ extension DiskCache {
     /// A name the cache could not have written, or nil. The listing stops at the first, so a
     /// large folder of someone else's files costs little on each refused write.
     private func foreignName() -> String? {
-        FileIO.firstName(in: path) { name in
-            let status = FileIO.status(path + "/" + name)
-            if Self.isEntryName(name) || FileIO.isTemporaryName(name) { return status?.isRegular != true }
-            if name == Self.sidecarDirectoryName { return status?.isDirectory != true }
-            return true
-        }
+        FileIO.firstName(in: path) { name in Self.isForeign(name, status: FileIO.status(path + "/" + name)) }
+    }
+
+    /// Whether `name`, with `status` (nil: gone since the listing), is not the cache's. A name the
+    /// cache writes that vanished meanwhile is another writer's temporary file just renamed, or an
+    /// entry just removed: not foreign, or two processes sharing a folder would refuse each other.
+    static func isForeign(_ name: String, status: FileIO.Status?) -> Bool {
+        if isEntryName(name) || FileIO.isTemporaryName(name) { return status.map { !$0.isRegular } ?? false }
+        if name == sidecarDirectoryName { return status.map { !$0.isDirectory } ?? false }
+        return true
     }
 
     /// Makes sure the folder is the cache's before anything in it is written or removed: creates

@@ -222,4 +222,17 @@ struct DiskCacheFolderTests {
     func writtenNamesAreEntryNames(key: String) {
         #expect(DiskCache.isEntryName(DiskCache.fileName(forKey: key)))
     }
+
+    @Test("A name the cache writes that vanished between the listing and its stat is not foreign: another process renamed or removed it")
+    func vanishedNamesAreNotForeign() {
+        let temporary = FileIO.temporaryName()
+        let entry = DiskCache.fileName(forKey: "https://example.com/a.png")
+        #expect(!DiskCache.isForeign(temporary, status: nil))
+        #expect(!DiskCache.isForeign(entry, status: nil))
+        #expect(!DiskCache.isForeign(DiskCache.sidecarDirectoryName, status: nil))
+        #expect(DiskCache.isForeign("notes.txt", status: nil))
+        let folder = FileIO.Status(
+            isRegular: false, isDirectory: true, size: 0, allocatedSize: 0, accessDate: Date(), modificationDate: Date(), changeDate: Date())
+        #expect(DiskCache.isForeign(entry, status: folder), "a folder under an entry's name is someone else's")
+    }
 }
