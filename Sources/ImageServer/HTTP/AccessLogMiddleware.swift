@@ -18,7 +18,8 @@ struct AccessLogMiddleware: RouterMiddleware {
         let id = RequestID.accepting(request.headers[.xRequestID])
         var context = context
         context.logger[metadataKey: "hb.request.id"] = .string(id)
-        let path = AccessLog.redacted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+        // Redacting the path costs more than a memory hit's lookup: only for a line or a span.
+        let path = { AccessLog.redacted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")) }
         var response = try await RequestSpan.around(request, id: id, path: path) {
             do {
                 return try await next(request, context)
@@ -29,7 +30,9 @@ struct AccessLogMiddleware: RouterMiddleware {
         response.headers[.xRequestID] = id
         let elapsed = ContinuousClock.now - start
         metrics.countRequest(status: response.status.code, duration: elapsed)
-        AccessLog.write(logger, request: request, response: response, path: path, elapsed: elapsed, tier: context.outcome.tier, id: id)
+        if logger.logLevel <= .info {
+            AccessLog.write(logger, request: request, response: response, path: path(), elapsed: elapsed, tier: context.outcome.tier, id: id)
+        }
         return request.method == .head ? response.createHeadResponse() : response
     }
 }

@@ -95,15 +95,18 @@ struct ImagePath: Hashable, Sendable {
     /// Leading slash included.
     var path: String
 
+    // Scanned as UTF-8: the separators are ASCII, and a Character walk (grapheme breaking) was
+    // most of a memory hit's parse.
     init(target: String) throws(ProcessingURL.Malformed) {
-        let withoutQuery = target.prefix { $0 != "?" }
-        guard withoutQuery.hasPrefix("/") else { throw ProcessingURL.Malformed(reason: "the path must start with /") }
-        let rest = withoutQuery.dropFirst()
-        guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex, rest.index(after: slash) != rest.endIndex else {
+        let bytes = target.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        guard bytes.first == UInt8(ascii: "/") else { throw ProcessingURL.Malformed(reason: "the path must start with /") }
+        let start = bytes.index(after: bytes.startIndex)
+        guard let slash = bytes[start..<end].firstIndex(of: UInt8(ascii: "/")), slash != start, bytes.index(after: slash) != end else {
             throw ProcessingURL.Malformed(reason: "expected /{signature}/{options}/{source}")
         }
-        signature = String(rest[..<slash])
-        path = "/" + Self.repaired(String(rest[rest.index(after: slash)...]))
+        signature = String(target[start..<slash])
+        path = "/" + Self.repaired(String(target[bytes.index(after: slash)..<end]))
     }
 
     /// imgproxy's `RedenormalizePath`: `%3A` in the options becomes `:` (proxies encode it), and a
@@ -113,15 +116,28 @@ struct ImagePath: Hashable, Sendable {
         let plain: String?
         if path.hasPrefix("plain/") {
             (options, plain) = ("", String(path.dropFirst("plain/".count)))
-        } else if let range = path.range(of: "/plain/") {
+        } else if let range = utf8Range(of: "/plain/", in: path) {
             (options, plain) = (String(path[..<range.lowerBound]), String(path[range.upperBound...]))
         } else {
             (options, plain) = (path, nil)
         }
-        let fixedOptions = options.replacingOccurrences(of: "%3A", with: ":")
+        let fixedOptions = utf8Range(of: "%3A", in: options) == nil ? options : options.replacingOccurrences(of: "%3A", with: ":")
         guard let plain else { return fixedOptions }
         let fixedPlain = repairedScheme(plain)
         return fixedOptions.isEmpty ? "plain/" + fixedPlain : fixedOptions + "/plain/" + fixedPlain
+    }
+
+    /// The first occurrence of the ASCII `needle` in `text`, compared byte for byte.
+    static func utf8Range(of needle: String, in text: String) -> Range<String.Index>? {
+        let bytes = text.utf8, pattern = Array(needle.utf8)
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
+        var index = bytes.startIndex
+        while let found = bytes[index...].firstIndex(of: first) {
+            guard let last = bytes.index(found, offsetBy: pattern.count, limitedBy: bytes.endIndex) else { return nil }
+            if bytes[found..<last].elementsEqual(pattern) { return found..<last }
+            index = bytes.index(after: found)
+        }
+        return nil
     }
 
     /// The regex `^(\S+):/([^/])` applied once, greedily: the last `:/` followed by anything but

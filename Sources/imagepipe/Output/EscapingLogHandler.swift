@@ -6,33 +6,31 @@ import PipelineCore
 /// strangers choose.
 struct EscapingLogHandler: LogHandler {
     var base: any LogHandler
+    /// The logger's own metadata as set, escaped only when a record is written: a request sets
+    /// its id on every request, most of which log nothing.
+    var metadata: Logger.Metadata = [:]
 
     var logLevel: Logger.Level {
         get { base.logLevel }
         set { base.logLevel = newValue }
     }
 
-    var metadata: Logger.Metadata {
-        get { base.metadata }
-        set { base.metadata = newValue.mapValues(Self.escape) }
-    }
-
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { base[metadataKey: key] }
-        set { base[metadataKey: key] = newValue.map(Self.escape) }
+        get { metadata[key] }
+        set { metadata[key] = newValue }
     }
 
     func log(event: LogEvent) {
         var event = event
         event.message = "\(Self.escape(event.message.description))"
-        var metadata = event.metadata ?? [:]
+        var merged = metadata.merging(event.metadata ?? [:]) { $1 }
         if let error = event.error {
             // Spelled as the stream handler would, so its text is escaped too.
-            metadata["error.message"] = "\(error)"
-            metadata["error.type"] = "\(String(reflecting: type(of: error)))"
+            merged["error.message"] = "\(error)"
+            merged["error.type"] = "\(String(reflecting: type(of: error)))"
             event.error = nil
         }
-        event.metadata = metadata.isEmpty ? event.metadata : metadata.mapValues(Self.escape)
+        event.metadata = merged.isEmpty ? nil : merged.mapValues(Self.escape)
         base.log(event: event)
     }
 
