@@ -152,6 +152,10 @@ final class ImageRenderer: Sendable {
     private func renderDirectly(_ job: Job, admission: WorkLimiter.Admission) async throws(ServiceError) -> (Data, ImageFormat) {
         let (options, context) = requestParameters(for: job)
         let loaded = try await fetch(job.source, options: options, context: context)
+        // Counted as the manager's path counts them, so `/metrics` says the same without a disk cache.
+        let metrics = manager.settings.metrics
+        metrics.loads.increment()
+        metrics.loadedBytes.increment(by: loaded.data.count)
         let sourceFormat = ImageFormat.detect(in: loaded.data)
         if job.skipProcessing.contains(sourceFormat) { return (loaded.data, sourceFormat) }
         let encodeOptions: @Sendable (ImageFormat) -> ImageEncodeOptions = { [self] format in self.encodeOptions(job, format: format) }
@@ -164,16 +168,16 @@ final class ImageRenderer: Sendable {
                 try await Self.processing(admission) { () async throws(ServiceError) in
                     do {
                         return try await CPUWorkQueue.runOffPool {
-                            var image = try decode()
+                            var image = try PipelineMetrics.time(metrics.loaderDecodeDuration) { try decode() }
                             if let transformer {
-                                image = try Self.transform(image, with: transformer, logger: logger)
+                                image = try PipelineMetrics.time(metrics.transformDuration) { try Self.transform(image, with: transformer, logger: logger) }
                             }
                             if image.orientation != .up { image = try image.applyingOrientation() }
                             // Past its deadline, or with its client gone, nothing is encoded.
                             try DecodeCancellation.checkCurrent()
                             let format = job.format ?? formats.fallback(for: image)
                             let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
-                            return (try coders.encode(input, as: format, options: encodeOptions(format)), format)
+                            return (try PipelineMetrics.time(metrics.encodeDuration) { try coders.encode(input, as: format, options: encodeOptions(format)) }, format)
                         }
                     } catch {
                         throw Self.serviceError(error, otherwise: .internalError)
@@ -254,13 +258,13 @@ final class ImageRenderer: Sendable {
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core).
     private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) async throws(ServiceError) -> Data {
         let input = Self.encodeInput(image, as: format, maxFrames: configuration.maxFrames)
-        let coders = self.coders
+        let (coders, timer) = (self.coders, manager.settings.metrics.encodeDuration)
         let result: Result<Data, ImagePipeError> = await withSpan("ImageServer.encode") { span in
             span.attributes["imagepipe.image.format"] = format.identifier
             let result: Result<Data, ImagePipeError> = await withCheckedContinuation { continuation in
                 DispatchQueue.global(qos: .userInitiated).async {
                     do {
-                        continuation.resume(returning: .success(try coders.encode(input, as: format, options: options)))
+                        continuation.resume(returning: .success(try PipelineMetrics.time(timer) { try coders.encode(input, as: format, options: options) }))
                     } catch {
                         continuation.resume(returning: .failure(error as? ImagePipeError ?? .encodingFailed(reason: "\(error)")))
                     }

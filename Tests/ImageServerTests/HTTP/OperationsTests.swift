@@ -61,6 +61,11 @@ struct OperationsTests {
                 #expect(samples["imagepipe_request_duration_seconds_count"] == 4)
                 #expect(samples["imagepipe_source_fetch_duration_seconds_count"] == 1)
                 #expect(samples["imagepipe_processing_duration_seconds_count"] == 1)
+                // The pipeline's own counters, without a disk cache too.
+                #expect(samples["imagepipe_loads_total"] == 1)
+                #expect((samples["imagepipe_loaded_bytes_total"] ?? 0) > 0)
+                #expect(samples[#"imagepipe_decode_duration_seconds_count{source="loader"}"#] == 1)
+                #expect(samples["imagepipe_encode_duration_seconds_count"] == 1)
                 #expect(samples["imagepipe_requests_in_flight"] == 0)
                 #expect(samples["imagepipe_requests_queued"] == 0)
                 // The process metrics Prometheus clients export, with their HELP and TYPE lines.
