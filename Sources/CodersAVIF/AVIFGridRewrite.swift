@@ -7,7 +7,7 @@ import PipelineCore
 ///   0.11 places them in the order it first met the tile items in the boxes of `meta`. The
 ///   rebuilt box puts `iinf` right after `hdlr` (0.11 then meets items in `iinf` order) with the
 ///   `infe` entries of each grid's tiles reordered among the places they held.
-/// - **Alpha per tile** (libavif issue 1203). A colour grid whose every tile has its own alpha
+/// - **Alpha per tile** (libavif's color_grid_alpha_nogrid layout). A colour grid whose every tile has its own alpha
 ///   auxiliary image, and no alpha image of its own, has alpha in libavif 1.x (which makes an
 ///   alpha grid of those images, `avifMetaFindAlphaItem`); 0.11 drops it. The rebuilt box has that
 ///   grid as an item: the colour grid's location and size, an alpha `auxC`, `auxl` to the colour

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CodersAVIF
 
-/// `clap` crops the decoded image as libavif 1.x computes the rectangle (issue 42); `irot` and
+/// `clap` crops the decoded image as libavif 1.x computes the rectangle; `irot` and
 /// `imir` stay in `orientation`, applied after the crop as MIAF orders them.
 struct AVIFCleanApertureTests {
     /// A `clap` box's fields: width, height, horizontal and vertical offset, each numerator and

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CodersAVIF
 
-/// Files libavif 0.11 misreads and libavif 1.x decodes (issue 42), edited for 0.11 before it
+/// Files libavif 0.11 misreads and libavif 1.x decodes, edited for 0.11 before it
 /// parses them: a `meta` of size 0, an audio track beside an image sequence, a depth map where 0.11
 /// looked for alpha, and transformative properties not marked essential. Pixels are compared with
 /// the lossless files' source pattern, which libavif 1.4.2's avifdec also gives back.

@@ -5,8 +5,8 @@ import Testing
 
 @testable import CodersAVIF
 
-/// Grids as libavif 1.x assembles them (issue 42): tiles in `dimg` order, and alpha on each tile
-/// of a colour grid without an alpha grid (libavif issue 1203). Pixels are compared with the
+/// Grids as libavif 1.x assembles them: tiles in `dimg` order, and alpha on each tile
+/// of a colour grid without an alpha grid (libavif's color_grid_alpha_nogrid layout). Pixels are compared with the
 /// lossless files' source pattern, which libavif 1.4.2's avifdec also gives back.
 struct AVIFGridRewriteTests {
     static let tolerance = 1

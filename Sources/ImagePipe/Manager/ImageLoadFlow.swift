@@ -21,8 +21,13 @@ struct ImageLoadFlow: Sendable {
     let metrics: PipelineMetrics
     /// The stages this request measured itself; the shared stages come with their results.
     private(set) var taskMetrics = ImageTaskMetrics()
-    /// The load's span, from `load(for:)` on.
+    /// The load's span, and the tracer its steps' spans go to, from `load(for:)` on.
     private(set) var span: (any Span)?
+    private(set) var tracing: LoadTracing?
+
+    /// `tracing`, which `load(for:)` sets before any step runs; not made in `init`, which a memory
+    /// hit runs, because finding the bootstrapped tracer takes a lock.
+    private var stepTracing: LoadTracing { tracing ?? LoadTracing(manager.settings.tracer) }
 
     /// The whole flow for `task`, its failure included.
     static func run(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext, for task: ImageTask) async {
@@ -101,6 +106,7 @@ struct ImageLoadFlow: Sendable {
         flow.logger[metadataKey: "image.url"] = "\(redactedURL)"
         flow.logger[metadataKey: "cache.key"] = "\(CredentialRedaction.redacting(keys.final))"
         let tracing = LoadTracing(manager.settings.tracer)
+        flow.tracing = tracing
         let span = tracing.startLoad()
         span.attributes["url.full"] = redactedURL
         flow.span = span
@@ -121,7 +127,7 @@ struct ImageLoadFlow: Sendable {
     }
 
     private mutating func loadSteps(for task: ImageTask) async throws {
-        let tracing = LoadTracing(manager.settings.tracer)
+        let tracing = stepTracing
         // 6–7. Cache queries: the final key, then the original key when a thumbnail or transform is in play.
         var cached: ImageCacheResult?
         if !options.contains(.fromLoaderOnly) {
@@ -205,7 +211,7 @@ struct ImageLoadFlow: Sendable {
     }
 
     private func queryOriginalKeyTraced() async throws -> ImageCacheResult? {
-        try await LoadTracing(manager.settings.tracer).span("ImagePipe.cache.query") { span in
+        try await stepTracing.span("ImagePipe.cache.query") { span in
             let result = await queryOriginalKey()
             span.attributes["imagepipe.cache.key"] = "original"
             span.attributes["imagepipe.cache.tier"] = Self.tierName(result?.cacheType ?? .none)
@@ -280,7 +286,7 @@ struct ImageLoadFlow: Sendable {
         let download = downloadIdentity(loader: loader, firstFrameOnly: decodeOptions.firstFrameOnly)
         let decode = DecodeIdentity(download: download, options: decodeOptions)
         let (manager, options, metrics, logger) = (self.manager, self.options, self.metrics, self.logger)
-        let tracing = LoadTracing(manager.settings.tracer)
+        let tracing = stepTracing
         let priority = Self.taskPriority(options)
         let progressive = options.contains(.progressiveLoad) ? ProgressiveDecoding(flow: self, task: task, cacheKey: keys.original) : nil
         let onProgress: @Sendable (ImageLoadProgress) -> Void = { progress in
@@ -331,7 +337,7 @@ struct ImageLoadFlow: Sendable {
             source: .download(decode), transformerKey: transformer.key,
             transformsAnimatedImages: options.contains(.transformAnimatedImage))
         let (shared, joined) = try await manager.transforms.joinedValue(for: transform, priority: priority, onProgress: onProgress) { report in
-            try await Self.transform(try await decoded(report), with: transformer, identity: transform, manager: manager, logger: logger)
+            try await Self.transform(try await decoded(report), with: transformer, identity: transform, manager: manager, tracing: tracing, logger: logger)
         }
         return joinedTransform(shared, joined: joined)
     }
@@ -342,9 +348,9 @@ struct ImageLoadFlow: Sendable {
         let identity = TransformIdentity(
             source: .cache(key: keys.original, options: decodeOptions(cacheKey: keys.original)),
             transformerKey: transformer.key, transformsAnimatedImages: options.contains(.transformAnimatedImage))
-        let (manager, logger) = (self.manager, self.logger)
+        let (manager, logger, tracing) = (self.manager, self.logger, stepTracing)
         let (shared, joined) = try await manager.transforms.joinedValue(for: identity) { _ in
-            try await Self.transform(decoded, with: transformer, identity: identity, manager: manager, logger: logger)
+            try await Self.transform(decoded, with: transformer, identity: identity, manager: manager, tracing: tracing, logger: logger)
         }
         return joinedTransform(shared, joined: joined)
     }
@@ -362,7 +368,8 @@ struct ImageLoadFlow: Sendable {
     /// (an output over the pixel limit) fails the request instead: the caller asked for that output,
     /// and the untransformed image is not it.
     private static func transform(
-        _ source: DecodedSource, with transformer: any ImageTransformer, identity: TransformIdentity, manager: ImageManager, logger: Logger
+        _ source: DecodedSource, with transformer: any ImageTransformer, identity: TransformIdentity, manager: ImageManager, tracing: LoadTracing,
+        logger: Logger
     ) async throws -> ProcessedSource {
         if source.image.isAnimated && !identity.transformsAnimatedImages { return ProcessedSource(decoded: source, transformed: nil) }
         // Transformers hold their output to the pixel limit the image carries; an original from the
@@ -376,7 +383,7 @@ struct ImageLoadFlow: Sendable {
         let start = ContinuousClock.now
         let timer = manager.settings.metrics.transformDuration
         do {
-            let output = try await LoadTracing(manager.settings.tracer).span("ImagePipe.transform") { span in
+            let output = try await tracing.span("ImagePipe.transform") { span in
                 span.attributes["imagepipe.transformer"] = transformer.key
                 let output = try await manager.cpu.run { [input] in try PipelineMetrics.time(timer) { try transformer.apply(to: input) } }
                 span.describe(output)
