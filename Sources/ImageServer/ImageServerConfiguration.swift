@@ -70,6 +70,11 @@ public struct ImageServerConfiguration: Sendable {
     public var maxFrames = 1
     /// Pixels of the result, and of any resized image on the way to it.
     public var maxOutputPixels = 50_000_000
+    /// Bytes the requests being processed may hold together, each counted at its estimate before it
+    /// starts (the decoder's estimate from the header, the output's pixels and the encoder's
+    /// buffers). A request that does not fit waits for others to finish, within its timeout; one
+    /// larger than the whole budget answers 503. Default: half of RAM or of the cgroup limit.
+    public var maxWorkingMemory = DecodeMemoryBudget.defaultLimitBytes
     /// Quality when the URL names none, 1–100 (imgproxy's default).
     public var defaultQuality = 80
 
@@ -94,4 +99,6 @@ public struct ImageServerConfiguration: Sendable {
 extension ImagePipeError.Limit {
     /// Pixels of a server's result or of a resize on the way to it: `ImageServerConfiguration.maxOutputPixels`.
     public static let outputPixels = Self(name: "outputPixels", setting: "ImageServerConfiguration.maxOutputPixels")
+    /// Bytes the requests being processed hold together: `ImageServerConfiguration.maxWorkingMemory`.
+    public static let workingMemory = Self(name: "workingMemory", setting: "ImageServerConfiguration.maxWorkingMemory")
 }

@@ -30,6 +30,29 @@ struct ServeHostileClientTests {
         #expect(try await server.exitStatus() == 0)
     }
 
+    @Test("Working memory: a request estimated over --max-working-memory is a 503 naming nothing of the server; the log names the flag")
+    func workingMemoryLimit() async throws {
+        let origin = try TestHTTPServer()
+        defer { origin.stop() }
+        origin.serveBytes("/pattern.png", TestPNGWriter.png(width: 500, height: 500, rgba: TestPNGWriter.pattern(width: 500, height: 500, alpha: false), alpha: false), contentType: "image/png")
+        let server = try ServeProcess([
+            "--port", "0", "--allow-unsigned", "--allow-private-sources", "--no-cache", "--max-working-memory", "50000000",
+        ])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let base = "http://127.0.0.1:\(port)/insecure"
+        let answer = { (url: String) in
+            try await runBlocking { String(decoding: try TestProcesses.run("/usr/bin/curl", ["-s", "-w", " %{http_code}", "-m", "30", url]), as: UTF8.self) }
+        }
+        // 3000×3000 WebP: 9 MP at about 18 bytes a pixel, three times the budget.
+        #expect(
+            try await answer("\(base)/rs:force:3000:3000/el:1/plain/\(origin.baseURL)/pattern.png@webp")
+                == "the server has not enough memory for this image; try again later\n 503")
+        #expect(try await answer("\(base)/rs:fit:16:16/plain/\(origin.baseURL)/pattern.png@png").hasSuffix(" 200"))
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+        #expect(server.stderr.contains("over --max-working-memory"), "\(server.stderr)")
+    }
+
     /// `imagepipe_requests_in_flight` from the metrics port.
     static func inFlight(metricsPort: Int) async throws -> Double? {
         let text = try await runBlocking { String(decoding: try TestProcesses.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(metricsPort)/metrics"]), as: UTF8.self) }

@@ -52,6 +52,9 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
             self.init(status: 502, reason: "the source server's response was not usable")
         case .limitExceeded(let limit, _, _) where limit == .responseBytes || limit == .fileSize:
             self.init(status: 422, reason: "the source is larger than the server accepts")
+        case .limitExceeded(let limit, _, _) where limit == .workingMemory:
+            // The server's capacity, not the image's fault: another server, or this one later, may do it.
+            self.init(status: 503, reason: "the server has not enough memory for this image; try again later")
         case .limitExceeded(let limit, _, _) where limit == .redirects:
             self.init(status: 502, reason: "the source server redirected too many times")
         case .limitExceeded(let limit, let value, let maximum):

@@ -19,6 +19,8 @@ final class ImageRenderer: Sendable {
     let diskCache: DiskCache?
     let metrics: ServerMetrics
     let logger: Logger
+    /// Requests reserve their `WorkingMemoryEstimate` here before they take a worker.
+    let workingMemory: DecodeMemoryBudget
 
     /// One request's work: where from, what to do, and the format when the URL or `Accept` chose one.
     struct Job: Sendable {
@@ -46,6 +48,7 @@ final class ImageRenderer: Sendable {
         self.formats = OutputFormats(coders: coders)
         self.metrics = metrics
         self.logger = logger
+        workingMemory = DecodeMemoryBudget(limitBytes: configuration.maxWorkingMemory, limit: .workingMemory)
         let prefixes = configuration.allowedSources
         loader = SourceLoader(configuration: configuration, metrics: metrics) { SourcePolicy.isAllowed($0, by: prefixes) }
         memoryOutputs = configuration.memoryLimit > 0 ? MemoryCache(costLimit: configuration.memoryLimit) : nil
@@ -97,7 +100,11 @@ final class ImageRenderer: Sendable {
             (data, format, tier) = try await Self.processing(admission) { () async throws(ServiceError) in
                 let (image, tier) = try await load(job)
                 let format = job.format ?? formats.fallback(for: image)
-                return (try await encode(image, as: format, options: encodeOptions(job, format: format)), format, tier)
+                // The manager's decode held the coders' budget; the encode holds this one.
+                let data = try await holdingWorkingMemory(WorkingMemoryEstimate.encodeBytes(of: image, as: format)) { () async throws(ServiceError) in
+                    try await encode(image, as: format, options: encodeOptions(job, format: format))
+                }
+                return (data, format, tier)
             }
         }
         let validator =
@@ -162,9 +169,39 @@ final class ImageRenderer: Sendable {
         // The options the manager would decode with: its original key is the source URL.
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: job.source.absoluteString)
         let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
-        let (coders, formats, logger, maxFrames) = (self.coders, self.formats, self.logger, configuration.maxFrames)
+        let estimate = WorkingMemoryEstimate.bytes(
+            decode: coders.decodeEstimate(for: loaded.data, options: decodeOptions), options: job.options, format: job.format ?? sourceFormat)
+        return try await holdingWorkingMemory(estimate) { () async throws(ServiceError) in
+            try await decodeTransformEncode(
+                loaded.data, job: job, decodeOptions: decodeOptions, context: context, transformer: transformer,
+                admission: admission, encodeOptions: encodeOptions)
+        }
+    }
+
+    /// `work` holding `bytes` of the working-memory budget, waiting for them first (without a
+    /// worker) while other requests hold it; a request larger than the whole budget is refused.
+    private func holdingWorkingMemory<T>(_ bytes: Int, _ work: () async throws(ServiceError) -> T) async throws(ServiceError) -> T {
         do {
-            return try await coders.decodeImage(loaded.data, options: decodeOptions, context: context) { decode in
+            return try await workingMemory.withReservation(of: bytes) { () async throws in try await work() }
+        } catch let error as ServiceError {
+            throw error
+        } catch ImagePipeError.limitExceeded(.workingMemory, let value, let maximum) {
+            logger.warning(
+                "a request needs an estimated \(value) bytes, over --max-working-memory (ImageServerConfiguration.maxWorkingMemory) of \(maximum)")
+            throw ServiceError(.limitExceeded(.workingMemory, value: value, maximum: maximum))
+        } catch {
+            throw Self.serviceError(error, otherwise: .cancelled)
+        }
+    }
+
+    /// The decode, transform and encode of `data` in one go, holding a worker.
+    private func decodeTransformEncode(
+        _ data: Data, job: Job, decodeOptions: ImageDecodeOptions, context: ImageContext, transformer: (any ImageTransformer)?,
+        admission: WorkLimiter.Admission, encodeOptions: @escaping @Sendable (ImageFormat) -> ImageEncodeOptions
+    ) async throws(ServiceError) -> (Data, ImageFormat) {
+        let (coders, formats, logger, maxFrames, metrics) = (self.coders, self.formats, self.logger, configuration.maxFrames, manager.settings.metrics)
+        do {
+            return try await coders.decodeImage(data, options: decodeOptions, context: context) { decode in
                 try await Self.processing(admission) { () async throws(ServiceError) in
                     do {
                         return try await CPUWorkQueue.runOffPool {

@@ -21,7 +21,7 @@ public final class DecodeMemoryBudget: Sendable {
     static let fallbackLimitBytes = 1 << 30
 
     /// Half the lower of RAM and the cgroup memory limit (1 GiB when neither can be read).
-    @usableFromInline static let defaultLimitBytes: Int = {
+    @usableFromInline package static let defaultLimitBytes: Int = {
         guard let bytes = SystemMemory.availableBytes() else { return fallbackLimitBytes }
         let share = Double(bytes) * memoryFraction
         return share >= Double(Int.max) ? Int.max : max(Int(share), 1)
@@ -35,6 +35,8 @@ public final class DecodeMemoryBudget: Sendable {
 
     private struct State {
         var limit: Int
+        /// The limit a reservation over the whole budget names.
+        let limitName: ImagePipeError.Limit
         var reserved = 0
         var peak = 0
         var waiters: [Waiter] = []
@@ -53,7 +55,7 @@ public final class DecodeMemoryBudget: Sendable {
             let limit = self.limit
             waiters.removeAll { waiter in
                 guard waiter.bytes > limit else { return false }
-                answers.append((waiter.continuation, .failure(DecodeMemoryBudget.tooLarge(waiter.bytes, limit: limit))))
+                answers.append((waiter.continuation, .failure(ImagePipeError.limitExceeded(limitName, value: waiter.bytes, maximum: limit))))
                 return true
             }
             while let first = waiters.first, fits(first.bytes) {
@@ -67,7 +69,12 @@ public final class DecodeMemoryBudget: Sendable {
     private let state: Mutex<State>
 
     public init(limitBytes: Int = DecodeMemoryBudget.defaultLimitBytes) {
-        state = Mutex(State(limit: max(limitBytes, 0)))
+        state = Mutex(State(limit: max(limitBytes, 0), limitName: .decodeMemoryBudget))
+    }
+
+    /// A budget whose refusals name `limit`: the server's working memory is one.
+    package init(limitBytes: Int, limit: ImagePipeError.Limit) {
+        state = Mutex(State(limit: max(limitBytes, 0), limitName: limit))
     }
 
     /// The budget in bytes. Raising it admits waiting decodes that now fit; lowering it fails those
@@ -84,20 +91,20 @@ public final class DecodeMemoryBudget: Sendable {
     }
 
     /// Bytes reserved by decodes running now.
-    var reservedBytes: Int { state.withLock { $0.reserved } }
+    package var reservedBytes: Int { state.withLock { $0.reserved } }
 
     /// The most bytes ever reserved at once: a test's proof that the budget held.
-    var peakReservedBytes: Int { state.withLock { $0.peak } }
+    package var peakReservedBytes: Int { state.withLock { $0.peak } }
 
     /// Reservations waiting for room.
-    var waitingCount: Int { state.withLock { $0.waiters.count } }
+    package var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Runs `body` holding `bytes` of the budget, waiting for them first if need be. Zero or
     /// negative bytes (nothing estimated) run at once, holding nothing.
     ///
     /// - Throws: `limitExceeded(.decodeMemoryBudget)` at once when `bytes` is over the whole budget;
     ///   `ImagePipeError.cancelled` when the task is cancelled while waiting; whatever `body` throws.
-    func withReservation<T>(
+    package func withReservation<T>(
         of bytes: Int, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
     ) async throws -> T {
         guard bytes > 0 else { return try await body() }
@@ -114,7 +121,7 @@ public final class DecodeMemoryBudget: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let answer = state.withLock { state -> Result<Void, any Error>? in
-                    if bytes > state.limit { return .failure(Self.tooLarge(bytes, limit: state.limit)) }
+                    if bytes > state.limit { return .failure(ImagePipeError.limitExceeded(state.limitName, value: bytes, maximum: state.limit)) }
                     // Checked under the lock: a cancellation handler that ran before this point
                     // found no waiter to remove, so the waiter must not be queued now.
                     if Task.isCancelled { return .failure(ImagePipeError.cancelled) }
@@ -146,10 +153,6 @@ public final class DecodeMemoryBudget: Sendable {
             return state.admitWaiters()
         }
         for (continuation, result) in answers { continuation.resume(with: result) }
-    }
-
-    private static func tooLarge(_ bytes: Int, limit: Int) -> ImagePipeError {
-        .limitExceeded(.decodeMemoryBudget, value: bytes, maximum: limit)
     }
 }
 

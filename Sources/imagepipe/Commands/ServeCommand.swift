@@ -52,6 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
     var redisLockWait: Int?
     @Option(help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes"))
     var memoryLimit = defaults.memoryLimit
+    @Option(help: ArgumentHelp("Bytes the images being processed may hold together, each at its estimate; more waits, or answers 503 (default: half of RAM or of the cgroup limit).", valueName: "bytes"))
+    var maxWorkingMemory = defaults.maxWorkingMemory
     @Option(help: "Serve /metrics on this port (default: no metrics; the main port never serves them).") var metricsPort: Int?
     @Option(help: ArgumentHelp("The address the metrics port listens on.", valueName: "addr")) var metricsHost = defaults.metricsHost
     @Option(help: ArgumentHelp("Bytes of a request's path and query; longer is 414.", valueName: "bytes")) var maxURLLength = defaults.maxURLLength
@@ -175,6 +177,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         settings.memoryLimit = noCache ? 0 : try Self.within(memoryLimit, 0...Int.max, "--memory-limit")
+        settings.maxWorkingMemory = try Self.within(maxWorkingMemory, 1 << 20...Int.max, "--max-working-memory")
         settings.metricsPort = try metricsPort.map { try Self.within($0, 0...65535, "--metrics-port") }
         settings.metricsHost = metricsHost
         settings.maxURLLength = try Self.within(maxURLLength, 256...(1 << 20), "--max-url-length")
