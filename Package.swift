@@ -77,7 +77,8 @@ let package = Package(
         // because zlib's deflate was most of an encode's time.
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
-        .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"]),
+        // zlib (libpng's own dependency) for the stoppable compression of large images.
+        .target(name: "CPNGShim", dependencies: ["CPNG", "CDeflate"], linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CodersPNG", dependencies: ["PipelineCore", "CPNGShim", "CDeflate"]),
         // JPEG on libjpeg-turbo, shaped the same way.
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
