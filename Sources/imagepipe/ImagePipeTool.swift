@@ -10,11 +10,10 @@ struct ImagePipeCommand: AsyncParsableCommand {
         abstract: "Fetch, convert, inspect and cache images through the ImagePipe pipeline.",
         discussion: """
             Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
-            Transforms (--transform SPEC, repeatable, applied in order):
-            \(TransformSpecHelp.text)
+            Transforms (--transform SPEC, repeatable, applied in order): `imagepipe transforms` lists them.
             """,
         version: ImagePipeVersion.current,
-        subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeCommand.self]
+        subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeCommand.self, TransformsCommand.self]
     )
 
     /// ArgumentParser's own `main`, with two differences the tool's contract asks for: `serve`

@@ -47,6 +47,15 @@ struct CLITests {
         #expect(max(width, height) == 16)
     }
 
+    @Test("`imagepipe transforms` lists every --transform spec; the help points there")
+    func transformsList() async throws {
+        let list = try await cli.run(["transforms"])
+        #expect(list.status == 0, "\(list.stderr)")
+        for spec in ["resize:", "crop:", "round:", "rotate:", "flip:", "tint:", "grayscale", "blur:"] { #expect(list.stdout.contains(spec), "\(spec)") }
+        let help = try await cli.run(["--help"])
+        #expect(help.stdout.replacingOccurrences(of: "\n", with: " ").contains("`imagepipe transforms` lists them"))
+    }
+
     @Test("fetch writes upright thumbnails with every JSON field, keeps animations, and converts formats")
     func fetch() async throws {
         let out = temp.path("out")

@@ -10,7 +10,7 @@ struct ImageProcessingOptions: ParsableArguments {
     @Option(name: [.long, .customLong("resize")], help: "Decode no larger than WxH (fit, aspect kept), e.g. 256x256; --resize is another name for it.")
     var thumbnail: String?
 
-    @Option(name: .long, help: ArgumentHelp("Transform the image; repeat to chain in order.", valueName: "spec"))
+    @Option(name: .long, help: ArgumentHelp("Transform the image; repeat to chain in order (`imagepipe transforms` lists the specs).", valueName: "spec"))
     var transform: [String] = []
 
     @Option(name: .long, help: "Encode quality for lossy formats, 0–100 (default 90).", transform: WholeNumberOption.parser(WholeNumberOption.quality))
@@ -125,11 +125,6 @@ struct WarningOptions: ParsableArguments {
     func check(_ warnings: [ImageDecodeWarning]) throws {
         if failOnWarning && !warnings.isEmpty { throw FailedOnWarning(count: warnings.count) }
     }
-}
-
-enum TransformSpecHelp {
-    /// Every spelling with its parameters' units, ranges and defaults, from their descriptions.
-    static let text = TransformerSpec.builtIn.help
 }
 
 /// A SOURCE argument: an http(s), file or data URL, or a path.
