@@ -37,6 +37,10 @@ public final class RedisImageCache: ImageCache {
 
     deinit { pool.close() }
 
+    /// Stops the connections once the commands already queued are done; later lookups answer as
+    /// misses and stores are dropped. A server calls it after its requests have drained.
+    public func close() { pool.close() }
+
     public var stats: RedisCacheStats { counters.snapshot }
 
     /// Where an image's entry lives: the prefix, then "img:", then the cache key.

@@ -4,6 +4,7 @@ import Foundation
 import ImageServer
 import Logging
 import PipelineCore
+import ServiceLifecycle
 import Synchronization
 
 /// `imagepipe serve`: the image service. Each property is one setting: its name is the flag and
@@ -93,12 +94,15 @@ struct ServeCommand: AsyncParsableCommand {
                 return EscapingLogHandler(base: handler)
             }
         }
-        let configuration = try serverConfiguration()
+        let redisPools = RedisPoolService()
+        let configuration = try serverConfiguration(redisPools: redisPools)
         // The tool's coders (AVIF and HEIF included): HEIC sources decode, and AVIF is offered to
         // clients whose Accept names it.
         PipelineSetup.registerPlugins()
         let server = ImageServer(configuration: configuration, coders: ImageCodersManager.shared, logger: Logger(label: "imagepipe.serve"))
-        let services = try otelEndpoint.map { [try TraceExport.bootstrap(endpoint: $0, logger: Logger(label: "imagepipe.otel"))] } ?? []
+        // Stopped in reverse order after the HTTP server: the Redis pools, then the trace exporter.
+        let services: [any Service] =
+            (try otelEndpoint.map { [try TraceExport.bootstrap(endpoint: $0, logger: Logger(label: "imagepipe.otel"))] } ?? []) + [redisPools]
         let ready = ReadyFlag()
         do {
             try await server.run(services: services) { address in
@@ -127,7 +131,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The configuration the flags describe (`ServeEnvironment` has added the variables').
-    func serverConfiguration() throws -> ImageServerConfiguration {
+    /// - Parameter redisPools: where `--redis`'s caches are kept, to be closed at shutdown.
+    func serverConfiguration(redisPools: RedisPoolService = RedisPoolService()) throws -> ImageServerConfiguration {
         var settings = ImageServerConfiguration()
         settings.host = host
         settings.port = try Self.within(port, 0...65535, "--port")
@@ -172,8 +177,9 @@ struct ServeCommand: AsyncParsableCommand {
         if noCache && cacheDir != nil { throw ValidationError("--cache-dir and --no-cache cannot be used together") }
         settings.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
         if let redis = try RedisOption.configuration(redis, lockWait: redisLockWait, environment: ProcessInfo.processInfo.environment) {
+            let pools = redisPools
             settings.sharedSources = { origin, factory in
-                RedisSharedLoader(origin: origin, cache: RedisImageCache(configuration: redis, metrics: RedisCacheMetrics(factory: factory)))
+                RedisSharedLoader(origin: origin, cache: pools.adding(RedisImageCache(configuration: redis, metrics: RedisCacheMetrics(factory: factory))))
             }
         }
         settings.memoryLimit = noCache ? 0 : try Self.within(memoryLimit, 0...Int.max, "--memory-limit")
