@@ -68,8 +68,16 @@ public struct ImageServer: Sendable {
             onServerRunning: { channel in
                 await onReady(Self.describe(channel.localAddress, host: configuration.host))
             },
-            logger: logger
+            logger: frameworkLogger
         )
+    }
+
+    /// The logger Hummingbird writes its own lines with: its "Server started" repeats what
+    /// `onReady` is told, so below a warning they show only when debugging.
+    var frameworkLogger: Logger {
+        var framework = logger
+        if framework.logLevel > .debug { framework.logLevel = max(framework.logLevel, .warning) }
+        return framework
     }
 
     /// The main port's routes behind the access log and the request-shape checks. `/metrics` is
@@ -93,7 +101,7 @@ public struct ImageServer: Sendable {
         return Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.metricsHost, port: port), serverName: nil),
-            logger: logger
+            logger: frameworkLogger
         )
     }
 

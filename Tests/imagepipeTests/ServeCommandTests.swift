@@ -72,7 +72,8 @@ struct ServeCommandTests {
         let server = try ServeProcess(["--port", "0", "--allow-unsigned"], environment: ["IMAGEPIPE_LOG_FORMAT": "json"])
         let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         let headers = try await runBlocking {
-            try TestProcesses.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "-H", "X-Request-ID: edge-7", "http://127.0.0.1:\(port)/insecure/rs:fit:4:4/aGVsbG8"])
+            try TestProcesses.run(
+                "/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "-A", "tester/1.0", "-H", "X-Request-ID: edge-7", "http://127.0.0.1:\(port)/insecure/rs:fit:4:4/aGVsbG8"])
         }
         #expect(String(decoding: headers, as: UTF8.self).lowercased().contains("x-request-id: edge-7"))
         server.signal(SIGINT)
@@ -87,7 +88,36 @@ struct ServeCommandTests {
         #expect(access["level"] as? String == "info")
         #expect((access["time"] as? String)?.hasSuffix("Z") == true)
         #expect(access["message"] as? String == "GET /*/rs:fit:4:4/aGVsbG8 404")
+        #expect(access["client"] as? String == "127.0.0.1")
+        #expect(access["user_agent"] as? String == "tester/1.0")
+        #expect(access["image_url"] as? String == "hello", "the source decoded from base64")
+        #expect((access["reason"] as? String)?.isEmpty == false, "an error answer says why")
         #expect(lines.count == server.stderr.split(separator: "\n").count, "every line is JSON: \(server.stderr)")
+    }
+
+    @Test("the text access log has millisecond UTC times, the client and the decoded source")
+    func textAccessLog() async throws {
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        _ = try await runBlocking { try TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "http://127.0.0.1:\(port)/insecure/rs:fit:4:4/aGVsbG8"]) }
+        server.signal(SIGINT)
+        #expect(try await server.exitStatus() == 0)
+        let line = try #require(server.stderr.split(separator: "\n").first { $0.contains("GET /*/rs:fit:4:4/aGVsbG8 404") }, "\(server.stderr)")
+        #expect(line.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info imagepipe\.serve: .* \[ImageServer\] GET .*/) != nil, "\(line)")
+        #expect(line.contains("client=127.0.0.1") && line.contains("image_url=hello"), "\(line)")
+    }
+
+    @Test("it logs the effective configuration once at start, keys not shown, and no second 'started' line")
+    func effectiveConfiguration() async throws {
+        let server = try ServeProcess(["--port", "0", "--key", "a1b2c3d4e5", "--salt", "f6e7d8c9", "--workers", "3"])
+        _ = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        server.signal(SIGINT)
+        #expect(try await server.exitStatus() == 0)
+        let lines = server.stderr.split(separator: "\n")
+        let configuration = try #require(lines.first { $0.hasSuffix("] configuration") }, "\(server.stderr)")
+        #expect(configuration.contains("workers=3") && configuration.contains("signingKeys=1 (not shown)"), "\(configuration)")
+        #expect(!server.stderr.contains("a1b2c3d4e5") && !server.stderr.contains("f6e7d8c9"))
+        #expect(!server.stderr.contains("Server started"), "Hummingbird's own line repeats the ready line: \(server.stderr)")
     }
 
     @Test("it prints one ready line with the address, takes flags from IMAGEPIPE_ variables, and answers /health")

@@ -24,6 +24,7 @@ struct AccessLogMiddleware: RouterMiddleware {
             do {
                 return try await next(request, context)
             } catch let error as any HTTPResponseError {
+                context.outcome.failure = (error as? ServiceError)?.reason ?? "\(error.status.reasonPhrase)"
                 return try error.response(from: request, context: context)
             }
         }
@@ -31,18 +32,24 @@ struct AccessLogMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         metrics.countRequest(status: response.status.code, duration: elapsed)
         if logger.logLevel <= .info {
-            AccessLog.write(logger, request: request, response: response, path: path(), elapsed: elapsed, tier: context.outcome.tier, id: id)
+            AccessLog.write(
+                logger, request: request, response: response, path: path(), elapsed: elapsed, outcome: context.outcome, id: id,
+                client: context.channel.remoteAddress?.ipAddress)
         }
         return request.method == .head ? response.createHeadResponse() : response
     }
 }
 
 /// One line per request through swift-log. The message is `METHOD PATH STATUS`; the metadata
-/// carries the fields a log pipeline reads: `request_id`, `method`, `path` (the signature cut off:
-/// it is a credential for that URL), `status`, `bytes`, `duration_ms` and `tier` (the cache tier
-/// that answered, when one did).
+/// carries the fields a log pipeline reads: `request_id`, `client` (the peer's address),
+/// `user_agent`, `method`, `path` (the signature cut off: it is a credential for that URL),
+/// `image_url` (the source, decoded, its credentials redacted), `status`, `bytes`, `duration_ms`, `tier` (the
+/// cache tier that answered, when one did) and `reason` (an error answer's).
 enum AccessLog {
-    static func write(_ logger: Logger, request: Request, response: Response, path: String, elapsed: Duration, tier: String?, id: String) {
+    static func write(
+        _ logger: Logger, request: Request, response: Response, path: String, elapsed: Duration, outcome: RequestOutcome, id: String,
+        client: String?
+    ) {
         let milliseconds = (Double(ServerMetrics.nanoseconds(elapsed)) / 100_000).rounded() / 10
         var metadata: Logger.Metadata = [
             "request_id": .string(id),
@@ -52,7 +59,11 @@ enum AccessLog {
             "bytes": .stringConvertible(response.body.contentLength ?? 0),
             "duration_ms": .stringConvertible(milliseconds),
         ]
-        if let tier { metadata["tier"] = .string(tier) }
+        if let client { metadata["client"] = .string(client) }
+        if let agent = request.headers[.userAgent] { metadata["user_agent"] = .string(ProcessingURL.printable(agent, limit: 256)) }
+        if let source = outcome.source { metadata["image_url"] = .string(ProcessingURL.printable(CredentialRedaction.redacting(source), limit: 512)) }
+        if let tier = outcome.tier { metadata["tier"] = .string(tier) }
+        if let failure = outcome.failure { metadata["reason"] = .string(failure) }
         logger.info("\(request.method) \(path) \(response.status.code)", metadata: metadata)
     }
 

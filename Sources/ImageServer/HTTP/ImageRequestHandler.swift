@@ -51,7 +51,7 @@ final class ImageRequestHandler: Sendable {
 
     /// The answer to an image URL; the cache tier that gave it goes to `context.outcome`.
     func image(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
-        let (job, url, negotiated) = try admit(request: request)
+        let (job, url, negotiated) = try admit(request: request, outcome: context.outcome)
         if url.options.raw { return try await raw(job) }
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl(expires: url.options.expires)
@@ -78,7 +78,7 @@ final class ImageRequestHandler: Sendable {
     /// imgproxy's order: the signature over the path as sent (before any option is read, so an
     /// unsigned caller learns nothing about the parser), then the options and source, then the
     /// source policy, then what this server cannot do yet, then the format.
-    private func admit(request: Request) throws(ServiceError) -> (ImageRenderer.Job, ProcessingURL, negotiated: Bool) {
+    private func admit(request: Request, outcome: RequestOutcome) throws(ServiceError) -> (ImageRenderer.Job, ProcessingURL, negotiated: Bool) {
         let url: ProcessingURL
         do {
             let path = try ImagePath(target: request.uri.path)
@@ -91,6 +91,7 @@ final class ImageRequestHandler: Sendable {
         } catch {
             throw error as? ServiceError ?? .internalError
         }
+        outcome.source = url.source
         let source: URL
         do {
             source = try policy.resolve(url.source)

@@ -89,9 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
             case .json:
                 return JSONLogHandler(label: label, logLevel: level)
             case .text:
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return EscapingLogHandler(base: handler)
+                return EscapingLogHandler(base: TextLogHandler(label: label, logLevel: level))
             }
         }
         let redisPools = RedisPoolService()
@@ -108,6 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await server.run(services: services) { address in
                 ready.set()
                 Console.out("imagepipe serve: listening on http://\(address)")
+                Logger(label: "imagepipe.serve").info("configuration", metadata: EffectiveSettings.metadata(configuration))
             }
         } catch {
             // Not listening (the port is taken, say) is a failure; a drain cut short by

@@ -108,11 +108,7 @@ struct OutputOptions: ParsableArguments {
 
     func bootstrapLogging() {
         let level: Logger.Level = verbose ? .debug : .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return EscapingLogHandler(base: handler)
-        }
+        LoggingSystem.bootstrap { label in EscapingLogHandler(base: TextLogHandler(label: label, logLevel: level)) }
     }
 }
 

@@ -1,0 +1,30 @@
+import Foundation
+import ImageServer
+import Logging
+
+/// The configuration `serve` runs with, as one log line's metadata: every setting by its name in
+/// `ImageServerConfiguration`, read by reflection so a new setting shows without a line here.
+/// Credentials are never written: the signing keys become their count, the shared tier whether
+/// it is set.
+enum EffectiveSettings {
+    static func metadata(_ configuration: ImageServerConfiguration) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        for child in Mirror(reflecting: configuration).children {
+            guard let name = child.label else { continue }
+            switch name {
+            case "signingKeys": metadata[name] = "\((child.value as? [URLSigningKey])?.count ?? 0) (not shown)"
+            case "sharedSources": metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set"
+            default: metadata[name] = .string(describe(child.value))
+            }
+        }
+        return metadata
+    }
+
+    /// An optional's value or `none`; a URL as its path or address; anything else as Swift prints it.
+    private static func describe(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional { return mirror.children.first.map { describe($0.value) } ?? "none" }
+        if let url = value as? URL { return url.isFileURL ? url.path : url.absoluteString }
+        return "\(value)"
+    }
+}
