@@ -307,17 +307,20 @@ struct ImageLoadFlow: Sendable {
                 }
                 if joinedDownload { metrics.downloadJoins.increment() }
                 let decodeStart = ContinuousClock.now
-                var image = try await tracing.span("ImagePipe.decode") { span in
-                    let image = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
-                        try await manager.cpu.run { try PipelineMetrics.time(metrics.loaderDecodeDuration, work) }
+                var (image, workStart) = try await tracing.span("ImagePipe.decode") { span in
+                    let (image, workStart) = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
+                        try await manager.cpu.run {
+                            let start = ContinuousClock.now
+                            return (try PipelineMetrics.time(metrics.loaderDecodeDuration, work), start)
+                        }
                     }
                     span.describe(image)
-                    return image
+                    return (image, workStart)
                 }
                 // Whatever follows the first frame was never seen: the image cannot claim the file's metadata.
                 if loaded.isPrefix { image.metadata.hasUnreadMetadata = true }
                 let stages = ImageTaskMetrics(
-                    loadDuration: decodeStart - loadStart, decodeDuration: .now - decodeStart,
+                    loadDuration: decodeStart - loadStart, decodeWaitDuration: workStart - decodeStart, decodeDuration: .now - workStart,
                     loadedBytes: loaded.data.count, isCoalesced: joinedDownload)
                 return DecodedSource(
                     image: image, data: loaded.isPrefix ? nil : loaded.data, validators: loaded.response?.cacheValidators,

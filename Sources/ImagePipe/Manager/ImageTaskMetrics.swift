@@ -14,7 +14,10 @@ public struct ImageTaskMetrics: Sendable, Hashable {
     /// The loader's work, from asking for the bytes to having them (waiting for a shared download
     /// included).
     public var loadDuration: Duration?
-    /// Decoding the loaded bytes.
+    /// Waiting to decode: for a CPU worker (`ImageManager`'s `cpuConcurrency`) and for room in the
+    /// decode memory budget.
+    public var decodeWaitDuration: Duration?
+    /// Decoding the loaded bytes, on a worker: the wait for one is `decodeWaitDuration`.
     public var decodeDuration: Duration?
     /// Running the transformer.
     public var transformDuration: Duration?
@@ -29,12 +32,13 @@ public struct ImageTaskMetrics: Sendable, Hashable {
 
     package init(
         totalDuration: Duration = .zero, cacheQueryDuration: Duration? = nil, loadDuration: Duration? = nil,
-        decodeDuration: Duration? = nil, transformDuration: Duration? = nil, storeDuration: Duration? = nil,
+        decodeWaitDuration: Duration? = nil, decodeDuration: Duration? = nil, transformDuration: Duration? = nil, storeDuration: Duration? = nil,
         loadedBytes: Int? = nil, cacheType: ImageCacheType = .none, isCoalesced: Bool = false
     ) {
         self.totalDuration = totalDuration
         self.cacheQueryDuration = cacheQueryDuration
         self.loadDuration = loadDuration
+        self.decodeWaitDuration = decodeWaitDuration
         self.decodeDuration = decodeDuration
         self.transformDuration = transformDuration
         self.storeDuration = storeDuration
@@ -48,6 +52,7 @@ extension ImageTaskMetrics {
     /// Adds the stages a shared download, decode or transform measured.
     mutating func merge(_ shared: ImageTaskMetrics) {
         loadDuration = shared.loadDuration ?? loadDuration
+        decodeWaitDuration = shared.decodeWaitDuration ?? decodeWaitDuration
         decodeDuration = shared.decodeDuration ?? decodeDuration
         transformDuration = shared.transformDuration ?? transformDuration
         loadedBytes = shared.loadedBytes ?? loadedBytes

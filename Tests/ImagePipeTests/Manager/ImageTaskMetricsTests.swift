@@ -26,6 +26,38 @@ struct ImageTaskMetricsTests {
         #expect(metrics.transformDuration == nil && metrics.storeDuration == nil)
     }
 
+    /// TestCoder taking 60 ms a decode.
+    struct SlowCoder: ImageCoder {
+        let base = TestCoder()
+        func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
+        func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
+            Thread.sleep(forTimeInterval: 0.06)
+            return try base.decode(data, options: options)
+        }
+        func canEncode(to format: ImageFormat) -> Bool { base.canEncode(to: format) }
+        func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+            try base.encode(image, as: format, options: options)
+        }
+    }
+
+    @Test("With one CPU worker, the second of two decodes reports its wait for the worker apart from its decode")
+    func decodeWaitApart() async throws {
+        let coders = ImageCodersManager(coders: [SlowCoder()])
+        let loader = TestLoader.scripted(delay: .zero)
+        let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders, cpuConcurrency: 1)
+        let urls = (0..<2).map { URL(string: "test://img/photo\($0).timg")! }
+        for url in urls { loader.answer(url.absoluteString, with: .data(TestCoder.sample())) }
+        let metrics = try await withThrowingTaskGroup(of: ImageTaskMetrics?.self) { group in
+            for url in urls { group.addTask { try await manager.loadImage(with: url).metrics } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let stages = try metrics.map { (wait: try #require($0?.decodeWaitDuration), decode: try #require($0?.decodeDuration)) }
+        let waiter = try #require(stages.max { $0.wait < $1.wait })
+        // It waited for the other's 60 ms; its decode is its own 60 ms, not both (120 and more).
+        #expect(waiter.wait >= .milliseconds(55), "\(stages)")
+        #expect(waiter.decode >= .milliseconds(60) && waiter.decode < .milliseconds(119), "\(stages)")
+    }
+
     @Test("Waiting for the stores and running a transformer each add their stage")
     func storeAndTransform() async throws {
         let f = ManagerFixture(delay: .zero)
