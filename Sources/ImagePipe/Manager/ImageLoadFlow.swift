@@ -262,7 +262,8 @@ struct ImageLoadFlow: Sendable {
                 manager.settings.shouldBlockURL?(url, error)
                 ?? loader.shouldBlockURL(url, error: error, options: options, context: context)
             if block {
-                manager.blockedURLs.insert(url)
+                let settings = manager.settings
+                manager.blockedURLs.insert(url, lifetime: settings.blockedURLLifetime, capacity: settings.maxBlockedURLs)
                 logger.notice(
                     "URL blocked after a permanent failure; the retryFailed option tries it again",
                     metadata: ["error.kind": "\(error.kind)"])

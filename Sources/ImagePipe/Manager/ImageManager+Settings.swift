@@ -14,6 +14,12 @@ extension ImageManager {
         public var shouldDownload: (@Sendable (URL) -> Bool)?
         /// SDWebImage's delegate `shouldBlockFailedURL`: overrides the loader's answer.
         public var shouldBlockURL: (@Sendable (URL, ImagePipeError) -> Bool)?
+        /// How long a URL stays blocked after a permanent failure. SDWebImage blocks it for the
+        /// process's life; a long-running server would refuse a source uploaded after a 404 for
+        /// ever. Default: 10 minutes.
+        public var blockedURLLifetime: Duration = .seconds(600)
+        /// The most URLs blocked at once; past it the one closest to expiring is let go. Default: 10,000.
+        public var maxBlockedURLs = 10_000
         /// Where the manager says what a caller cannot see in the result: a failed load (debug), a
         /// URL blocked after a permanent failure (notice), a transformer that failed so the image went
         /// on untransformed (warning), each with the URL in `image.url` and the key in `cache.key`.

@@ -69,7 +69,7 @@ struct ImageManagerMemoryHitTests {
     func blockedURL() async throws {
         let f = try Fixture(url: url)
         defer { try? FileManager.default.removeItem(at: f.directory) }
-        f.manager.blockedURLs.insert(url)
+        f.manager.blockedURLs.insert(url, lifetime: .seconds(600), capacity: 10)
         await #expect(throws: ImagePipeError.blockedURL(url.absoluteString)) { try await f.manager.loadImage(with: url) }
         let retried = try await f.manager.loadImage(with: url, options: [.retryFailed])
         #expect(retried.cacheType == .memory)
@@ -90,7 +90,7 @@ struct ImageManagerMemoryHitTests {
                 }
             }
         }
-        manager.blockedURLs.insert(url)
+        manager.blockedURLs.insert(url, lifetime: .seconds(600), capacity: 10)
         await #expect(throws: ImagePipeError.blockedURL(url.absoluteString)) { try await manager.loadImage(with: url) }
         #expect(await hitter.value == .blockedURL(url.absoluteString))
         manager.blockedURLs.remove(url)

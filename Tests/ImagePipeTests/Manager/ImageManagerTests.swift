@@ -193,6 +193,19 @@ struct ImageManagerTests {
         #expect(f.manager.blockedURLs.contains(corrupt), "undecodable data is permanent")
     }
 
+    @Test("A blocked URL is tried again once blockedURLLifetime has passed, without retryFailed")
+    func blockExpires() async throws {
+        let f = ManagerFixture(delay: .zero)
+        f.manager.settings.blockedURLLifetime = .milliseconds(50)
+        let missing = URL(string: "test://img/uploaded-later.timg")!
+        await #expect(throws: ImagePipeError.stubBadStatus(404)) { try await f.manager.loadImage(with: missing) }
+        await #expect(throws: ImagePipeError.blockedURL(missing.absoluteString)) { try await f.manager.loadImage(with: missing) }
+        f.serve(missing.absoluteString)
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(try await f.manager.loadImage(with: missing).image != nil)
+        #expect(f.loader.requests(missing.absoluteString) == 2)
+    }
+
     @Test("A missing or empty URL fails with invalidURL")
     func invalidURL() async {
         let f = ManagerFixture()
