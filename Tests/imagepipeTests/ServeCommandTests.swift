@@ -275,6 +275,19 @@ struct ServeSettingsTests {
         try ServeCommand.parse(ServeEnvironment.arguments(arguments, environment: environment)).serverConfiguration()
     }
 
+    @Test("byte counts take units, in flags and variables: 512MiB, 2GB, 1.5GiB, 64k")
+    func byteUnits() throws {
+        let settings = try configuration(
+            ["--allow-unsigned", "--memory-limit", "512MiB", "--max-source-bytes", "2GB", "--max-url-length", "64k"],
+            ["IMAGEPIPE_MAX_WORKING_MEMORY": "1.5 GiB"])
+        #expect(settings.memoryLimit == 512 << 20)
+        #expect(settings.maxSourceBytes == 2_000_000_000)
+        #expect(settings.maxURLLength == 64_000)
+        #expect(settings.maxWorkingMemory == 3 << 29)
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--memory-limit", "12 furlongs"], [:]) }
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--memory-limit", "-5"], [:]) }
+    }
+
     @Test("a variable sets what no flag gives; a flag wins over its variable; lists are comma-separated")
     func precedence() throws {
         let environment = [

@@ -52,12 +52,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds a source every server misses waits for the one fetching it before fetching itself (default 5).", valueName: "seconds"))
     var redisLockWait: Int?
     @Option(help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes"))
-    var memoryLimit = defaults.memoryLimit
+    var memoryLimit = ByteCount(defaults.memoryLimit)
     @Option(help: ArgumentHelp("Bytes the images being processed may hold together, each at its estimate; more waits, or answers 503 (default: half of RAM or of the cgroup limit).", valueName: "bytes"))
-    var maxWorkingMemory = defaults.maxWorkingMemory
+    var maxWorkingMemory = ByteCount(defaults.maxWorkingMemory)
     @Option(help: "Serve /metrics on this port (default: no metrics; the main port never serves them).") var metricsPort: Int?
     @Option(help: ArgumentHelp("The address the metrics port listens on.", valueName: "addr")) var metricsHost = defaults.metricsHost
-    @Option(help: ArgumentHelp("Bytes of a request's path and query; longer is 414.", valueName: "bytes")) var maxURLLength = defaults.maxURLLength
+    @Option(help: ArgumentHelp("Bytes of a request's path and query; longer is 414.", valueName: "bytes")) var maxURLLength = ByteCount(defaults.maxURLLength)
     @Option(help: ArgumentHelp("Seconds a connection may take to send a request head, or sit idle between requests, before it is closed.", valueName: "seconds"))
     var idleTimeout = seconds(defaults.idleTimeout)
     @Option(help: ArgumentHelp("Connections open at once; more wait to be accepted.", valueName: "n")) var maxConnections = defaults.maxConnections
@@ -65,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds /health answers 503 after SIGTERM/SIGINT before the listener closes (behind a load balancer: its check interval times its threshold).", valueName: "seconds"))
     var drainDelay = seconds(defaults.drainDelay)
     @Option(help: ArgumentHelp("Seconds one request may take before answering 503.", valueName: "seconds")) var requestTimeout = seconds(defaults.requestTimeout)
-    @Option(help: ArgumentHelp("Largest source, in bytes; larger answers 422.", valueName: "bytes")) var maxSourceBytes = defaults.maxSourceBytes
+    @Option(help: ArgumentHelp("Largest source, in bytes; larger answers 422.", valueName: "bytes")) var maxSourceBytes = ByteCount(defaults.maxSourceBytes)
     @Option(help: ArgumentHelp("Most pixels a source may have; more answers 422.", valueName: "pixels")) var maxSourcePixels = defaults.maxSourcePixels
     @Option(help: "Animation frames processed (1: animations become their first frame); more answers 422.")
     var maxFrames = defaults.maxFrames
@@ -181,17 +181,17 @@ struct ServeCommand: AsyncParsableCommand {
                 RedisSharedLoader(origin: origin, cache: pools.adding(RedisImageCache(configuration: redis, metrics: RedisCacheMetrics(factory: factory))))
             }
         }
-        settings.memoryLimit = noCache ? 0 : try Self.within(memoryLimit, 0...Int.max, "--memory-limit")
-        settings.maxWorkingMemory = try Self.within(maxWorkingMemory, 1 << 20...Int.max, "--max-working-memory")
+        settings.memoryLimit = noCache ? 0 : try Self.within(memoryLimit.bytes, 0...Int.max, "--memory-limit")
+        settings.maxWorkingMemory = try Self.within(maxWorkingMemory.bytes, 1 << 20...Int.max, "--max-working-memory")
         settings.metricsPort = try metricsPort.map { try Self.within($0, 0...65535, "--metrics-port") }
         settings.metricsHost = metricsHost
-        settings.maxURLLength = try Self.within(maxURLLength, 256...(1 << 20), "--max-url-length")
+        settings.maxURLLength = try Self.within(maxURLLength.bytes, 256...(1 << 20), "--max-url-length")
         settings.idleTimeout = .seconds(try Self.within(idleTimeout, 1...3600, "--idle-timeout"))
         settings.maxConnections = try Self.within(maxConnections, 1...1_000_000, "--max-connections")
         settings.shutdownTimeout = .seconds(try Self.within(shutdownTimeout, 0...86400, "--shutdown-timeout"))
         settings.drainDelay = .seconds(try Self.within(drainDelay, 0...3600, "--drain-delay"))
         settings.requestTimeout = .seconds(try Self.within(requestTimeout, 1...3600, "--request-timeout"))
-        settings.maxSourceBytes = try Self.within(maxSourceBytes, 1...(1 << 40), "--max-source-bytes")
+        settings.maxSourceBytes = try Self.within(maxSourceBytes.bytes, 1...(1 << 40), "--max-source-bytes")
         settings.maxSourcePixels = try Self.within(maxSourcePixels, 1...(1 << 40), "--max-source-pixels")
         settings.maxFrames = try Self.within(maxFrames, 1...ImageDecodeOptions.defaultMaxFrames, "--max-frames")
         settings.maxOutputPixels = try Self.within(maxOutputPixels, 1...(1 << 40), "--max-output-pixels")
