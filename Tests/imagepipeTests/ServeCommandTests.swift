@@ -107,6 +107,21 @@ struct ServeCommandTests {
         #expect(line.contains("client=127.0.0.1") && line.contains("image_url=hello"), "\(line)")
     }
 
+    @Test("a loopback origin is 404 to the client; the operator's log names the guard and --allow-private-sources")
+    func guardNamedInLog() async throws {
+        let origin = try TestHTTPServer()
+        defer { origin.stop() }
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let body = try await runBlocking {
+            String(decoding: try TestProcesses.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/insecure/w:8/plain/\(origin.baseURL)/a.png"]), as: UTF8.self)
+        }
+        #expect(body == "the source address is not allowed\n", "the client learns nothing of the guard")
+        server.signal(SIGINT)
+        #expect(try await server.exitStatus() == 0)
+        #expect(server.stderr.contains("SSRF guard") && server.stderr.contains("--allow-private-sources"), "\(server.stderr)")
+    }
+
     @Test("it logs the effective configuration once at start, keys not shown, and no second 'started' line")
     func effectiveConfiguration() async throws {
         let server = try ServeProcess(["--port", "0", "--key", "a1b2c3d4e5", "--salt", "f6e7d8c9", "--workers", "3"])

@@ -24,7 +24,8 @@ struct AccessLogMiddleware: RouterMiddleware {
             do {
                 return try await next(request, context)
             } catch let error as any HTTPResponseError {
-                context.outcome.failure = (error as? ServiceError)?.reason ?? "\(error.status.reasonPhrase)"
+                let serviceError = error as? ServiceError
+                context.outcome.failure = serviceError.map { error in error.hint.map { "\(error.reason) (\($0))" } ?? error.reason } ?? error.status.reasonPhrase
                 return try error.response(from: request, context: context)
             }
         }

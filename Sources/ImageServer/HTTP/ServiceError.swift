@@ -8,12 +8,16 @@ import PipelineCore
 struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
     let status: HTTPResponse.Status
     let reason: String
+    /// What the operator may want to know and the client must not: the access log's `reason`
+    /// carries it after the client's reason.
+    let hint: String?
 
     var description: String { "\(status.code) \(reason)" }
 
-    init(status: Int, reason: String) {
+    init(status: Int, reason: String, hint: String? = nil) {
         self.status = HTTPResponse.Status(code: status)
         self.reason = reason
+        self.hint = hint
     }
 
     /// Never cached; a 429 says when to come back and a 405 what is allowed.
@@ -41,7 +45,9 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
         case .loadFailed(.httpStatus, let status?, _):
             self.init(status: 502, reason: "the source server answered HTTP \(status)")
         case .loadFailed(.blockedAddress, _, _):
-            self.init(status: 404, reason: "the source address is not allowed")
+            self.init(
+                status: 404, reason: "the source address is not allowed",
+                hint: "the SSRF guard refused a loopback, private or link-local address; --allow-private-sources lets the server fetch from a private origin")
         case .loadFailed(.redirectRefused, _, _):
             self.init(status: 403, reason: "the source redirected outside the allowed sources")
         case .loadFailed(.timedOut, _, _):
