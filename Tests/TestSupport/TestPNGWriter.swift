@@ -25,6 +25,21 @@ public enum TestPNGWriter {
                 + HostileImages.pngChunk("IDAT", Array(compressed.prefix(Int(length)))) + HostileImages.pngChunk("IEND", []))
     }
 
+    /// An opaque gray RGB PNG of one `value`, built row-wise without a pixel loop: cheap even at
+    /// tens of megapixels, and a few kilobytes once compressed.
+    public static func solid(width: Int, height: Int, value: UInt8) -> Data {
+        let rowBytes = width * 3 + 1
+        var raw = [UInt8](repeating: value, count: height * rowBytes)
+        for y in 0..<height { raw[y * rowBytes] = 0 }
+        var length = compressBound(uLong(raw.count))
+        var compressed = [UInt8](repeating: 0, count: Int(length))
+        precondition(compress2(&compressed, &length, raw, uLong(raw.count), 6) == Z_OK)
+        let header = HostileImages.be32(width) + HostileImages.be32(height) + [8, 2, 0, 0, 0]
+        return Data(
+            HostileImages.pngSignature + HostileImages.pngChunk("IHDR", header)
+                + HostileImages.pngChunk("IDAT", Array(compressed.prefix(Int(length)))) + HostileImages.pngChunk("IEND", []))
+    }
+
     /// A deterministic test picture: gradients with a checker of hard edges, so lossy coders have
     /// both smooth areas and detail; with `alpha`, opacity ramps from 0 at the left to 255.
     public static func pattern(width: Int, height: Int, alpha: Bool, seed: Int = 0) -> [UInt8] {

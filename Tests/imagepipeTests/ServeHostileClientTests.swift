@@ -30,6 +30,36 @@ struct ServeHostileClientTests {
         #expect(try await server.exitStatus() == 0)
     }
 
+    /// A 7000×7000 solid PNG: a few kilobytes to fetch, 49 megapixels to decode and encode, so a
+    /// short deadline falls in the decode or the encode of every output format.
+    static let largeSolid = TestPNGWriter.solid(width: 7000, height: 7000, value: 90)
+
+    @Test("Every output format stops at its 503, in whatever step the deadline falls: the worker is free for the next request", arguments: ["webp", "png", "jpg", "gif", "avif"])
+    func everyFormatStops(format: String) async throws {
+        let origin = try TestHTTPServer()
+        defer { origin.stop() }
+        origin.serveBytes("/solid.png", Self.largeSolid, contentType: "image/png")
+        origin.serveBytes("/small.png", TestPNGWriter.solid(width: 8, height: 8, value: 200), contentType: "image/png")
+        let metricsPort = Int(TestProcesses.freePort())
+        let server = try ServeProcess([
+            "--port", "0", "--allow-unsigned", "--allow-private-sources", "--quiet", "--workers", "1", "--request-timeout", "1", "--no-cache",
+            "--metrics-port", "\(metricsPort)",
+        ])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let base = "http://127.0.0.1:\(port)/insecure"
+        let status = { (url: String) in
+            try await runBlocking { String(decoding: try TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "60", url]), as: UTF8.self) }
+        }
+        #expect(try await status("\(base)/q:90/plain/\(origin.baseURL)/solid.png@\(format)") == "503")
+        let start = ContinuousClock.now
+        let freed = await eventually(timeout: .seconds(60)) { (try? await Self.inFlight(metricsPort: metricsPort)) == 0 }
+        let elapsed = ContinuousClock.now - start
+        #expect(freed && elapsed < .seconds(8), "\(format): the worker was busy \(elapsed) after the 503")
+        #expect(try await status("\(base)/plain/\(origin.baseURL)/small.png@png") == "200")
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+    }
+
     @Test("Working memory: a request estimated over --max-working-memory is a 503 naming nothing of the server; the log names the flag")
     func workingMemoryLimit() async throws {
         let origin = try TestHTTPServer()
