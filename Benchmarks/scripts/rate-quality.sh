@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Rate against quality (issue 40): for JPEG, WebP and AVIF, the bench corpus' photos encoded over a
+# quality sweep by `imagepipe convert` and by `vips copy in out[Q=…]` (vips' other defaults), each
+# output scored against its source with SSIMULACRA2 (PyPI's `ssimulacra2` 0.3, a port of libjxl's
+# tool, in a venv of its own); prints the BD-rate (our bytes / vips' at equal score) and the CPU
+# seconds per encode of each, side by side in one run (Benchmarks/python/rate_quality.py).
+#
+#   Benchmarks/scripts/rate-quality.sh                     # PHOTOS=4 QUALITIES=30,40,50,60,70,80,90
+#   FORMATS=avif PHOTOS=2 Benchmarks/scripts/rate-quality.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export CORPUS_DIR="${CORPUS_DIR:-/tmp/imagepipe-bench-corpus}"
+PHOTOS="${PHOTOS:-4}"
+QUALITIES="${QUALITIES:-30,40,50,60,70,80,90}"
+FORMATS="${FORMATS:-jpeg,webp,avif}"
+VENV="${VENV:-/tmp/imagepipe-rate-quality-venv}"
+
+command -v vips >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q libvips-tools >/dev/null
+if [[ ! -x "$VENV/bin/python" ]]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q ssimulacra2==0.3.0 >&2
+fi
+bash "$ROOT/Benchmarks/scripts/make-corpus.sh" >&2
+if [[ -z "${IMAGEPIPE:-}" ]]; then
+  echo "building imagepipe (release)..." >&2
+  make -C "$ROOT" --no-print-directory release >&2
+  IMAGEPIPE="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)/imagepipe"
+fi
+mapfile -t photos < <(ls "$CORPUS_DIR"/jpeg/1920/*.jpg | head -n "$PHOTOS")
+"$VENV/bin/python" "$ROOT/Benchmarks/python/rate_quality.py" --imagepipe "$IMAGEPIPE" \
+  --qualities "$QUALITIES" --formats "$FORMATS" "${photos[@]}"
