@@ -126,7 +126,7 @@ struct FetchCommand: AsyncParsableCommand {
                 guard let (index, source) = pending.next() else { return }
                 group.addTask {
                     let line = await job.process(source, index: index, progress: progress)
-                    progress.finishedOne()
+                    progress.finishedOne(failed: line.error != nil)
                     if json { Console.out(line.json.text) }
                     DecodeWarnings.report(line.warnings, source: source)
                     if let error = line.error { Console.err("imagepipe: \(source): \(error)") }
