@@ -101,4 +101,15 @@ struct FetchFolderTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
         #expect(FileManager.default.fileExists(atPath: out + "/badge.png"))
     }
+
+    @Test("The output folder inside the folder given is not taken as a source: a second run writes the same files")
+    func outputInsideTheFolder() async throws {
+        let root = try photos()
+        for _ in 1...2 {
+            let run = try await cli.run(["fetch", "-r", root, "-o", root + "/thumbs", "--no-cache", "--thumbnail", "16x16", "--json"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(outputs(run).count == 4 && !outputs(run).keys.contains { $0.contains("/thumbs/") }, "\(run.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: root + "/thumbs/thumbs"))
+    }
 }

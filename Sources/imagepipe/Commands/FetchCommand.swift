@@ -103,7 +103,7 @@ struct FetchCommand: AsyncParsableCommand {
         try network.apply()
         let (manager, sharedSourceOriginals) = PipelineSetup.manager(
             cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory), redis: try redisConfiguration())
-        let expanded = FetchSources(self.sources, recursive: recursive)
+        let expanded = FetchSources(self.sources, recursive: recursive, outputFolder: output)
         for skip in expanded.skipped { Console.err(skip.note) }
         let sources = expanded.items.map(\.source)
         if sources.isEmpty {

@@ -7,7 +7,8 @@ import PipelineCore
 /// that are not images (judged by their first bytes, as the coders judge them), subfolders without
 /// `-r`, special files, and symbolic links leading out of the folder given or to a folder (a link
 /// inside it to one of its files is taken). Hidden entries (`.name`) are left out silently, as a
-/// shell's `*` leaves them out.
+/// shell's `*` leaves them out, and so is the output folder when it lies inside a folder given
+/// (`fetch -r . -o thumbs` run twice would otherwise take the first run's outputs).
 struct FetchSources {
     struct Item: Equatable {
         /// What the pipeline loads: the argument, or a path in a folder given.
@@ -27,7 +28,8 @@ struct FetchSources {
     var skipped: [Skip] = []
 
     /// `isImage` reads a file's first bytes and says whether a coder knows them.
-    init(_ arguments: [String], recursive: Bool, isImage: (String) -> Bool = FetchSources.startsLikeAnImage) {
+    init(_ arguments: [String], recursive: Bool, outputFolder: String? = nil, isImage: (String) -> Bool = FetchSources.startsLikeAnImage) {
+        let excluded = outputFolder.flatMap(Self.realPath)
         for argument in arguments {
             guard let root = Self.folderPath(argument) else {
                 items.append(Item(source: argument))
@@ -37,11 +39,13 @@ struct FetchSources {
             let realRoot = Self.realPath(root) ?? root
             // Files are named as the user named the folder; a `file:` URL's as plain paths.
             let display = URL(string: argument)?.scheme?.lowercased() == "file" ? root : argument
-            walk(root, display: display, folder: "", realRoot: realRoot, recursive: recursive, isImage: isImage)
+            walk(root, display: display, folder: "", realRoot: realRoot, excluded: excluded, recursive: recursive, isImage: isImage)
         }
     }
 
-    private mutating func walk(_ path: String, display: String, folder: String, realRoot: String, recursive: Bool, isImage: (String) -> Bool) {
+    private mutating func walk(
+        _ path: String, display: String, folder: String, realRoot: String, excluded: String?, recursive: Bool, isImage: (String) -> Bool
+    ) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -61,9 +65,13 @@ struct FetchSources {
                     skipped.append(Skip(path: shown, reason: "not an image"))
                 }
             case .folder:
-                if recursive {
+                if let excluded, Self.realPath(entry) == excluded {
+                    continue
+                } else if recursive {
                     let subfolder = OutputNames.safeComponent(name)
-                    walk(entry, display: shown, folder: folder.isEmpty ? subfolder : folder + "/" + subfolder, realRoot: realRoot, recursive: true, isImage: isImage)
+                    walk(
+                        entry, display: shown, folder: folder.isEmpty ? subfolder : folder + "/" + subfolder, realRoot: realRoot,
+                        excluded: excluded, recursive: true, isImage: isImage)
                 } else {
                     skipped.append(Skip(path: shown, reason: "a folder (give -r to take subfolders)"))
                 }
