@@ -15,6 +15,8 @@ struct JPEGDecodePlan {
     let sourceSize: ImageSize
     let targetSize: ImageSize
     let colorModel: ColorModel
+    /// The colour space the header declares, as reported on the image.
+    let sourceColorModel: ImageColorModel
     /// libjpeg's `scale_denom` (numerator 1): 1, 2, 4 or 8.
     let scaleDenominator: Int
 
@@ -27,6 +29,17 @@ struct JPEGDecodePlan {
         case JCS_GRAYSCALE: colorModel = .gray
         case JCS_CMYK, JCS_YCCK: colorModel = .cmyk(inverted: info.pointee.saw_Adobe_marker != 0)
         default: colorModel = .rgb
+        }
+        sourceColorModel = Self.sourceColorModel(info.pointee.jpeg_color_space)
+    }
+
+    static func sourceColorModel(_ space: J_COLOR_SPACE) -> ImageColorModel {
+        switch space {
+        case JCS_GRAYSCALE: .gray
+        case JCS_RGB: .rgb
+        case JCS_CMYK: .cmyk
+        case JCS_YCCK: .ycck
+        default: .ycbcr
         }
     }
 

@@ -27,6 +27,7 @@ enum JPEGDecoder {
         try preflight(scan, options: options)
         var (profile, profileWarning) = scan.iccSegments.profile(options: options)
         var conversionWarning: ImageDecodeWarning?
+        var colorModel: ImageColorModel?
         let (pixels, warnings, hasUnreadTail) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning], Bool) in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()
@@ -35,6 +36,7 @@ enum JPEGDecoder {
             _ = try decompressor.readHeader()
             let plan = try JPEGDecodePlan(info: decompressor.info, options: options)
             plan.apply(to: decompressor.info)
+            colorModel = plan.sourceColorModel
             var cmykRows: (any CMYKRowConverter)?
             if case .cmyk(let inverted) = plan.colorModel {
                 do {
@@ -65,7 +67,8 @@ enum JPEGDecoder {
             metadata: ImageMetadata(
                 decodeOptions: options, warnings: warnings + extra,
                 colorProfile: profile, exif: exif, xmp: xmp,
-                hasUnreadMetadata: scan.hasUnreadMetadata || hasUnreadTail || exifWarning != nil || xmpWarning != nil))
+                hasUnreadMetadata: scan.hasUnreadMetadata || hasUnreadTail || exifWarning != nil || xmpWarning != nil,
+                colorModel: colorModel))
     }
 
     /// The rows as the plan's pixels; CMYK through `cmykRows` when given, else naively.

@@ -26,7 +26,7 @@ enum APNGDecoder {
         let metadata = ImageMetadata(
             decodeOptions: options, warnings: index.warnings + [profileWarning].compactMap { $0 } + chunks.warnings,
             colorProfile: profile, exif: chunks.exif, xmp: chunks.xmp,
-            hasUnreadMetadata: chunks.hasUnread || options.firstFrameOnly)
+            hasUnreadMetadata: chunks.hasUnread || options.firstFrameOnly, colorModel: PNGHeader(data)?.colorModel)
         let orientation = chunks.orientation ?? .up
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), orientation: orientation, scale: options.scaleFactor, metadata: metadata)

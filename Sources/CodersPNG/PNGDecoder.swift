@@ -71,7 +71,8 @@ enum PNGDecoder {
             buffer, format: .png, orientation: metadata.orientation ?? .up, scale: options.scaleFactor,
             metadata: ImageMetadata(
                 decodeOptions: options, warnings: warnings, colorProfile: profile,
-                exif: metadata.exif, xmp: metadata.xmp, hasUnreadMetadata: metadata.hasUnread))
+                exif: metadata.exif, xmp: metadata.xmp, hasUnreadMetadata: metadata.hasUnread,
+                colorModel: PNGHeader(data)?.colorModel))
     }
 
     /// A truncated file shows the rows that arrived, as browsers and libvips do, with a warning;

@@ -31,6 +31,17 @@ struct PNGHeader: Equatable {
         fieldsAfterSize = Array(head[24..<29])
     }
 
+    /// IHDR's colour type as reported on the image: 0 and 4 gray, 2 and 6 RGB, 3 a palette (alpha
+    /// is `hasAlpha`'s to say).
+    var colorModel: ImageColorModel? {
+        switch colorType {
+        case 0, 4: .gray
+        case 2, 6: .rgb
+        case 3: .palette
+        default: nil
+        }
+    }
+
     /// Bytes libpng and CodersPNG hold while decoding, besides the output pixels: libpng's two row
     /// buffers at the widest pixel its transforms pass through (8 bytes for 16-bit RGBA), the strip
     /// a thumbnail is read in, zlib's window and the IDAT read buffer. Nil when it overflows.

@@ -60,4 +60,21 @@ struct CLIAVIFHEIFTests {
         let refused = try await cli.run(["convert", sample.url.path, temp.path("alpha.heic")])
         #expect(refused.status == 2 && refused.stderr.contains(".avif"))
     }
+
+    @Test(
+        "A HEIC fetched twice through a disk cache, whole or as a thumbnail, warns of nothing and is a disk hit the second time",
+        .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
+    func heicThroughTheDiskCache() async throws {
+        let sample = HEIFFixtures.rgb
+        _ = try sample.data()
+        for extra in [[], ["--thumbnail", "16x16"], ["--transform", "grayscale"]] {
+            let cache = temp.path("cache\(extra.count)-\(extra.last ?? "")")
+            let runs = [
+                try await cli.run(["fetch", sample.url.path, "--cache-dir", cache, "--json"] + extra),
+                try await cli.run(["fetch", sample.url.path, "--cache-dir", cache, "--json"] + extra),
+            ]
+            for run in runs { #expect(run.status == 0 && run.stderr.isEmpty, "\(extra): \(run.stderr)") }
+            #expect(runs.map { $0.jsonLines.first?["cacheType"] as? String } == ["none", "disk"], "\(extra)")
+        }
+    }
 }

@@ -14,7 +14,7 @@ struct CLITests {
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.jsonLines
         #expect(lines.count == 3)
-        let keys: Set = ["source", "format", "width", "height", "frames", "loopCount", "durationsMs", "orientation", "hasAlpha", "pixelFormat", "iccProfile", "hasExif", "hasXmp", "warnings"]
+        let keys: Set = ["source", "format", "width", "height", "frames", "loopCount", "durationsMs", "orientation", "hasAlpha", "pixelFormat", "colorModel", "iccProfile", "hasExif", "hasXmp", "warnings"]
         for line in lines { #expect(Set(line.keys) == keys) }
         #expect(lines.allSatisfy { ($0["warnings"] as? [String])?.isEmpty == true })
         #expect(lines[0]["format"] as? String == "png" && lines[0]["hasAlpha"] as? Bool == true && lines[0]["pixelFormat"] as? String == "rgba8")

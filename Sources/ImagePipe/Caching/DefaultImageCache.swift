@@ -205,7 +205,12 @@ public final class DefaultImageCache: ImageCache {
             // untransformed picture under the transformed key, so it is encoded instead.
             let original = image.flatMap { $0.metadata.isTransformed ? nil : $0.animation?.data }
             var bytes = data ?? original
-            if bytes == nil, let image {
+            if bytes == nil, let image, !(context[.imageCoder] ?? coders).canEncode(to: image.storageFormat) {
+                // A format no registered coder writes (HEIC): nothing goes on disk under this key,
+                // as SDWebImage stores nothing when its encode gives no bytes. Not a failure: the
+                // source's own bytes, when the flow had them, are stored under the original key.
+                logger.debug("not stored in the disk cache: no coder encodes \(image.storageFormat.identifier)", metadata: metadata)
+            } else if bytes == nil, let image {
                 do {
                     bytes = try PipelineMetrics.time(metrics.encodeDuration) {
                         try Self.encode(image, coder: context[.imageCoder] ?? coders, options: context[.encodeOptions] ?? ImageEncodeOptions())

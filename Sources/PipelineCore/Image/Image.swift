@@ -225,11 +225,15 @@ public struct ImageMetadata: Hashable, Sendable {
     /// `ImageDecodeOptions.maxMetadataBytes`). A flag, not a warning, so the warnings cap
     /// (`ImageDecodeWarning.maxPerImage`) can never drop it.
     public var hasUnreadMetadata: Bool
+    /// Set by coders: the colour model the file stores its samples in (CMYK, YCCK, a palette…), as
+    /// its header says, before the decode converted them to the pixel format; nil when the coder
+    /// does not say. Kept by every transform.
+    public var colorModel: ImageColorModel?
 
     public init(
         isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil,
         warnings: [ImageDecodeWarning] = [], colorProfile: ImageColorProfile? = nil,
-        exif: Data? = nil, xmp: Data? = nil, hasUnreadMetadata: Bool = false
+        exif: Data? = nil, xmp: Data? = nil, hasUnreadMetadata: Bool = false, colorModel: ImageColorModel? = nil
     ) {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
@@ -240,6 +244,7 @@ public struct ImageMetadata: Hashable, Sendable {
         self.xmp = xmp
         self.removedMetadata = false
         self.hasUnreadMetadata = hasUnreadMetadata
+        self.colorModel = colorModel
     }
 
     /// Appends `warning` unless the image already holds `ImageDecodeWarning.maxPerImage`.

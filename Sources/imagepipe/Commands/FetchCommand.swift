@@ -6,15 +6,19 @@ import Logging
 import PipelineCore
 
 /// `imagepipe fetch`: loads sources through the caches and loaders, optionally thumbnailed and
-/// transformed, and writes them to a folder. A failing source never stops the others.
+/// transformed, and writes them to a folder. A failing source never stops the others. A folder
+/// SOURCE stands for the images in it (`FetchSources`).
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Load images through the caches and loaders and write them to a folder."
     )
 
-    @Argument(help: "http(s) URLs, file:// URLs or paths.")
+    @Argument(help: "http(s) URLs, file:// URLs, paths or folders (their images).")
     var sources: [String]
+
+    @Flag(name: .shortAndLong, help: "Also take the images in a folder's subfolders, mirrored under -o.")
+    var recursive = false
 
     @Option(name: .customShort("o"), help: ArgumentHelp("Write each image into this folder (created if missing).", valueName: "dir"))
     var output: String?
@@ -99,7 +103,14 @@ struct FetchCommand: AsyncParsableCommand {
         try network.apply()
         let (manager, sharedSourceOriginals) = PipelineSetup.manager(
             cacheDirectory: noCache ? nil : PipelineSetup.cacheDirectory(cacheDirectory), redis: try redisConfiguration())
-        let names = OutputNames.assign(sources)
+        let expanded = FetchSources(self.sources, recursive: recursive, outputFolder: output)
+        for skip in expanded.skipped { Console.err(skip.note) }
+        let sources = expanded.items.map(\.source)
+        if sources.isEmpty {
+            Console.err("imagepipe: no images to fetch in \(self.sources.joined(separator: " "))")
+            return
+        }
+        let names = OutputNames.assign(sources, folders: expanded.items.map(\.folder))
         var outputFolder: OutputFolder?
         if let output {
             do {
@@ -119,6 +130,7 @@ struct FetchCommand: AsyncParsableCommand {
             names: names, warningOptions: warningOptions, logger: logger
         )
         let progress = ProgressBar(total: sources.count, enabled: !outputOptions.json)
+        progress.skipped(expanded.skipped.count)
         let json = outputOptions.json
         let failures = await withTaskGroup(of: Bool.self) { group in
             var pending = FetchOrder.indices(of: sources, concurrency: concurrency).map { ($0, sources[$0]) }.makeIterator()
@@ -126,7 +138,7 @@ struct FetchCommand: AsyncParsableCommand {
                 guard let (index, source) = pending.next() else { return }
                 group.addTask {
                     let line = await job.process(source, index: index, progress: progress)
-                    progress.finishedOne()
+                    progress.finishedOne(failed: line.error != nil)
                     if json { Console.out(line.json.text) }
                     DecodeWarnings.report(line.warnings, source: source)
                     if let error = line.error { Console.err("imagepipe: \(source): \(error)") }

@@ -6,7 +6,7 @@ import PipelineCore
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe images: format, stored size, frames, loop count, durations, orientation, pixel format."
+        abstract: "Describe images: format, stored size, frames, loop count, durations, orientation, pixel format, colour model."
     )
 
     @Argument(help: "http(s) URLs, file:// URLs or paths.")
@@ -93,11 +93,17 @@ struct InfoCommand: AsyncParsableCommand {
         result.json.add("orientation", image.orientation.rawValue)
         result.json.add("hasAlpha", image.hasAlpha)
         result.json.add("pixelFormat", image.pixelFormat.rawValue)
+        result.json.add("colorModel", image.metadata.colorModel?.rawValue)
         result.json.add("iccProfile", iccProfileDescription(image.metadata.colorProfile))
         result.json.add("hasExif", hasExif)
         result.json.add("hasXmp", hasXmp)
         result.json.add("warnings", DecodeWarnings.json(warnings))
         var text = "\(TerminalEscaping.escape(source)): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
+        // What the pixels were converted from, when the pixel format does not already say it: a
+        // CMYK JPEG decodes to rgb8. (RGB, gray and JPEG's usual YCbCr go without a note.)
+        if let model = image.metadata.colorModel, ![.rgb, .gray, .ycbcr].contains(model) {
+            text += " (source \(TerminalEscaping.escape(model.rawValue)))"
+        }
         if image.isAnimated {
             let loops = image.loopCount == 0 ? "forever" : "\(image.loopCount)x"
             text += ", \(image.frameCount) frames, loops \(loops), \(durations.reduce(0, +)) ms"

@@ -54,24 +54,3 @@ struct JSONLine {
         return out + "\""
     }
 }
-
-/// Standard output and error, written whole lines at a time from any task.
-enum Console {
-    private static let lock = NSLock()
-
-    static func out(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    /// One line on standard error, control characters escaped: what it quotes (sources, paths,
-    /// reasons) can never break it into several lines or reach the terminal raw.
-    static func err(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardError.write(Data((TerminalEscaping.escape(line) + "\n").utf8))
-    }
-
-    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
-}
