@@ -20,7 +20,11 @@ struct WorkingMemoryTests {
 
     @Test("Two requests that each fit but not together both answer, one after the other: the budget's peak stays within it")
     func requestsWaitForRoom() async throws {
-        let fixture = try ServerFixture().with { $0.workers = 2 }
+        // A deadline no loaded machine reaches: the second request waits for the first's render.
+        let fixture = try ServerFixture().with {
+            $0.workers = 2
+            $0.requestTimeout = .seconds(120)
+        }
         fixture.origin.serveBytes("/large.png", ServerFixture.png(width: 500, height: 500), contentType: "image/png")
         let estimate = WorkingMemoryEstimate.bytes(
             decode: ImageDecodeEstimate(outputSize: ImageSize(width: 500, height: 500)),
