@@ -141,7 +141,7 @@ struct ServeCommandTests {
         #expect(server.stderr.contains(" debug "), "\(server.stderr)")
     }
 
-    @Test("the command serves with the tool's coders: AVIF when Accept names it, WebP before it, the source's format otherwise")
+    @Test("the command serves with the tool's coders: AVIF when Accept names it, before WebP, the source's format otherwise")
     func negotiatesAVIF() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -162,7 +162,8 @@ struct ServeCommandTests {
             return String(decoding: output, as: UTF8.self)
         }
         #expect(try await contentType(accept: "image/avif,image/*") == "image/avif")
-        #expect(try await contentType(accept: "image/avif,image/webp") == "image/webp")
+        #expect(try await contentType(accept: "image/avif,image/webp") == "image/avif")
+        #expect(try await contentType(accept: "image/webp,image/*") == "image/webp")
         #expect(try await contentType(accept: "*/*") == "image/png")
         server.signal(SIGTERM)
         #expect(try await server.exitStatus() == 0)
@@ -286,6 +287,57 @@ struct ServeSettingsTests {
         #expect(try configuration(["--allow-unsigned"], ["IMAGEPIPE_PRESET": "a=w:1,default=q:50"]).presets.map(\.name) == ["a", "default"])
         #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--preset", "thumb=q:500"], [:]) }
         #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--only-presets"], [:]) }
+    }
+
+    @Test("imgproxy's settings: its names as aliases, qualities, negotiation, secret, CORS, signatures, base URL")
+    func imgproxySettings() throws {
+        let settings = try configuration(
+            [
+                "--allow-unsigned", "--max-src-resolution", "2.5", "--max-src-file-size", "1000", "--max-animation-frames", "3",
+                "--requests-queue-size", "7", "--timeout", "9", "--max-clients", "11", "--keep-alive-timeout", "12",
+                "--quality", "70", "--format-quality", "jpeg=60,webp=50", "--auto-webp", "off", "--enforce-avif", "true",
+                "--secret", "abc", "--allow-origin", "*", "--signature-size", "8", "--trusted-signatures", "s1,s2",
+                "--allowed-processing-options", "w,h", "--allowed-processing-options", "pr", "--base-url", "https://cdn.example/",
+                "--allowed-sources", "https://*.example.com/,https://b.example/",
+            ],
+            ["IMAGEPIPE_PRESETS": "a=w:1,b=h:2"])
+        #expect(settings.maxSourcePixels == 2_500_000)
+        #expect(settings.maxSourceBytes == 1000 && settings.maxFrames == 3 && settings.queueSize == 7)
+        #expect(settings.requestTimeout == .seconds(9) && settings.maxConnections == 11 && settings.idleTimeout == .seconds(12))
+        #expect(settings.defaultQuality == 70)
+        #expect(settings.formatQuality == ["jpeg": 60, "webp": 50, "avif": 63, "jxl": 77])
+        #expect(!settings.autoWebP && settings.autoAVIF && settings.enforceAVIF && !settings.enforceWebP)
+        #expect(settings.secret == "abc" && settings.allowOrigin == "*" && settings.signatureSize == 8)
+        #expect(settings.trustedSignatures == ["s1", "s2"] && settings.allowedProcessingOptions == ["w", "h", "pr"])
+        #expect(settings.baseURL == "https://cdn.example/")
+        #expect(settings.allowedSources.map(\.description) == ["https://*.example.com/", "https://b.example/"])
+        #expect(settings.presets.map(\.name) == ["a", "b"])
+        #expect(try configuration(["--allow-unsigned"], ["IMAGEPIPE_AUTO_WEBP": "false", "IMAGEPIPE_QUALITY": "50"]).autoWebP == false)
+        for bad in [
+            ["--max-source-bytes", "10", "--max-src-file-size", "20"], ["--quality", "0"], ["--format-quality", "jpeg:80"],
+            ["--format-quality", "nope=80"], ["--signature-size", "33"], ["--auto-webp", "maybe"], ["--secret", "a b"],
+            ["--fallback-image-status", "99"], ["--watermark", "/nonexistent.png"], ["--watermark-opacity", "0"],
+        ] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration(["--allow-unsigned"] + bad, [:]) }
+        }
+    }
+
+    @Test("--watermark and --fallback-image read an image file (or IMAGEPIPE_WATERMARK_PATH, imgproxy's name)")
+    func imageSettings() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-mark-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try PNGCoder().encode(Image(try PixelBuffer(width: 6, height: 4, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
+            .write(to: file)
+        let settings = try configuration(
+            ["--allow-unsigned", "--watermark-opacity", "0.5", "--fallback-image", file.path, "--fallback-image-status", "0"],
+            ["IMAGEPIPE_WATERMARK_PATH": file.path])
+        #expect(settings.watermark?.pixelSize == ImageSize(width: 6, height: 4))
+        #expect(settings.watermarkOpacity == 0.5)
+        #expect(settings.fallbackImage?.pixelSize == ImageSize(width: 6, height: 4) && settings.fallbackImageStatus == 0)
+        let notImage = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-mark-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: notImage) }
+        try Data("hello".utf8).write(to: notImage)
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--watermark", notImage.path], [:]) }
     }
 
     @Test("a variable that is not a number is a usage error naming it")
