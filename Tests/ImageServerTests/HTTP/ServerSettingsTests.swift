@@ -177,4 +177,22 @@ struct ServerSettingsTests {
             }
         }
     }
+
+    @Test("raw: the origin's bytes with its ETag and Last-Modified passed on")
+    func raw() async throws {
+        let fixture = try Self.fixture { $0.workers = 1 }
+        let png = ServerFixture.png(width: 8, height: 8)
+        fixture.origin.route("/tagged.png") { _, connection in
+            connection.respond(
+                status: 200, headers: ["Content-Type": "image/png", "ETag": "\"v1\"", "Last-Modified": "Sun, 01 Nov 2026 10:00:00 GMT"], body: png)
+        }
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: ServerFixture.signed("/raw:1/plain/\(fixture.origin.baseURL)/tagged.png"), method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Data(buffer: response.body) == png)
+                #expect(response.headers[.eTag] == "\"v1\"")
+                #expect(response.headers[.lastModified] == "Sun, 01 Nov 2026 10:00:00 GMT")
+            }
+        }
+    }
 }
