@@ -169,6 +169,30 @@ struct ServeCommandTests {
         #expect(try await server.exitStatus() == 0)
     }
 
+    @Test("--watermark URL: fetched once when the server starts, then drawn by wm:")
+    func watermarkFromURL() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let white = try PNGCoder().encode(Image(try PixelBuffer(width: 8, height: 8, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
+        try white.write(to: root.appendingPathComponent("a.png"))
+        let assets = try TestHTTPServer()
+        let blue = ImageColor(red: 0, green: 0, blue: 255)
+        assets.serveBytes("/mark.png", try PNGCoder().encode(Image(try PixelBuffer(width: 4, height: 4, format: .rgba8, fill: blue), format: .png), as: .png, options: ImageEncodeOptions()))
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--local-root", root.path, "--quiet", "--watermark", assets.baseURL + "/mark.png"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let output = root.appendingPathComponent("out.png")
+        _ = try await runBlocking {
+            try TestProcesses.run("/usr/bin/curl", ["-s", "-o", output.path, "http://127.0.0.1:\(port)/insecure/wm:1:nowe/plain/local:///a.png@png"])
+        }
+        let image = try PNGCoder().decode(try Data(contentsOf: output), options: ImageDecodeOptions()).firstFrame
+        #expect(image.color(x: 0, y: 0) == blue)
+        #expect(image.color(x: 7, y: 7) == .white)
+        #expect(assets.requestCount("/mark.png") == 1)
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+    }
+
     @Test("SIGTERM with 20 requests in flight: all 20 complete, then the process exits 0")
     func drainOnSIGTERM() async throws {
         let origin = try TestHTTPServer()
@@ -334,6 +358,15 @@ struct ServeSettingsTests {
         #expect(settings.watermark?.pixelSize == ImageSize(width: 6, height: 4))
         #expect(settings.watermarkOpacity == 0.5)
         #expect(settings.fallbackImage?.pixelSize == ImageSize(width: 6, height: 4) && settings.fallbackImageStatus == 0)
+        let base64 = try Data(contentsOf: file).base64EncodedString()
+        #expect(try configuration(["--allow-unsigned", "--watermark-data", base64], [:]).watermark?.pixelSize == ImageSize(width: 6, height: 4))
+        let command = try ServeCommand.parse(["--allow-unsigned", "--watermark", "https://assets.example/mark.png", "--fallback-image-url", "http://assets.example/x.png"])
+        #expect(try command.watermarkSetting() == .remote(URL(string: "https://assets.example/mark.png")!))
+        #expect(try command.fallbackImageSetting() == .remote(URL(string: "http://assets.example/x.png")!))
+        #expect(try command.serverConfiguration().watermark == nil, "a URL is fetched when the server starts, not when flags are checked")
+        for bad in [["--watermark", file.path, "--watermark-path", file.path], ["--watermark-data", "%%%"], ["--fallback-image-url", "ftp://x/a.png"]] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration(["--allow-unsigned"] + bad, [:]) }
+        }
         let notImage = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-mark-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: notImage) }
         try Data("hello".utf8).write(to: notImage)

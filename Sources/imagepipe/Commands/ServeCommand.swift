@@ -56,10 +56,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Options URLs apply with pr:NAME, as NAME=OPTION/OPTION; `default` applies to every URL; repeatable.", valueName: "NAME=OPTIONS"))
     var preset: [String] = []
     @Flag(help: "URLs name presets only: /SIGNATURE/NAME:NAME/SOURCE, no other option is read.") var onlyPresets = false
-    @Option(help: ArgumentHelp("The image wm: draws over results: a PNG, JPEG, WebP, GIF, AVIF or HEIC file (imgproxy's IMGPROXY_WATERMARK_PATH).", valueName: "path"))
+    @Option(help: ArgumentHelp("The image wm: draws over results: a PNG, JPEG, WebP, GIF, AVIF or HEIC file, or an http(s) URL fetched when the server starts.", valueName: "path|url"))
     var watermark: String?
     @Option(help: ArgumentHelp("The watermark's opacity, multiplied by each URL's (0 to 1).", valueName: "0-1")) var watermarkOpacity = defaults.watermarkOpacity
-    @Option(help: ArgumentHelp("Answer this image, processed as the URL asks, when a source cannot be fetched.", valueName: "path")) var fallbackImage: String?
+    @Option(help: ArgumentHelp("Answer this image (a file, or an http(s) URL fetched when the server starts), processed as the URL asks, when a source cannot be fetched.", valueName: "path|url"))
+    var fallbackImage: String?
     @Option(help: "The status a fallback image is answered with; 0 keeps the failure's.") var fallbackImageStatus = defaults.fallbackImageStatus
     @Option(help: ArgumentHelp("Cache-Control max-age of fallback answers (default: --ttl).", valueName: "seconds")) var fallbackImageTTL: Int?
     @Flag(help: "Let sources resolve to loopback, private and link-local addresses (the SSRF guard is on otherwise).") var allowPrivateSources = false
@@ -106,8 +107,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("imgproxy's name for --local-root.", valueName: "dir")) var localFilesystemRoot: String?
     @Option(help: ArgumentHelp("imgproxy's name for --allow-source; repeatable or comma-separated.", valueName: "prefix")) var allowedSources: [String] = []
     @Option(help: ArgumentHelp("imgproxy's name for --preset; repeatable or comma-separated.", valueName: "NAME=OPTIONS")) var presets: [String] = []
-    @Option(help: ArgumentHelp("imgproxy's name for --watermark.", valueName: "path")) var watermarkPath: String?
-    @Option(help: ArgumentHelp("imgproxy's name for --fallback-image.", valueName: "path")) var fallbackImagePath: String?
+    @Option(help: ArgumentHelp("imgproxy's name for --watermark with a file.", valueName: "path")) var watermarkPath: String?
+    @Option(help: ArgumentHelp("imgproxy's name for --watermark with a URL.", valueName: "url")) var watermarkURL: String?
+    @Option(help: ArgumentHelp("The watermark image itself, as base64 (imgproxy's IMGPROXY_WATERMARK_DATA).", valueName: "base64")) var watermarkData: String?
+    @Option(help: ArgumentHelp("imgproxy's name for --fallback-image with a file.", valueName: "path")) var fallbackImagePath: String?
+    @Option(help: ArgumentHelp("imgproxy's name for --fallback-image with a URL.", valueName: "url")) var fallbackImageURL: String?
+    @Option(help: ArgumentHelp("The fallback image itself, as base64 (imgproxy's IMGPROXY_FALLBACK_IMAGE_DATA).", valueName: "base64"))
+    var fallbackImageData: String?
     @Option(help: ArgumentHelp("imgproxy's name for --fallback-image-status.", valueName: "status")) var fallbackImageHTTPCode: Int?
     @Option(help: "How log lines are written on standard error: text, or json (one object per line).") var logFormat = LogFormat.text
     @Flag(help: "Log less: warnings and errors only, no access log.") var quiet = false
@@ -131,7 +137,16 @@ struct ServeCommand: AsyncParsableCommand {
                 return EscapingLogHandler(base: handler)
             }
         }
-        let configuration = try serverConfiguration()
+        var configuration = try serverConfiguration()
+        do {
+            if case .remote(let url) = try watermarkSetting() { configuration.watermark = try await ServeImageSetting.fetch(url, flag: "--watermark") }
+            if case .remote(let url) = try fallbackImageSetting() {
+                configuration.fallbackImage = try await ServeImageSetting.fetch(url, flag: "--fallback-image")
+            }
+        } catch {
+            Console.err("imagepipe: serve: could not start: \(error)")
+            throw ExitCode(1)
+        }
         // The tool's coders (AVIF and HEIF included): HEIC sources decode, and AVIF is offered to
         // clients whose Accept names it.
         PipelineSetup.registerPlugins()
@@ -223,14 +238,10 @@ struct ServeCommand: AsyncParsableCommand {
         settings.onlyPresets = onlyPresets
         if onlyPresets && settings.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
         settings.allowsPrivateSources = allowPrivateSources
-        if let watermark = try Self.either(watermark, watermarkPath, "--watermark", "--watermark-path") {
-            settings.watermark = try Self.image(at: watermark, flag: "--watermark")
-        }
+        settings.watermark = try watermarkSetting()?.image(flag: "--watermark")
         guard watermarkOpacity > 0 && watermarkOpacity <= 1 else { throw ValidationError("--watermark-opacity must be a number over 0, up to 1") }
         settings.watermarkOpacity = watermarkOpacity
-        if let fallback = try Self.either(fallbackImage, fallbackImagePath, "--fallback-image", "--fallback-image-path") {
-            settings.fallbackImage = try Self.image(at: fallback, flag: "--fallback-image")
-        }
+        settings.fallbackImage = try fallbackImageSetting()?.image(flag: "--fallback-image")
         let fallbackStatus = try Self.either(fallbackImageStatus, Self.defaults.fallbackImageStatus, fallbackImageHTTPCode, "--fallback-image-status", "--fallback-image-http-code")
         guard fallbackStatus == 0 || (200...599).contains(fallbackStatus) else {
             throw ValidationError("--fallback-image-status must be 0 (the failure's status) or a status from 200 to 599")
@@ -294,20 +305,12 @@ struct ServeCommand: AsyncParsableCommand {
         values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// The image in the file at `path`, decoded by the tool's coders, for a setting that names one.
-    static func image(at path: String, flag: String) throws -> Image {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ValidationError("\(flag) '\(path)' cannot be read")
-        }
-        PipelineSetup.registerPlugins()
-        do {
-            return try ImageCodersManager.shared.decode(data, options: ImageDecodeOptions())
-        } catch {
-            throw ValidationError("\(flag) '\(path)' is not an image the server reads")
-        }
+    func watermarkSetting() throws -> ServeImageSetting? {
+        try ServeImageSetting.given(watermark, path: watermarkPath, url: watermarkURL, data: watermarkData, flag: "--watermark")
+    }
+
+    func fallbackImageSetting() throws -> ServeImageSetting? {
+        try ServeImageSetting.given(fallbackImage, path: fallbackImagePath, url: fallbackImageURL, data: fallbackImageData, flag: "--fallback-image")
     }
 
     /// `value` when `range` holds it; otherwise a usage error naming the flag and the range.
