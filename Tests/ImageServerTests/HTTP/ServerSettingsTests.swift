@@ -168,6 +168,16 @@ struct ServerSettingsTests {
             try await client.execute(uri: fixture.url("foo:1", "/gone.png"), method: .get) { #expect($0.status == .notFound, "an invalid URL gets no fallback") }
         }
         #expect(fixture.origin.requestCount("/gone.png") == 2, "each request tries the source again")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-fallback-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let throughManager = fixture.with { $0.cacheDirectory = directory }
+        try await throughManager.makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: throughManager.url("w:10", "/gone.png", ext: "png"), method: .get) { response in
+                #expect(response.status == .ok, "with a disk cache the source goes through the manager, and fails the same way")
+                let size = try ServerFixture.size(of: Data(buffer: response.body))
+                #expect(size == ImageSize(width: 10, height: 10))
+            }
+        }
         let keeping = fixture.with { $0.fallbackImageStatus = 0 }
         try await keeping.makeServer().makeApplication().test(.router) { client in
             try await client.execute(uri: keeping.url("", "/gone.png", ext: "png"), method: .get) { response in
