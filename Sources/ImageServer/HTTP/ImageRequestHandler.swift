@@ -75,6 +75,10 @@ final class ImageRequestHandler: Sendable {
         if tier != .origin { metrics.countCacheHit(tier: tier.rawValue) }
         context.outcome.tier = tier.rawValue
         headers[.eTag] = rendered.etag
+        // The origin's, while this server still knows it, as imgproxy passes it on.
+        if let lastModified = renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified {
+            headers[.lastModified] = lastModified
+        }
         if let ifNoneMatch, Self.matches(ifNoneMatch, rendered.etag) {
             return Response(status: .notModified, headers: headers)
         }

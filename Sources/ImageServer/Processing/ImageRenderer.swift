@@ -75,7 +75,7 @@ final class ImageRenderer: Sendable {
     func knownETag(for job: Job) -> String? {
         let key = job.key(defaultQuality: configuration.defaultQuality)
         if let cached = memoryOutputs?.value(forKey: key) { return cached.etag }
-        return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0, key: key) }
+        return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0.validator, key: key) }
     }
 
     /// The answer to `job`: from the output caches, else fetched holding `admission`'s place and
@@ -106,7 +106,7 @@ final class ImageRenderer: Sendable {
             }
         }
         let validator =
-            loader.validators.value(forKey: job.source.absoluteString)
+            loader.validators.value(forKey: job.source.absoluteString)?.validator
             ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
         let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key))
         metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))

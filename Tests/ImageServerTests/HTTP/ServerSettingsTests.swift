@@ -188,7 +188,7 @@ struct ServerSettingsTests {
         }
     }
 
-    @Test("raw: the origin's bytes with its ETag and Last-Modified passed on")
+    @Test("raw: the origin's bytes with its ETag and Last-Modified; processed images with its Last-Modified")
     func raw() async throws {
         let fixture = try Self.fixture { $0.workers = 1 }
         let png = ServerFixture.png(width: 8, height: 8)
@@ -203,6 +203,12 @@ struct ServerSettingsTests {
                 #expect(response.headers[.eTag] == "\"v1\"")
                 #expect(response.headers[.lastModified] == "Sun, 01 Nov 2026 10:00:00 GMT")
             }
+            try await client.execute(uri: ServerFixture.signed("/w:4/plain/\(fixture.origin.baseURL)/tagged.png"), method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.lastModified] == "Sun, 01 Nov 2026 10:00:00 GMT", "processed images pass the origin's on, as imgproxy's do")
+                #expect(response.headers[.eTag] != "\"v1\"", "the ETag is the result's own")
+            }
+            try await client.execute(uri: fixture.url("w:4", "/geometry.png"), method: .get) { #expect($0.headers[.lastModified] == nil) }
         }
     }
 }
