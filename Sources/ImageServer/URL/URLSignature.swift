@@ -33,7 +33,7 @@ public struct URLSigningKey: Sendable, CustomStringConvertible {
         hmac.update(data: salt)
         hmac.update(data: Array(path.utf8))
         let expected = Array(hmac.finalize())
-        guard mac.count <= expected.count else { return false }
+        guard !mac.isEmpty, mac.count <= expected.count else { return false }
         var difference: UInt8 = 0
         for (index, byte) in mac.enumerated() { difference |= byte ^ expected[index] }
         return difference == 0
