@@ -80,15 +80,20 @@ public struct ImageServer: Sendable {
         return framework
     }
 
-    /// The main port's routes behind the access log and the request-shape checks. `/metrics` is
-    /// never answered here, only on `metricsPort`; every other GET or HEAD is an image URL.
+    /// The main port's routes behind CORS (when configured), the access log, the request-shape
+    /// checks (which answer HEAD and OPTIONS) and the secret (when configured). `/metrics` is
+    /// never answered here, only on `metricsPort`; `/info/…` describes a source; every other GET
+    /// is an image URL.
     func makeRouter() -> Router<ImageRequestContext> {
-        let router = Router(context: ImageRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let router = Router(context: ImageRequestContext.self)
+        if let origin = configuration.allowOrigin { router.add(middleware: CORSMiddleware(origin: origin)) }
         router.add(middleware: AccessLogMiddleware(logger: logger, metrics: handler.metrics))
         router.add(middleware: RequestShapeMiddleware(maxURLLength: configuration.maxURLLength))
+        if let secret = configuration.secret { router.add(middleware: SecretMiddleware(secret: secret)) }
         let handler = self.handler
         router.get("/health") { _, _ in handler.health() }
         router.get("/metrics") { _, _ -> Response in throw ServiceError.notFound }
+        router.get("/info/**") { request, context in try await handler.info(request: request, context: context) }
         router.get("**") { request, context in try await handler.image(request: request, context: context) }
         return router
     }

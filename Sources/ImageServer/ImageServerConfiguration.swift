@@ -20,10 +20,27 @@ public struct ImageServerConfiguration: Sendable {
     public var signingKeys: [URLSigningKey] = []
     /// Accept `insecure` and `_` in place of a signature. Off by default.
     public var allowsUnsigned = false
+    /// Bytes of the HMAC a signature carries, 1–32: a shorter signature is the MAC's first bytes
+    /// (imgproxy's `IMGPROXY_SIGNATURE_SIZE`).
+    public var signatureSize = 32
+    /// Signatures accepted as they are, whatever the path (imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`).
+    public var trustedSignatures: Set<String> = []
+    /// Every request but `/health`, `HEAD` and `OPTIONS` must carry `Authorization: Bearer` this,
+    /// else 403 (imgproxy's `IMGPROXY_SECRET`, for a CDN in front); nil asks for nothing.
+    public var secret: String?
+    /// `Access-Control-Allow-Origin` on every answer, with `Access-Control-Allow-Methods: GET,
+    /// OPTIONS` (imgproxy's `IMGPROXY_ALLOW_ORIGIN`); nil sends no CORS headers.
+    public var allowOrigin: String?
 
     /// Named option lists URLs apply with `pr:NAME`; the one named `default` applies to every URL
     /// first. A later preset of the same name replaces an earlier one.
     public var presets: [ProcessingPreset] = []
+    /// The option names URLs may use, each as written (`resize` does not allow `rs`); presets may
+    /// use any. Empty allows every option (imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`).
+    public var allowedProcessingOptions: Set<String> = []
+    /// Put in front of every source URL that does not already start with it (imgproxy's
+    /// `IMGPROXY_BASE_URL`): URLs then carry `images/cat.jpg` for `https://cdn.example.com/images/cat.jpg`.
+    public var baseURL: String?
     /// URLs name presets only: the segment after the signature is `NAME:NAME…` (no `pr:`), and no
     /// other option is read (imgproxy's `IMGPROXY_ONLY_PRESETS`).
     public var onlyPresets = false
@@ -77,6 +94,31 @@ public struct ImageServerConfiguration: Sendable {
     public var maxWorkingMemory = DecodeMemoryBudget.defaultLimitBytes
     /// Quality when the URL names none, 1–100 (imgproxy's default).
     public var defaultQuality = 80
+    /// Quality per output format (`webp`, `avif`, `jpeg`…), when the URL names none for it
+    /// (`q:`, `fq:`); before `defaultQuality`. imgproxy's defaults (`IMGPROXY_FORMAT_QUALITY`).
+    public var formatQuality: [String: Int] = ["webp": 79, "avif": 63, "jxl": 77]
+    /// Answer WebP or AVIF to a client whose `Accept` names it, when the URL names no format
+    /// (imgproxy's `IMGPROXY_AUTO_WEBP`, `IMGPROXY_AUTO_AVIF`); AVIF first when both are accepted.
+    public var autoWebP = true
+    public var autoAVIF = true
+    /// As `autoWebP` and `autoAVIF`, even when the URL names a format (`IMGPROXY_ENFORCE_WEBP`, `_AVIF`).
+    public var enforceWebP = false
+    public var enforceAVIF = false
+
+    /// The image `wm:` draws over results (its first frame, upright); nil makes `wm:` do nothing,
+    /// as imgproxy without `IMGPROXY_WATERMARK_PATH` does.
+    public var watermark: Image?
+    /// The watermark's opacity, 0–1, multiplied by each URL's (imgproxy's `IMGPROXY_WATERMARK_OPACITY`).
+    public var watermarkOpacity = 1.0
+    /// The image answered, processed by the URL's options, when the source cannot be fetched
+    /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_PATH`); nil answers the failure.
+    public var fallbackImage: Image?
+    /// The status the fallback image is answered with; 0 keeps the failure's (imgproxy's
+    /// `IMGPROXY_FALLBACK_IMAGE_HTTP_CODE`).
+    public var fallbackImageStatus = 200
+    /// `Cache-Control: max-age` of fallback answers, in seconds; nil uses `cacheTTL`
+    /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_TTL`).
+    public var fallbackImageTTL: Int?
 
     /// `Cache-Control: max-age` of successful answers, in seconds (imgproxy's default: a year).
     public var cacheTTL = 31_536_000

@@ -124,14 +124,15 @@ struct ServeCommandTests {
 
     @Test("it logs the effective configuration once at start, keys not shown, and no second 'started' line")
     func effectiveConfiguration() async throws {
-        let server = try ServeProcess(["--port", "0", "--key", "a1b2c3d4e5", "--salt", "f6e7d8c9", "--workers", "3"])
+        let server = try ServeProcess(["--port", "0", "--key", "a1b2c3d4e5", "--salt", "f6e7d8c9", "--workers", "3", "--secret", "s3cr3t-token"])
         _ = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         server.signal(SIGINT)
         #expect(try await server.exitStatus() == 0)
         let lines = server.stderr.split(separator: "\n")
         let configuration = try #require(lines.first { $0.hasSuffix("] configuration") }, "\(server.stderr)")
         #expect(configuration.contains("workers=3") && configuration.contains("signingKeys=1 (not shown)"), "\(configuration)")
-        #expect(!server.stderr.contains("a1b2c3d4e5") && !server.stderr.contains("f6e7d8c9"))
+        #expect(!server.stderr.contains("a1b2c3d4e5") && !server.stderr.contains("f6e7d8c9") && !server.stderr.contains("s3cr3t-token"))
+        #expect(configuration.contains("secret=set (not shown)"), "\(configuration)")
         #expect(!server.stderr.contains("Server started"), "Hummingbird's own line repeats the ready line: \(server.stderr)")
     }
 
@@ -186,7 +187,7 @@ struct ServeCommandTests {
         #expect(server.stderr.contains(" debug "), "\(server.stderr)")
     }
 
-    @Test("the command serves with the tool's coders: AVIF when Accept names it, WebP before it, the source's format otherwise")
+    @Test("the command serves with the tool's coders: AVIF when Accept names it, before WebP, the source's format otherwise")
     func negotiatesAVIF() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -207,8 +208,33 @@ struct ServeCommandTests {
             return String(decoding: output, as: UTF8.self)
         }
         #expect(try await contentType(accept: "image/avif,image/*") == "image/avif")
-        #expect(try await contentType(accept: "image/avif,image/webp") == "image/webp")
+        #expect(try await contentType(accept: "image/avif,image/webp") == "image/avif")
+        #expect(try await contentType(accept: "image/webp,image/*") == "image/webp")
         #expect(try await contentType(accept: "*/*") == "image/png")
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+    }
+
+    @Test("--watermark URL: fetched once when the server starts, then drawn by wm:")
+    func watermarkFromURL() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let white = try PNGCoder().encode(Image(try PixelBuffer(width: 8, height: 8, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
+        try white.write(to: root.appendingPathComponent("a.png"))
+        let assets = try TestHTTPServer()
+        let blue = ImageColor(red: 0, green: 0, blue: 255)
+        assets.serveBytes("/mark.png", try PNGCoder().encode(Image(try PixelBuffer(width: 4, height: 4, format: .rgba8, fill: blue), format: .png), as: .png, options: ImageEncodeOptions()))
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--local-root", root.path, "--quiet", "--watermark", assets.baseURL + "/mark.png"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        let output = root.appendingPathComponent("out.png")
+        _ = try await runBlocking {
+            try TestProcesses.run("/usr/bin/curl", ["-s", "-o", output.path, "http://127.0.0.1:\(port)/insecure/wm:1:nowe/plain/local:///a.png@png"])
+        }
+        let image = try PNGCoder().decode(try Data(contentsOf: output), options: ImageDecodeOptions()).firstFrame
+        #expect(image.color(x: 0, y: 0) == blue)
+        #expect(image.color(x: 7, y: 7) == .white)
+        #expect(assets.requestCount("/mark.png") == 1)
         server.signal(SIGTERM)
         #expect(try await server.exitStatus() == 0)
     }
@@ -344,6 +370,66 @@ struct ServeSettingsTests {
         #expect(try configuration(["--allow-unsigned"], ["IMAGEPIPE_PRESET": "a=w:1,default=q:50"]).presets.map(\.name) == ["a", "default"])
         #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--preset", "thumb=q:500"], [:]) }
         #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--only-presets"], [:]) }
+    }
+
+    @Test("imgproxy's settings: its names as aliases, qualities, negotiation, secret, CORS, signatures, base URL")
+    func imgproxySettings() throws {
+        let settings = try configuration(
+            [
+                "--allow-unsigned", "--max-src-resolution", "2.5", "--max-src-file-size", "1000", "--max-animation-frames", "3",
+                "--requests-queue-size", "7", "--timeout", "9", "--max-clients", "11", "--keep-alive-timeout", "12",
+                "--quality", "70", "--format-quality", "jpeg=60,webp=50", "--auto-webp", "off", "--enforce-avif", "true",
+                "--secret", "abc", "--allow-origin", "*", "--signature-size", "8", "--trusted-signatures", "s1,s2",
+                "--allowed-processing-options", "w,h", "--allowed-processing-options", "pr", "--base-url", "https://cdn.example/",
+                "--allowed-sources", "https://*.example.com/,https://b.example/",
+            ],
+            ["IMAGEPIPE_PRESETS": "a=w:1,b=h:2"])
+        #expect(settings.maxSourcePixels == 2_500_000)
+        #expect(settings.maxSourceBytes == 1000 && settings.maxFrames == 3 && settings.queueSize == 7)
+        #expect(settings.requestTimeout == .seconds(9) && settings.maxConnections == 11 && settings.idleTimeout == .seconds(12))
+        #expect(settings.defaultQuality == 70)
+        #expect(settings.formatQuality == ["jpeg": 60, "webp": 50, "avif": 63, "jxl": 77])
+        #expect(!settings.autoWebP && settings.autoAVIF && settings.enforceAVIF && !settings.enforceWebP)
+        #expect(settings.secret == "abc" && settings.allowOrigin == "*" && settings.signatureSize == 8)
+        #expect(settings.trustedSignatures == ["s1", "s2"] && settings.allowedProcessingOptions == ["w", "h", "pr"])
+        #expect(settings.baseURL == "https://cdn.example/")
+        #expect(settings.allowedSources.map(\.description) == ["https://*.example.com/", "https://b.example/"])
+        #expect(settings.presets.map(\.name) == ["a", "b"])
+        #expect(try configuration(["--allow-unsigned"], ["IMAGEPIPE_AUTO_WEBP": "false", "IMAGEPIPE_QUALITY": "50"]).autoWebP == false)
+        for bad in [
+            ["--max-source-bytes", "10", "--max-src-file-size", "20"], ["--quality", "0"], ["--format-quality", "jpeg:80"],
+            ["--format-quality", "nope=80"], ["--signature-size", "33"], ["--auto-webp", "maybe"], ["--secret", "a b"],
+            ["--fallback-image-status", "99"], ["--watermark", "/nonexistent.png"], ["--watermark-opacity", "0"],
+        ] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration(["--allow-unsigned"] + bad, [:]) }
+        }
+    }
+
+    @Test("--watermark and --fallback-image read an image file (or IMAGEPIPE_WATERMARK_PATH, imgproxy's name)")
+    func imageSettings() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-mark-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try PNGCoder().encode(Image(try PixelBuffer(width: 6, height: 4, format: .rgb8, fill: .white), format: .png), as: .png, options: ImageEncodeOptions())
+            .write(to: file)
+        let settings = try configuration(
+            ["--allow-unsigned", "--watermark-opacity", "0.5", "--fallback-image", file.path, "--fallback-image-status", "0"],
+            ["IMAGEPIPE_WATERMARK_PATH": file.path])
+        #expect(settings.watermark?.pixelSize == ImageSize(width: 6, height: 4))
+        #expect(settings.watermarkOpacity == 0.5)
+        #expect(settings.fallbackImage?.pixelSize == ImageSize(width: 6, height: 4) && settings.fallbackImageStatus == 0)
+        let base64 = try Data(contentsOf: file).base64EncodedString()
+        #expect(try configuration(["--allow-unsigned", "--watermark-data", base64], [:]).watermark?.pixelSize == ImageSize(width: 6, height: 4))
+        let command = try ServeCommand.parse(["--allow-unsigned", "--watermark", "https://assets.example/mark.png", "--fallback-image-url", "http://assets.example/x.png"])
+        #expect(try command.watermarkSetting() == .remote(URL(string: "https://assets.example/mark.png")!))
+        #expect(try command.fallbackImageSetting() == .remote(URL(string: "http://assets.example/x.png")!))
+        #expect(try command.serverConfiguration().watermark == nil, "a URL is fetched when the server starts, not when flags are checked")
+        for bad in [["--watermark", file.path, "--watermark-path", file.path], ["--watermark-data", "%%%"], ["--fallback-image-url", "ftp://x/a.png"]] {
+            #expect(throws: (any Error).self, "\(bad)") { try configuration(["--allow-unsigned"] + bad, [:]) }
+        }
+        let notImage = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-mark-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: notImage) }
+        try Data("hello".utf8).write(to: notImage)
+        #expect(throws: (any Error).self) { try configuration(["--allow-unsigned", "--watermark", notImage.path], [:]) }
     }
 
     @Test("a variable that is not a number is a usage error naming it")

@@ -68,11 +68,12 @@ enum AccessLog {
         logger.info("\(request.method) \(path) \(response.status.code)", metadata: metadata)
     }
 
-    /// The target with its first segment (the signature) replaced by `*` and the credentials of a
-    /// plain source URL by `***`, cut to 512 characters.
+    /// The target with its signature (the first segment, the second after `/info`) replaced by `*`
+    /// and the credentials of a plain source URL by `***`, cut to 512 characters.
     static func redacted(_ target: String) -> String {
-        var segments = target.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        if segments.count >= 3 { segments[1] = "*" }
+        var segments = target.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        let signature = segments.count >= 4 && segments[1] == "info" ? 2 : 1
+        if segments.count >= signature + 2 { segments[signature] = "*" }
         return ProcessingURL.printable(CredentialRedaction.redacting(segments.joined(separator: "/")), limit: 512)
     }
 }

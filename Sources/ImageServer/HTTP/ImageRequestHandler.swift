@@ -24,7 +24,9 @@ final class ImageRequestHandler: Sendable {
 
     init(configuration: ImageServerConfiguration, renderer: ImageRenderer, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
-        verifier = URLSignatureVerifier(keys: configuration.signingKeys, allowsUnsigned: configuration.allowsUnsigned)
+        verifier = URLSignatureVerifier(
+            keys: configuration.signingKeys, allowsUnsigned: configuration.allowsUnsigned, signatureSize: configuration.signatureSize,
+            trusted: configuration.trustedSignatures)
         presets = Dictionary(configuration.presets.map { ($0.name, $0.segments) }, uniquingKeysWith: { $1 })
         policy = SourcePolicy(
             allowedPrefixes: configuration.allowedSources,
@@ -52,7 +54,7 @@ final class ImageRequestHandler: Sendable {
     /// The answer to an image URL; the cache tier that gave it goes to `context.outcome`.
     func image(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
         let (job, url, negotiated) = try admit(request: request, outcome: context.outcome)
-        if url.options.raw { return try await raw(job) }
+        if url.options.raw { return try await raw(job, channel: context.channel) }
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl(expires: url.options.expires)
         headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
@@ -63,10 +65,20 @@ final class ImageRequestHandler: Sendable {
             context.outcome.tier = "memory"
             return Response(status: .notModified, headers: headers)
         }
-        let (rendered, tier) = try await renderBounded(job, channel: context.channel)
+        let (rendered, tier): (RenderedImage, ImageRenderer.Tier)
+        do throws(ServiceError) {
+            (rendered, tier) = try await renderBounded(job, channel: context.channel)
+        } catch {
+            guard error.isFetchFailure, let fallback = configuration.fallbackImage else { throw error }
+            return try await answerFallback(fallback, job: job, url: url, failure: error, headers: headers, channel: context.channel)
+        }
         if tier != .origin { metrics.countCacheHit(tier: tier.rawValue) }
         context.outcome.tier = tier.rawValue
         headers[.eTag] = rendered.etag
+        // The origin's, while this server still knows it, as imgproxy passes it on.
+        if let lastModified = renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified {
+            headers[.lastModified] = lastModified
+        }
         if let ifNoneMatch, Self.matches(ifNoneMatch, rendered.etag) {
             return Response(status: .notModified, headers: headers)
         }
@@ -75,13 +87,40 @@ final class ImageRequestHandler: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rendered.data)))
     }
 
+    /// imgproxy's order (after `admitURL`'s): the watermark, then the format.
+    private func admit(request: Request, outcome: RequestOutcome) throws(ServiceError) -> (ImageRenderer.Job, ProcessingURL, negotiated: Bool) {
+        let (url, source) = try admitURL(target: request.uri.path, outcome: outcome)
+        var options = url.options
+        // Without a watermark image `wm:` does nothing, and costs nothing.
+        if renderer.watermark == nil { options.watermark.opacity = 0 }
+        var format: ImageFormat?
+        if let name = url.options.format, !url.options.raw {
+            guard let writable = renderer.formats.named(name) else {
+                throw ServiceError(status: 422, reason: "the server cannot write \(ProcessingURL.printable(name)) images")
+            }
+            format = writable
+        }
+        let skip = url.options.skipProcessing.compactMap(ImageFormat.named).filter { format == nil || $0 == format }
+        // `Accept` decides when the URL names no format, or over the URL's with an enforced one.
+        let formats = renderer.formats
+        let negotiates = format == nil ? !formats.automatic.isEmpty : !formats.enforced.isEmpty
+        if negotiates, let chosen = formats.negotiated(accept: request.headers[.accept], among: format == nil ? formats.automatic : formats.enforced) {
+            format = chosen
+        }
+        let job = ImageRenderer.Job(
+            source: source, options: options, format: format, skipProcessing: skip,
+            watermark: options.watermark.opacity > 0 ? renderer.watermark?.digest : nil)
+        return (job, url, negotiates)
+    }
+
     /// imgproxy's order: the signature over the path as sent (before any option is read, so an
     /// unsigned caller learns nothing about the parser), then the options and source, then the
-    /// source policy, then what this server cannot do yet, then the format.
-    private func admit(request: Request, outcome: RequestOutcome) throws(ServiceError) -> (ImageRenderer.Job, ProcessingURL, negotiated: Bool) {
+    /// source policy. `target` is the request's path (`/info`'s without `/info`); the source, once
+    /// read, goes to `outcome` for the access log.
+    func admitURL(target: String, outcome: RequestOutcome? = nil) throws(ServiceError) -> (ProcessingURL, URL) {
         let url: ProcessingURL
         do {
-            let path = try ImagePath(target: request.uri.path)
+            let path = try ImagePath(target: target)
             if case .refused(let reason) = verifier.check(signature: path.signature, path: path.path) {
                 throw ServiceError.forbidden(reason)
             }
@@ -91,51 +130,58 @@ final class ImageRequestHandler: Sendable {
         } catch {
             throw error as? ServiceError ?? .internalError
         }
-        outcome.source = url.source
-        let source: URL
+        outcome?.source = url.source
         do {
-            source = try policy.resolve(url.source)
+            return (url, try policy.resolve(url.source))
         } catch {
             switch error {
             case .malformed(let reason), .notAllowed(let reason): throw ServiceError(status: 404, reason: reason)
             }
         }
-        if let option = url.options.unsupportedOption {
-            throw ServiceError(status: 501, reason: "the option \(option) is not supported yet")
-        }
-        var format: ImageFormat?
-        if let name = url.options.format, !url.options.raw {
-            guard let writable = renderer.formats.named(name) else {
-                throw ServiceError(status: 422, reason: "the server cannot write \(ProcessingURL.printable(name)) images")
-            }
-            format = writable
-        }
-        let skip = url.options.skipProcessing.compactMap(ImageFormat.named).filter { format == nil || $0 == format }
-        let job = ImageRenderer.Job(
-            source: source, options: url.options, format: format ?? renderer.formats.negotiated(accept: request.headers[.accept]), skipProcessing: skip)
-        return (job, url, format == nil)
     }
 
     private func urlSettings() -> ProcessingURL.Settings {
-        ProcessingURL.Settings(presets: presets, onlyPresets: configuration.onlyPresets, now: Int64(Date().timeIntervalSince1970))
+        ProcessingURL.Settings(
+            presets: presets, onlyPresets: configuration.onlyPresets, now: Int64(Date().timeIntervalSince1970),
+            allowedOptions: configuration.allowedProcessingOptions, baseURL: configuration.baseURL)
     }
 
     /// imgproxy's spelling: `max-age=` the TTL, or less when `exp:` comes sooner (it writes no
     /// `Expires`); `no-cache` for a TTL of 0 without `exp:`.
-    private func cacheControl(expires: Int64) -> String {
-        guard expires > 0 else { return configuration.cacheTTL > 0 ? "max-age=\(configuration.cacheTTL), public" : "no-cache" }
-        let maxAge = max(0, min(Int64(configuration.cacheTTL), expires - Int64(Date().timeIntervalSince1970)))
+    func cacheControl(expires: Int64, ttl: Int? = nil) -> String {
+        let ttl = ttl ?? configuration.cacheTTL
+        guard expires > 0 else { return ttl > 0 ? "max-age=\(ttl), public" : "no-cache" }
+        let maxAge = max(0, min(Int64(ttl), expires - Int64(Date().timeIntervalSince1970)))
         return "max-age=\(maxAge), public"
+    }
+
+    /// The fallback image, processed as the URL asks, in place of a source that could not be
+    /// fetched: with `fallbackImageStatus` (or the failure's), the fallback's TTL and no ETag
+    /// (the next request tries the source again; nothing of it is kept).
+    private func answerFallback(
+        _ fallback: Image, job: ImageRenderer.Job, url: ProcessingURL, failure: ServiceError, headers: HTTPFields, channel: any Channel
+    ) async throws(ServiceError) -> Response {
+        let (rendered, _) = try await renderBounded(job, channel: channel, fallback: fallback)
+        var headers = headers
+        headers[.eTag] = nil
+        headers[.cacheControl] = cacheControl(expires: job.options.expires, ttl: configuration.fallbackImageTTL)
+        headers[.contentType] = rendered.format.mimeType
+        headers[.contentDisposition] = Self.contentDisposition(url: url, format: rendered.format)
+        let status = configuration.fallbackImageStatus == 0 ? failure.status : HTTPResponse.Status(code: configuration.fallbackImageStatus)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rendered.data)))
     }
 
     /// imgproxy's, on every image: an SVG or a mislabelled source opened directly runs nothing.
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 
-    /// `raw:1`: the source's bytes as fetched, without checks or processing. The origin's type is
-    /// passed on when it names an image (imgproxy passes any); otherwise the sniffed format's, or
+    /// `raw:1`: the source's bytes as fetched, without checks or processing, and without a worker
+    /// or a place in the queue (imgproxy streams it past its workers), within the request
+    /// deadline; the origin's `ETag` and `Last-Modified` are passed on. The origin's type is passed
+    /// on when it names an image (imgproxy passes any); otherwise the sniffed format's, or
     /// `application/octet-stream`, so this host never serves an origin's HTML as its own.
-    private func raw(_ job: ImageRenderer.Job) async throws(ServiceError) -> Response {
-        let loaded = try await renderer.fetch(job.source)
+    private func raw(_ job: ImageRenderer.Job, channel: any Channel) async throws(ServiceError) -> Response {
+        let renderer = self.renderer
+        let loaded = try await bounded(channel: channel) { () async throws -> ImageLoadResult in try await renderer.fetch(job.source) }
         var headers = HTTPFields()
         let sniffed = ImageFormat.detect(in: loaded.data)
         headers[.contentType] =
@@ -143,7 +189,16 @@ final class ImageRequestHandler: Sendable {
             ?? (sniffed == .undefined ? "application/octet-stream" : sniffed.mimeType)
         headers[.cacheControl] = cacheControl(expires: job.options.expires)
         headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        if let validators = loaded.response?.cacheValidators {
+            if let etag = validators.etag, Self.isHeaderSafe(etag) { headers[.eTag] = etag }
+            if let lastModified = validators.lastModified, Self.isHeaderSafe(lastModified) { headers[.lastModified] = lastModified }
+        }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: loaded.data)))
+    }
+
+    /// Printable ASCII only: an origin's header value passed on must not break ours.
+    static func isHeaderSafe(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 256 && value.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
     /// imgproxy's `Content-Disposition`: `fn:` or the source's file name without its extension
@@ -165,49 +220,51 @@ final class ImageRequestHandler: Sendable {
 
     /// Renders within the request deadline, with a place and then a worker from the limiter (a
     /// memory hit needs neither), and cancels the work when the client goes.
-    private func renderBounded(_ job: ImageRenderer.Job, channel: any Channel) async throws(ServiceError) -> (RenderedImage, ImageRenderer.Tier) {
-        let key = job.key(defaultQuality: configuration.defaultQuality)
-        if let cached = renderer.memoryOutputs?.value(forKey: key) { return (cached, .memory) }
+    /// With `fallback`, that image is processed in place of the source, and nothing is looked up.
+    private func renderBounded(_ job: ImageRenderer.Job, channel: any Channel, fallback: Image? = nil) async throws(ServiceError) -> (RenderedImage, ImageRenderer.Tier) {
+        let rendered = job.key(defaultQuality: configuration.defaultQuality)
+        if fallback == nil, let cached = renderer.memoryOutputs?.value(forKey: rendered) { return (cached, .memory) }
+        let key = fallback == nil ? rendered : "fallback\n" + rendered
 
-        let disconnect = disconnects.of(channel)
-        let timedOut = OnceFlag()
         let (renderer, limiter, metrics, renders) = (self.renderer, self.limiter, self.metrics, self.renders)
         // Identical requests in flight share one render, fetch to encode, and one worker; each
         // request's deadline and disconnect only leave it, and the last to leave cancels it.
-        let work = Task { () async throws -> (RenderedImage, ImageRenderer.Tier) in
-            do {
-                return try await renders.value(for: key) { _ in
-                    metrics.queued.increment()
-                    do {
-                        return try await limiter.run { admission in
-                            metrics.queued.decrement()
-                            metrics.inFlight.increment()
-                            defer { metrics.inFlight.decrement() }
-                            return try await renderer.render(job, admission: admission)
-                        }
-                    } catch let refusal as WorkLimiter.Refusal {
-                        metrics.queued.decrement()
-                        throw refusal == .queueFull ? ServiceError.tooManyRequests : ServiceError.cancelled
-                    }
+        return try await bounded(channel: channel) {
+            try await renders.value(for: key) { _ in
+                try await Self.limited(limiter, metrics) { admission in
+                    if let fallback { return (try await renderer.renderFallback(fallback, for: job, admission: admission), .origin) }
+                    return try await renderer.render(job, admission: admission)
                 }
+            }
+        }
+    }
+
+    /// `work` within the request deadline (503 past it), cancelled when the client goes or the
+    /// request is cancelled.
+    func bounded<T: Sendable>(channel: any Channel, _ work: @escaping @Sendable () async throws -> T) async throws(ServiceError) -> T {
+        let disconnect = disconnects.of(channel)
+        let timedOut = OnceFlag()
+        let task = Task { () async throws -> T in
+            do {
+                return try await work()
             } catch {
-                // A request that left the shared render gets the coalescer's cancellation.
+                // A request that left a shared render gets the coalescer's cancellation.
                 throw error as? ServiceError ?? (error is ImagePipeError ? .cancelled : .internalError)
             }
         }
-        let token = disconnect?.watch { work.cancel() }
+        let token = disconnect?.watch { task.cancel() }
         defer { if let token { disconnect?.unwatch(token) } }
         let timeout = configuration.requestTimeout
         let timer = Task {
             try await Task.sleep(for: timeout)
             timedOut.set()
-            work.cancel()
+            task.cancel()
         }
         defer { timer.cancel() }
         let result = await withTaskCancellationHandler {
-            await work.result
+            await task.result
         } onCancel: {
-            work.cancel()
+            task.cancel()
         }
         switch result {
         case .success(let value):
@@ -215,6 +272,23 @@ final class ImageRequestHandler: Sendable {
         case .failure(let error):
             if timedOut.isSet { throw .deadlineExceeded }
             throw error as? ServiceError ?? .internalError
+        }
+    }
+
+    /// `work` with a place from the limiter (429 when the queue is full), counted as queued until
+    /// it has one and in flight while it runs; `work` takes a worker from its admission.
+    static func limited<T>(_ limiter: WorkLimiter, _ metrics: ServerMetrics, _ work: (WorkLimiter.Admission) async throws -> T) async throws -> T {
+        metrics.queued.increment()
+        do {
+            return try await limiter.run { admission in
+                metrics.queued.decrement()
+                metrics.inFlight.increment()
+                defer { metrics.inFlight.decrement() }
+                return try await work(admission)
+            }
+        } catch let refusal as WorkLimiter.Refusal {
+            metrics.queued.decrement()
+            throw refusal == .queueFull ? ServiceError.tooManyRequests : ServiceError.cancelled
         }
     }
 

@@ -1,20 +1,23 @@
 import Hummingbird
 
-/// Refuses what no route answers before routing: methods other than GET and HEAD (405) and
-/// targets longer than `--max-url-length` (414), so neither reaches the URL parser.
+/// Refuses what no route answers before routing: methods other than GET, HEAD and OPTIONS (405)
+/// and targets longer than `--max-url-length` (414), so neither reaches the URL parser. HEAD and
+/// OPTIONS are answered 200 here, on any path and without any work, as imgproxy answers them
+/// (with CORS headers, when configured, for a browser's preflight).
 struct RequestShapeMiddleware: RouterMiddleware {
     typealias Context = ImageRequestContext
 
     let maxURLLength: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head else {
-            throw ServiceError(status: 405, reason: "only GET and HEAD are answered")
+        guard request.method == .get || request.method == .head || request.method == .options else {
+            throw ServiceError(status: 405, reason: "only GET, HEAD and OPTIONS are answered")
         }
         let length = request.uri.path.utf8.count + (request.uri.query.map { $0.utf8.count + 1 } ?? 0)
         guard length <= maxURLLength else {
             throw ServiceError(status: 414, reason: "the URL is longer than the server takes (\(maxURLLength) bytes)")
         }
+        if request.method != .get { return Response(status: .ok) }
         return try await next(request, context)
     }
 }

@@ -11,6 +11,9 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
     /// What the operator may want to know and the client must not: the access log's `reason`
     /// carries it after the client's reason.
     let hint: String?
+    /// The source could not be fetched (the origin's answer, the network, its size): where a
+    /// fallback image is configured, it is answered instead.
+    var isFetchFailure = false
 
     var description: String { "\(status.code) \(reason)" }
 
@@ -24,7 +27,7 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"]
         if status == .tooManyRequests { headers[.retryAfter] = "1" }
-        if status == .methodNotAllowed { headers[.allow] = "GET, HEAD" }
+        if status == .methodNotAllowed { headers[.allow] = "GET, HEAD, OPTIONS" }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: reason + "\n")))
     }
 
@@ -38,6 +41,18 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
 
     /// The answer for a pipeline failure while loading, decoding, transforming or encoding a source.
     init(_ error: ImagePipeError) {
+        self.init(answering: error)
+        switch error {
+        case .loadFailed, .invalidResponse, .badContentType, .invalidDownloadOperation, .accessDenied, .fileSystem, .invalidURL, .blockedURL:
+            isFetchFailure = true
+        case .limitExceeded(let limit, _, _) where limit == .responseBytes || limit == .fileSize || limit == .redirects:
+            isFetchFailure = true
+        default:
+            break
+        }
+    }
+
+    private init(answering error: ImagePipeError) {
         switch error {
         case .loadFailed(.httpStatus, let status?, _) where (400..<500).contains(status):
             // imgproxy passes the origin's 4xx on, 5xx as 502.

@@ -8,11 +8,12 @@ import PipelineCore
 /// The server's loader: http(s) through `HTTPLoader` (its SSRF guard on unless configured off,
 /// every redirect hop held to the allow-list before it is followed), optionally behind a fleet's shared tier, and files through
 /// `FileLoader` held to the local root. It notes each source's validator (its `ETag`, else a
-/// digest of its bytes) so answers can carry an ETag and 304s can skip the work.
+/// digest of its bytes) so answers can carry an ETag and 304s can skip the work, and the
+/// origin's `Last-Modified`, which answers pass on as imgproxy's do.
 final class SourceLoader: ImageLoader {
     let remote: any ImageLoader
     let file: FileLoader?
-    let validators: MemoryCache<String, String>
+    let validators: MemoryCache<String, SourceValidator>
     let metrics: ServerMetrics
     let maxSourceBytes: Int
 
@@ -55,8 +56,11 @@ final class SourceLoader: ImageLoader {
                 throw ImagePipeError.limitExceeded(.responseBytes, value: result.data.count, maximum: maxSourceBytes)
             }
         }
-        let validator = Self.validator(of: result), source = url.absoluteString
-        validators.set(validator, forKey: source, cost: MemoryCharge.validatorCost(source: source, validator: validator))
+        let source = url.absoluteString
+        var lastModified = result.response?.cacheValidators?.lastModified
+        if let value = lastModified, !ImageRequestHandler.isHeaderSafe(value) { lastModified = nil }
+        let validator = SourceValidator(validator: Self.validator(of: result), lastModified: lastModified)
+        validators.set(validator, forKey: source, cost: MemoryCharge.validatorCost(source: source, validator: validator.validator) + (lastModified?.utf8.count ?? 0))
         return result
     }
 
@@ -73,4 +77,11 @@ final class SourceLoader: ImageLoader {
         }
         return "sha256:" + Data(SHA256.hash(data: result.data)).base64URLEncodedWithoutPadding
     }
+}
+
+/// What the server remembers of a source's answer: the validator its results' ETags are made from,
+/// and the origin's `Last-Modified`, when it sent one.
+struct SourceValidator: Sendable {
+    let validator: String
+    let lastModified: String?
 }

@@ -56,33 +56,74 @@ struct SourcePolicy: Sendable {
 /// An `--allow-source` prefix, compared by parts: scheme, host and port exactly, then the path as
 /// a string prefix. A plain string prefix would let `http://example.com@evil.com/` through
 /// `http://example.com` (the host there is evil.com) and `http://example.com.evil.com/` too.
+/// A `*` in the host or the path stands for any run of characters but `/`, as in imgproxy's
+/// `IMGPROXY_ALLOWED_SOURCES` (`https://*.example.com/`, `https://cdn.example.com/*/public/`); it
+/// is matched against the host and path as parsed, so it never reaches into another part.
 public struct SourcePrefix: Sendable, Hashable, CustomStringConvertible {
     let scheme: String
-    let host: String
+    let host: WildcardPattern
     let port: Int
-    let pathPrefix: String
+    let pathPrefix: WildcardPattern
     public let description: String
+
+    /// Stands for `*` while the URL is parsed: letters every URL parser keeps as they are.
+    private static let placeholder = "qxwildcardqx"
 
     /// Nil unless `text` is an http(s) URL with a host and no user name or password.
     public init?(_ text: String) {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        let parsed = text.replacingOccurrences(of: "*", with: Self.placeholder)
+        guard let url = URL(string: parsed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host?.lowercased(), !host.isEmpty, url.user == nil, url.password == nil,
             url.query == nil, url.fragment == nil, !SourcePolicy.hasDotSegment(url.path(percentEncoded: false))
         else { return nil }
         self.scheme = scheme
-        self.host = host
+        self.host = WildcardPattern(host, wildcard: Self.placeholder)
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
         // Decoded, trailing slash kept: `https://h/images/` must not match `/imagesx`.
-        self.pathPrefix = url.path(percentEncoded: false)
+        self.pathPrefix = WildcardPattern(url.path(percentEncoded: false), wildcard: Self.placeholder)
         self.description = text
     }
 
     func matches(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == self.scheme,
-            url.host?.lowercased() == host, (url.port ?? (scheme == "https" ? 443 : 80)) == port
+        guard let scheme = url.scheme?.lowercased(), scheme == self.scheme, let host = url.host?.lowercased(),
+            self.host.matches(host, prefixOnly: false), (url.port ?? (scheme == "https" ? 443 : 80)) == port
         else { return false }
         let decoded = url.path(percentEncoded: false)
         let path = decoded.isEmpty ? "/" : decoded
-        return pathPrefix.isEmpty || path.hasPrefix(pathPrefix)
+        return pathPrefix.matches(path, prefixOnly: true)
+    }
+}
+
+/// Text with wildcards, each standing for any run of characters but `/`.
+struct WildcardPattern: Sendable, Hashable {
+    /// The literal parts around the wildcards, one more than there are wildcards.
+    let pieces: [[UInt8]]
+
+    init(_ text: String, wildcard: String) {
+        pieces = text.components(separatedBy: wildcard).map { Array($0.utf8) }
+    }
+
+    /// True when `text` is matched whole, or (with `prefixOnly`) starts with a match.
+    func matches(_ text: String, prefixOnly: Bool) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.starts(with: pieces[0]) else { return false }
+        return match(piece: 1, in: bytes, from: pieces[0].count, prefixOnly: prefixOnly)
+    }
+
+    /// Every place the wildcard before `piece` could stop is tried: patterns are a few pieces, the
+    /// text a URL's part.
+    private func match(piece: Int, in bytes: [UInt8], from start: Int, prefixOnly: Bool) -> Bool {
+        guard piece < pieces.count else { return prefixOnly || start == bytes.count }
+        let literal = pieces[piece]
+        var end = start
+        while true {
+            if end + literal.count <= bytes.count, bytes[end..<(end + literal.count)].elementsEqual(literal),
+                match(piece: piece + 1, in: bytes, from: end + literal.count, prefixOnly: prefixOnly)
+            {
+                return true
+            }
+            guard end < bytes.count, bytes[end] != UInt8(ascii: "/") else { return false }
+            end += 1
+        }
     }
 }

@@ -15,6 +15,8 @@ final class ImageRenderer: Sendable {
     let formats: OutputFormats
     let loader: SourceLoader
     let manager: ImageManager
+    /// The server's watermark, prepared once.
+    let watermark: Watermark?
     let memoryOutputs: MemoryCache<String, RenderedImage>?
     let diskCache: DiskCache?
     let metrics: ServerMetrics
@@ -29,11 +31,13 @@ final class ImageRenderer: Sendable {
         var format: ImageFormat?
         /// Source formats answered with the source's bytes (`skp:`, less those the URL converts).
         var skipProcessing: [ImageFormat] = []
+        /// The digest of the watermark `wm:` draws, when it draws one.
+        var watermark: String?
 
         /// The output caches' key: the source, the options in canonical form, the format (or that
-        /// the source's format decides) and the quality.
+        /// the source's format decides), the quality and the watermark.
         func key(defaultQuality: Int) -> String {
-            "\(source.absoluteString)\n\(options.canonical)\n\(format?.identifier ?? "source")\nq\(options.quality ?? defaultQuality)"
+            "\(source.absoluteString)\n\(options.canonical)\n\(format?.identifier ?? "source")\nq\(options.quality ?? defaultQuality)\(watermark.map { "\nwm" + $0 } ?? "")"
         }
     }
 
@@ -45,7 +49,8 @@ final class ImageRenderer: Sendable {
     init(configuration: ImageServerConfiguration, coders: ImageCodersManager, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
         self.coders = coders
-        self.formats = OutputFormats(coders: coders)
+        self.formats = OutputFormats(coders: coders, configuration: configuration)
+        watermark = configuration.watermark.flatMap { try? Watermark(image: $0, opacity: configuration.watermarkOpacity) }
         self.metrics = metrics
         self.logger = logger
         workingMemory = DecodeMemoryBudget(limitBytes: configuration.maxWorkingMemory, limit: .workingMemory)
@@ -73,7 +78,7 @@ final class ImageRenderer: Sendable {
     func knownETag(for job: Job) -> String? {
         let key = job.key(defaultQuality: configuration.defaultQuality)
         if let cached = memoryOutputs?.value(forKey: key) { return cached.etag }
-        return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0, key: key) }
+        return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0.validator, key: key) }
     }
 
     /// The answer to `job`: from the output caches, else fetched holding `admission`'s place and
@@ -108,7 +113,7 @@ final class ImageRenderer: Sendable {
             }
         }
         let validator =
-            loader.validators.value(forKey: job.source.absoluteString)
+            loader.validators.value(forKey: job.source.absoluteString)?.validator
             ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
         let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key))
         metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))
@@ -140,7 +145,7 @@ final class ImageRenderer: Sendable {
         context[.thumbnailPixelSize] = Self.decodeBox(for: job.options)
         let transformer: any ImageTransformer =
             job.options.changesPixels
-            ? ProcessingTransformer(options: job.options, maxOutputPixels: configuration.maxOutputPixels)
+            ? ProcessingTransformer(options: job.options, maxOutputPixels: configuration.maxOutputPixels, watermark: watermark)
             : NoImageTransformer()
         context[.imageTransformer] = transformer
         context[.queryCacheType] = ImageCacheType.none
@@ -223,6 +228,29 @@ final class ImageRenderer: Sendable {
             }
         } catch {
             throw Self.serviceError(error, otherwise: .cancelled)
+        }
+    }
+
+    /// `image` (the fallback for a source that could not be fetched) transformed and encoded as
+    /// `job` asks, holding a worker of `admission`. Its ETag is empty: it is answered without one.
+    func renderFallback(_ image: Image, for job: Job, admission: WorkLimiter.Admission) async throws(ServiceError) -> RenderedImage {
+        let (_, context) = requestParameters(for: job)
+        let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
+        let encodeOptions: @Sendable (ImageFormat) -> ImageEncodeOptions = { [self] format in self.encodeOptions(job, format: format) }
+        let (coders, formats, logger, maxFrames) = (self.coders, self.formats, self.logger, configuration.maxFrames)
+        return try await Self.processing(admission) { () async throws(ServiceError) in
+            do {
+                return try await CPUWorkQueue.runOffPool {
+                    var image = image
+                    if let transformer { image = try Self.transform(image, with: transformer, logger: logger) }
+                    if image.orientation != .up { image = try image.applyingOrientation() }
+                    let format = job.format ?? formats.fallback(for: image)
+                    let data = try coders.encode(Self.encodeInput(image, as: format, maxFrames: maxFrames), as: format, options: encodeOptions(format))
+                    return RenderedImage(data: data, format: format, etag: "")
+                }
+            } catch {
+                throw Self.serviceError(error, otherwise: .internalError)
+            }
         }
     }
 
@@ -338,10 +366,12 @@ final class ImageRenderer: Sendable {
         }
     }
 
-    /// The quality (`q:`, else `fq:` for the format, else the server's), the background alpha is
-    /// flattened onto where the format has none, and `mb:`.
+    /// The quality (`q:`, else `fq:` for the format, else the server's for the format, else its
+    /// default), the background alpha is flattened onto where the format has none, and `mb:`.
     func encodeOptions(_ job: Job, format: ImageFormat) -> ImageEncodeOptions {
-        let quality = job.options.quality ?? job.options.formatQuality[format.identifier] ?? configuration.defaultQuality
+        let quality =
+            job.options.quality ?? job.options.formatQuality[format.identifier] ?? configuration.formatQuality[format.identifier]
+            ?? configuration.defaultQuality
         return ImageEncodeOptions(
             quality: Double(quality) / 100, maxFileSize: job.options.maxBytes > 0 ? job.options.maxBytes : nil,
             backgroundColor: job.options.background ?? .white)

@@ -5,9 +5,20 @@ import PipelineCore
 /// URL names none.
 struct OutputFormats: Sendable {
     let coders: ImageCodersManager
+    /// Formats offered through `Accept` when the URL names none, best first (AVIF before WebP, as
+    /// imgproxy prefers them), and those offered even over the URL's.
+    var automatic: [ImageFormat] = [.avif, .webp]
+    var enforced: [ImageFormat] = []
 
-    /// Formats worth offering through `Accept` when the URL leaves the choice open, best first.
-    static let negotiable: [ImageFormat] = [.webp, .avif]
+    init(coders: ImageCodersManager, configuration: ImageServerConfiguration = ImageServerConfiguration()) {
+        self.coders = coders
+        automatic = Self.chosen(avif: configuration.autoAVIF || configuration.enforceAVIF, webp: configuration.autoWebP || configuration.enforceWebP)
+        enforced = Self.chosen(avif: configuration.enforceAVIF, webp: configuration.enforceWebP)
+    }
+
+    private static func chosen(avif: Bool, webp: Bool) -> [ImageFormat] {
+        (avif ? [ImageFormat.avif] : []) + (webp ? [.webp] : [])
+    }
 
     /// The format for an extension or `f:` value (`jpg`, `jpeg`, `png`, `webp`…), when a coder
     /// writes it.
@@ -16,11 +27,12 @@ struct OutputFormats: Sendable {
         return format
     }
 
-    /// The first negotiable format `accept` admits by name (`image/webp`), nil when none: then the
-    /// source's own format is kept. Wildcards do not count: a browser sending `*/*` would get WebP
-    /// it may not show.
-    func negotiated(accept: String?) -> ImageFormat? {
-        guard let accept else { return nil }
+    /// The first of `formats` (by default the automatic ones) that `accept` admits by name
+    /// (`image/webp`), nil when none: then the source's own format is kept. Wildcards do not
+    /// count: a browser sending `*/*` would get WebP it may not show.
+    func negotiated(accept: String?, among formats: [ImageFormat]? = nil) -> ImageFormat? {
+        let formats = formats ?? automatic
+        guard let accept, !formats.isEmpty else { return nil }
         let accepted = Set(
             accept.split(separator: ",").compactMap { item -> String? in
                 let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -29,7 +41,7 @@ struct OutputFormats: Sendable {
                 if parts.dropFirst().contains(where: { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }) { return nil }
                 return type
             })
-        return Self.negotiable.first { accepted.contains($0.mimeType) && coders.canEncode(to: $0) }
+        return formats.first { accepted.contains($0.mimeType) && coders.canEncode(to: $0) }
     }
 
     /// The output format for an image when the URL named none and `Accept` chose none: the

@@ -3,14 +3,16 @@ import PipelineCore
 
 /// A URL's pixel work as one transformer the manager runs (and shares between identical requests),
 /// in imgproxy's order: trim, rotate and flip (after the EXIF orientation), `c:`, resize, the `fill`
-/// crop, blur, sharpen and pixelate, extend, extend to the aspect ratio, padding, and flattening
-/// onto `bg`. Built from the core's transformers; the plan depends on the source's size, so it is
+/// crop, blur, sharpen and pixelate, extend, extend to the aspect ratio, padding, flattening
+/// onto `bg`, and the watermark. Built from the core's transformers; the plan depends on the source's size, so it is
 /// made when the image arrives, and every size on the way is held to the output-pixel limit first.
 struct ProcessingTransformer: ImageTransformer {
     let options: ProcessingOptions
     let maxOutputPixels: Int
+    /// The server's watermark; nil when it has none (then `wm:` does nothing, as in imgproxy).
+    var watermark: Watermark?
 
-    var key: String { "ImageServer.Processing(\(options.canonical))" }
+    var key: String { "ImageServer.Processing(\(options.canonical)\(watermark.map { ",wm=" + $0.digest } ?? ""))" }
 
     func transform(_ image: Image) throws -> Image {
         var current = image
@@ -67,6 +69,9 @@ struct ProcessingTransformer: ImageTransformer {
         }
         if let background = options.background, current.hasAlpha {
             current = try FlattenTransformer(background: background).apply(to: current)
+        }
+        if let watermark, options.watermark.opacity > 0 {
+            current = try WatermarkTransformer(mark: watermark, options: options.watermark, dprScale: plan.dprScale, maxOutputPixels: maxOutputPixels).apply(to: current)
         }
         return current
     }

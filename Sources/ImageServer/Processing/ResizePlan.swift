@@ -141,8 +141,9 @@ struct ResizePlan: Hashable, Sendable {
 
     /// Where an `inner` box sits in `outer` at `gravity` (imgproxy's `calcPosition`): offsets of
     /// 1 or more are pixels (times `dprScale`), smaller ones fractions of `outer`; at an anchored
-    /// edge an offset points inwards. Clamped into `outer`. `sm` is placed by the caller.
-    static func position(of inner: ImageSize, in outer: ImageSize, gravity: ProcessingOptions.Gravity, dprScale: Double = 1) -> (x: Int, y: Int) {
+    /// edge an offset points inwards. Clamped into `outer` unless `clamped` is false (a watermark
+    /// may reach past the edges). `sm` is placed by the caller.
+    static func position(of inner: ImageSize, in outer: ImageSize, gravity: ProcessingOptions.Gravity, dprScale: Double = 1, clamped: Bool = true) -> (x: Int, y: Int) {
         func offset(_ value: Double, _ side: Int) -> Int {
             abs(value) >= 1 ? roundEven(value * dprScale) : roundEven(value * Double(side))
         }
@@ -163,6 +164,7 @@ struct ResizePlan: Hashable, Sendable {
             x = roundEven(Double(outer.width) * gravity.x) - inner.width / 2
             y = roundEven(Double(outer.height) * gravity.y) - inner.height / 2
         }
+        guard clamped else { return (x, y) }
         return (min(max(x, 0), max(slackX, 0)), min(max(y, 0), max(slackY, 0)))
     }
 

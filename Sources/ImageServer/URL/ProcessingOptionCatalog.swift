@@ -196,7 +196,7 @@ enum ProcessingOptionCatalog {
         single("pixelate", ["pix"], "%size", "blocks of this many pixels") { (args, value, options) throws(Malformed) in
             options.pixelate = try args.int(value, "size", atLeast: 0)
         },
-        option("watermark", ["wm"], "%opacity:%position:%x:%y:%scale", "the server's watermark image") { (args, options, _) throws(Malformed) in
+        option("watermark", ["wm"], "%opacity:%position:%x:%y:%scale", "draw the server's --watermark image over the result") { (args, options, _) throws(Malformed) in
             try args.count(1...7)
             guard let opacity = args.given(0) else { throw args.fail("an opacity is required") }
             options.watermark.opacity = try args.number(opacity, "opacity", 0...1)

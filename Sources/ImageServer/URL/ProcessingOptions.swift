@@ -1,9 +1,7 @@
 import PipelineCore
 
 /// What an image URL asks for, in imgproxy's terms and with imgproxy's defaults: every option of
-/// its open-source edition, typed. `ProcessingOptionCatalog` fills it; what the server does not
-/// process yet is named by `unsupportedOption`, so such a URL is refused rather than answered with
-/// an image that ignores it.
+/// its open-source edition, typed. `ProcessingOptionCatalog` fills it.
 struct ProcessingOptions: Hashable, Sendable {
     enum ResizingType: String, Hashable, Sendable, CaseIterable {
         /// Fit inside width × height, aspect kept.
@@ -148,14 +146,6 @@ struct ProcessingOptions: Hashable, Sendable {
     var returnAttachment = false
     var usedPresets: [String] = []
 
-    /// The option that changes the output but is not processed yet, by its URL name; nil when
-    /// everything asked for is done. Options whose absence imgproxy itself would not show in the
-    /// output (`kcr`, `ph`, `eth` on the sources this server reads) are not named.
-    var unsupportedOption: String? {
-        if watermark.opacity > 0 { return "watermark" }
-        return nil
-    }
-
     /// Every option that shapes the pixels or the encoding, in one canonical spelling, for cache
     /// keys and ETags: two URLs asking for the same output (`w:100/h:50` and `s:100:50`) give the
     /// same text. The format is not in it; `cb` is, to bust caches as imgproxy's users expect.
@@ -182,6 +172,7 @@ struct ProcessingOptions: Hashable, Sendable {
         add(sharpen > 0, "sh:\(sharpen)")
         add(pixelate > 1, "pix:\(pixelate)")
         add(rotate != 0, "rot:\(rotate)")
+        add(watermark.opacity > 0, "wm:\(watermark.opacity):\(watermark.position.canonical):\(watermark.scale)")
         add(!autoRotate, "ar:0")
         add(!stripMetadata, "sm:0")
         add(!stripColorProfile, "scp:0")
@@ -194,6 +185,6 @@ struct ProcessingOptions: Hashable, Sendable {
     var changesPixels: Bool {
         width > 0 || height > 0 || minWidth > 0 || minHeight > 0 || zoomX != 1 || zoomY != 1 || blur > 0 || sharpen > 0
             || pixelate > 1 || rotate != 0 || flipHorizontal || flipVertical || crop != nil || !padding.isZero || background != nil
-            || extend.enabled || extendAspectRatio.enabled || trim != nil || !autoRotate
+            || extend.enabled || extendAspectRatio.enabled || trim != nil || !autoRotate || watermark.opacity > 0
     }
 }

@@ -22,6 +22,10 @@ struct ProcessingURL: Hashable, Sendable {
         var presets: [String: [String]] = [:]
         var onlyPresets = false
         var now = Int64(Date().timeIntervalSince1970)
+        /// The option names the URL may use, as written; empty allows all. Presets may use any.
+        var allowedOptions: Set<String> = []
+        /// Put in front of a source that does not start with it.
+        var baseURL: String?
     }
 
     /// Parses `path`, `ImagePath.path`: what follows the signature, repaired, leading slash included.
@@ -43,11 +47,15 @@ struct ProcessingURL: Hashable, Sendable {
                 throw Malformed(reason: "'\(first)/…' is imgproxy's old basic URL format, which it no longer reads either; write rs:\(first):…")
             }
             while let segment = segments.first, segment.contains(":") {
+                if !settings.allowedOptions.isEmpty, case let name = String(segment.prefix { $0 != ":" }), !settings.allowedOptions.contains(name) {
+                    throw Malformed(reason: "the option '\(Self.printable(name))' is not allowed on this server")
+                }
                 try ProcessingOptionCatalog.apply(segment, to: &options, context: &context)
                 segments.removeFirst()
             }
         }
-        let (source, ext) = try Self.source(segments)
+        var (source, ext) = try Self.source(segments)
+        if let base = settings.baseURL, !source.hasPrefix(base) { source = base + source }
         if let ext, !options.raw {
             options.format = try OptionArguments(name: "extension", values: []).formatName(ext)
         }

@@ -4,16 +4,18 @@ import Logging
 
 /// The configuration `serve` runs with, as one log line's metadata: every setting by its name in
 /// `ImageServerConfiguration`, read by reflection so a new setting shows without a line here.
-/// Credentials are never written: the signing keys become their count, the shared tier whether
-/// it is set.
+/// Credentials are never written: the signing keys and trusted signatures become their count, the
+/// secret whether it is set; images and the shared tier only whether they are set.
 enum EffectiveSettings {
     static func metadata(_ configuration: ImageServerConfiguration) -> Logger.Metadata {
         var metadata: Logger.Metadata = [:]
         for child in Mirror(reflecting: configuration).children {
             guard let name = child.label else { continue }
             switch name {
-            case "signingKeys": metadata[name] = "\((child.value as? [URLSigningKey])?.count ?? 0) (not shown)"
-            case "sharedSources": metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set"
+            case "signingKeys", "trustedSignatures": metadata[name] = "\(Mirror(reflecting: child.value).children.count) (not shown)"
+            case "secret": metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set (not shown)"
+            case "sharedSources", "watermark", "fallbackImage":
+                metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set"
             default: metadata[name] = .string(describe(child.value))
             }
         }

@@ -85,6 +85,8 @@ struct OperationsTests {
         let line = AccessLog.redacted("/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/w:10/aGVsbG8.png")
         #expect(line == "/*/w:10/aGVsbG8.png")
         #expect(AccessLog.redacted("/health") == "/health")
+        #expect(AccessLog.redacted("/info/sig/w:1/aGVsbG8") == "/info/*/w:1/aGVsbG8", "/info's signature is the second segment")
+        #expect(AccessLog.redacted("/info/x") == "/*/x")
         #expect(AccessLog.redacted("/sig/rs:fit:9:9/plain/http://alice:s3cret@origin.example/a.jpg") == "/*/rs:fit:9:9/plain/http://***@origin.example/a.jpg")
     }
 }

@@ -23,32 +23,28 @@ struct RequestIDTests {
             // Refusals carry it too.
             try await client.execute(uri: "/health", method: .post, headers: [.xRequestID: "r1"]) { response in
                 #expect(response.status == .methodNotAllowed)
-                #expect(response.headers[.allow] == "GET, HEAD")
+                #expect(response.headers[.allow] == "GET, HEAD, OPTIONS")
                 #expect(response.headers[.xRequestID] == "r1")
             }
         }
     }
 
-    @Test("HEAD answers GET's headers without the body, for images and for errors")
-    func head() async throws {
+    @Test("HEAD and OPTIONS answer 200 on any path without any work, as imgproxy answers them")
+    func headAndOptions() async throws {
         let fixture = try ServerFixture()
         let server = fixture.makeServer()
         try await server.makeApplication().test(.router) { client in
-            let url = fixture.url("w:8", "/photo.png", ext: "png")
-            let length = try await client.execute(uri: url, method: .get) { response in
-                #expect(response.status == .ok)
-                return response.body.readableBytes
-            }
-            try await client.execute(uri: url, method: .head) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentLength] == String(length))
-                #expect(response.body.readableBytes == 0)
-            }
-            try await client.execute(uri: "/insecure/w:8/aGVsbG8", method: .head) { response in
-                #expect(response.status == .forbidden)
-                #expect(response.body.readableBytes == 0)
+            for method: HTTPRequest.Method in [.head, .options] {
+                for uri in [fixture.url("w:8", "/photo.png", ext: "png"), "/insecure/w:8/aGVsbG8", "/health", "/"] {
+                    try await client.execute(uri: uri, method: method, headers: [.xRequestID: "h1"]) { response in
+                        #expect(response.status == .ok, "\(method) \(uri)")
+                        #expect(response.body.readableBytes == 0)
+                        #expect(response.headers[.xRequestID] == "h1")
+                    }
+                }
             }
         }
+        #expect(fixture.origin.requestCount("/photo.png") == 0, "nothing was fetched")
     }
 
     @Test("RequestID takes 1–128 letters, digits and -_.: only")

@@ -63,3 +63,24 @@ struct SourcePolicyTests {
         #expect(SourcePrefix("https://example.com/images/") != nil)
     }
 }
+
+@Suite("Source prefixes with wildcards, as imgproxy's IMGPROXY_ALLOWED_SOURCES")
+struct SourcePrefixWildcardTests {
+    @Test(
+        "a * in the host or the path is any run of characters but /, matched within that part",
+        arguments: [
+            ("http://*.mycdn.dev/", "http://a-1.b-2.mycdn.dev/x.jpg", true),
+            ("http://*.mycdn.dev/", "http://other.dev/.mycdn.dev/x.jpg", false),
+            ("http://*.mycdn.dev/", "http://evil.com?.mycdn.dev/x.jpg", false),
+            ("http://*.mycdn.dev/", "http://mycdn.dev.evil.com/x.jpg", false),
+            ("https://img*.example.com/", "https://img7.example.com/a.png", true),
+            ("https://cdn.example.com/*/public/", "https://cdn.example.com/shop/public/a.png", true),
+            ("https://cdn.example.com/*/public/", "https://cdn.example.com/a/b/public/a.png", false),
+            ("https://cdn.example.com/*/public/", "https://cdn.example.com/shop/private/a.png", false),
+            ("https://cdn.example.com/*.png", "https://cdn.example.com/cat.png", true),
+        ] as [(String, String, Bool)])
+    func wildcard(prefix: String, source: String, allowed: Bool) throws {
+        let pattern = try #require(SourcePrefix(prefix))
+        #expect(SourcePolicy.isAllowed(try #require(URL(string: source)), by: [pattern]) == allowed, "\(prefix) \(source)")
+    }
+}
