@@ -26,13 +26,18 @@ enum TIFFPageDecoder {
         return try sink.finish()
     }
 
-    /// Bytes the band reader holds for one band of interleaved samples, plus one plane's strip or
-    /// tile: what `TIFFCoder` checks against `maxDecoderMemory`.
+    /// Bytes the reader holds at once: a band of interleaved samples and one plane's strip or tile
+    /// (whose width a hostile header may make far wider than the image), or the RGBA helper's band.
+    /// What `TIFFPageReader` checks against `maxDecoderMemory` before reading.
     static func bandBytes(_ layout: TIFFPageLayout) -> Int {
         let rows = layout.isTiled || layout.isPlanar || !layout.isNative ? layout.blockSize.height : 1
         let perRow = layout.isNative ? layout.rowBytes(samples: layout.samplesPerPixel) : layout.size.width * 4
-        let (band, overflow) = perRow.multipliedReportingOverflow(by: rows)
-        return overflow ? .max : band * 2
+        let blockSamples = layout.isPlanar ? 1 : layout.samplesPerPixel
+        let (blockBits, bitsOverflow) = layout.blockSize.width.multipliedReportingOverflow(by: layout.bitsPerSample * blockSamples)
+        let (band, bandOverflow) = perRow.multipliedReportingOverflow(by: rows)
+        let (block, blockOverflow) = ((blockBits + 7) / 8).multipliedReportingOverflow(by: layout.blockSize.height)
+        guard !bitsOverflow, !bandOverflow, !blockOverflow, band <= Int.max / 2 - block else { return .max }
+        return band + block
     }
 
     /// Contiguous strips, one row per call: libtiff decodes a strip's rows in order as they are asked for.
