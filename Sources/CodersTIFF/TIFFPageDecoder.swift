@@ -49,8 +49,16 @@ enum TIFFPageDecoder {
             throw ImagePipeError.badImageData(reason: "TIFF: scanline of \(scanline) bytes is too short for its samples")
         }
         var raw = [UInt8](repeating: 0, count: scanline)
+        let direct = converter.isIdentity && scanline == layout.rowBytes(samples: layout.samplesPerPixel)
         for y in 0..<layout.size.height {
             if y & 15 == 0 { try checkpoint.check() }
+            if direct {
+                // The stored row is the output row: libtiff decodes straight into it.
+                try sink.addRow { row in
+                    guard TIFFReadScanline(file.handle, row, UInt32(y), 0) == 1 else { throw file.failure("reading row \(y)") }
+                }
+                continue
+            }
             try raw.withUnsafeMutableBytes { buffer in
                 guard TIFFReadScanline(file.handle, buffer.baseAddress, UInt32(y), 0) == 1 else { throw file.failure("reading row \(y)") }
                 sink.addRow { converter.convert(buffer.baseAddress!, into: $0) }

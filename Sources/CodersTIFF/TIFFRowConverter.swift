@@ -10,6 +10,9 @@ final class TIFFRowConverter {
     let cmyk: (any CMYKRowConverter)?
     private var samples: [UInt8]
     private var cmykRow: [UInt8]
+    /// The stored samples are the output's bytes (8-bit RGB, RGBA with straight alpha, gray, gray
+    /// with alpha): rows are copied as they are.
+    let isIdentity: Bool
 
     init(layout: TIFFPageLayout, colormap: TIFFColormap?, cmyk: (any CMYKRowConverter)?) throws {
         self.layout = layout
@@ -22,11 +25,18 @@ final class TIFFRowConverter {
         self.cmyk = cmyk
         samples = [UInt8](repeating: 0, count: layout.size.width * layout.samplesPerPixel)
         cmykRow = layout.model == .cmyk && cmyk != nil ? [UInt8](repeating: 0, count: layout.size.width * 4) : []
+        isIdentity =
+            layout.bitsPerSample == 8 && layout.alpha != .associated && layout.samplesPerPixel == layout.outputFormat.channelCount
+            && (layout.model == .rgb || layout.model == .gray(minIsWhite: false))
     }
 
     /// Converts the row at `raw` into `out` (`width` pixels of the output format).
     func convert(_ raw: UnsafeRawPointer, into out: UnsafeMutablePointer<UInt8>) {
         let width = layout.size.width, spp = layout.samplesPerPixel
+        if isIdentity {
+            out.update(from: raw.assumingMemoryBound(to: UInt8.self), count: width * spp)
+            return
+        }
         let unscaledIndices = layout.model == .palette
         let bits = layout.bitsPerSample
         samples.withUnsafeMutableBufferPointer { s in
