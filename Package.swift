@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "CodersGIF", targets: ["CodersGIF"]),
         .library(name: "CodersAVIF", targets: ["CodersAVIF"]),
         .library(name: "CodersHEIF", targets: ["CodersHEIF"]),
+        .library(name: "CodersTIFF", targets: ["CodersTIFF"]),
+        .library(name: "CodersBMP", targets: ["CodersBMP"]),
         .library(name: "LoaderFile", targets: ["LoaderFile"]),
         .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
         .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
@@ -104,6 +106,13 @@ let package = Package(
         .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", providers: [.apt(["libheif-dev"])]),
         .target(name: "CHEIFShim", dependencies: ["CHEIF", "CLazyLibrary"]),
         .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF", "CHEIFShim"]),
+        // TIFF on libtiff (decode only), read from memory through client callbacks. The shim turns
+        // libtiff's varargs error and warning handlers into messages the decode collects.
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .target(name: "CTIFFShim", dependencies: ["CTIFF"]),
+        .target(name: "CodersTIFF", dependencies: ["PipelineCore", "CTIFF", "CTIFFShim"]),
+        // BMP, ICO and CUR in Swift (decode only): no C library.
+        .target(name: "CodersBMP", dependencies: ["PipelineCore"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
         // libcurl's headers (not linked), and a C shim that opens libcurl on the first download and
@@ -148,7 +157,7 @@ let package = Package(
         // The command line tool.
         .executableTarget(name: "imagepipe", dependencies: [
             "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
-            "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer",
+            "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer", "CodersTIFF", "CodersBMP",
             .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["Service"])),
@@ -162,6 +171,7 @@ let package = Package(
         .executableTarget(name: "linkage-probe-png", dependencies: ["PipelineCore", "CodersPNG"], path: "Tests/LinkageProbes/png-only"),
         .executableTarget(name: "linkage-probe-avif", dependencies: ["PipelineCore", "CodersAVIF"], path: "Tests/LinkageProbes/avif-only"),
         .executableTarget(name: "linkage-probe-heif", dependencies: ["PipelineCore", "CodersHEIF"], path: "Tests/LinkageProbes/heif-only"),
+        .executableTarget(name: "linkage-probe-tiff", dependencies: ["PipelineCore", "CodersTIFF"], path: "Tests/LinkageProbes/tiff-only"),
         .executableTarget(name: "linkage-probe-http", dependencies: ["PipelineCore", "LoaderHTTP"], path: "Tests/LinkageProbes/http-only"),
 
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
@@ -191,6 +201,8 @@ let package = Package(
         .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "CAVIFShim", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersHEIFTests", dependencies: ["CodersHEIF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "ImagePipe", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersTIFFTests", dependencies: ["CodersTIFF", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersBMPTests", dependencies: ["CodersBMP", "CodersPNG", "PipelineCore", "TestSupport"]),
         .testTarget(name: "ColorConverterLCMSTests", dependencies: [
             "ColorConverterLCMS", "CodersJPEG", "CJPEGShim", "CodersPNG", "CodersWebP", "PipelineCore", "TestSupport",
         ]),
@@ -199,10 +211,10 @@ let package = Package(
         // The kit run against every built-in coder, loader, cache and transformer.
         .testTarget(name: "ConformanceTests", dependencies: [
             "PipelineConformance", "ImagePipe", "PipelineCore", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF",
-            "CodersHEIF", "LoaderFile", "LoaderHTTP", "TestSupport",
+            "CodersHEIF", "CodersTIFF", "CodersBMP", "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         .testTarget(name: "ProductLinkageTests", dependencies: [
-            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "linkage-probe-http", "TestSupport",
+            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "linkage-probe-tiff", "linkage-probe-http", "TestSupport",
         ]),
         // Start their own redis-server (and nutcracker) on free loopback ports.
         .testTarget(name: "CacheRedisTests", dependencies: [
@@ -223,7 +235,8 @@ let package = Package(
         // one input, built here without sanitizers so `FuzzRegressionTests` replays every finding kept
         // in Tests/Fixtures/fuzz. Not a product: users never build it.
         .target(name: "FuzzHarness", dependencies: [
-            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
+            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "CodersTIFF",
+            "CodersBMP", "LoaderFile",
         ], path: "Fuzz/Sources/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"]),
     ],

@@ -38,6 +38,11 @@ let package = Package(
             .product(name: "PipelineCore", package: "ImagePipe"),
             .product(name: "ImagePipe", package: "ImagePipe"),
         ]),
+        // CodersTIFF against c/decode_tiff.c (Benchmarks/scripts/coders-tiff.sh).
+        .executableTarget(name: "coders-tiff-bench", dependencies: [
+            .product(name: "CodersTIFF", package: "ImagePipe"),
+            .product(name: "PipelineCore", package: "ImagePipe"),
+        ]),
         // HTTPLoader against `curl --parallel` on a local server (Benchmarks/scripts/loader-http.sh).
         .executableTarget(name: "loader-http-bench", dependencies: [
             .product(name: "LoaderHTTP", package: "ImagePipe"),

@@ -19,9 +19,10 @@ if command -v pkg-config >/dev/null 2>&1; then
   # CodersAVIF's shim includes dav1d's header to turn the AV1 decoder's stderr logging off.
   pkg-config --exists dav1d || need libdav1d-dev
   pkg-config --exists libheif || need libheif-dev
+  pkg-config --exists libtiff-4 || need libtiff-dev
   pkg-config --exists hiredis || need libhiredis-dev
 else
-  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev libhiredis-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev libtiff-dev libhiredis-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
@@ -38,7 +39,7 @@ command -v redis-server >/dev/null 2>&1 || need redis-server
 command -v nutcracker >/dev/null 2>&1 || need nutcracker
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif, hiredis; redis-server, nutcracker)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif, libtiff, hiredis; redis-server, nutcracker)"
   exit 0
 fi
 

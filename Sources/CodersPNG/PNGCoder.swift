@@ -97,7 +97,7 @@ extension PNGCoder {
         else { return nil }
         let target = options.targetSize(for: header.size)
         if target != header.size {
-            let factors = header.isInterlaced ? (x: 1, y: 1) : PNGRowShrinker.factors(from: header.size, to: target)
+            let factors = header.isInterlaced ? (x: 1, y: 1) : RowBoxShrinker.factors(from: header.size, to: target)
             let held = ((header.size.width + factors.x - 1) / factors.x).multipliedReportingOverflow(by: (header.size.height + factors.y - 1) / factors.y * 4)
             working = held.overflow ? .max : working.addingReportingOverflow(held.partialValue).overflow ? .max : working + held.partialValue
         }

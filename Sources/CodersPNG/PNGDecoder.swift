@@ -48,7 +48,7 @@ enum PNGDecoder {
             (profile, profileWarning) = reader.colorProfile(options: options)
             try options.checkPixelLimit(layout.size)
             let target = options.targetSize(for: layout.size)
-            let factors = PNGRowShrinker.factors(from: layout.size, to: target)
+            let factors = RowBoxShrinker.factors(from: layout.size, to: target)
             var pixels: PixelBuffer
             var rowsRead: Int?
             // Adam7 spreads every row over seven passes, so rows cannot be shrunk as they arrive;
@@ -126,7 +126,7 @@ enum PNGDecoder {
         _ reader: PNGReader, layout: PNGLayout, factorX: Int, factorY: Int,
         checkpoint: DecodeCheckpoint
     ) throws -> (PixelBuffer, Int?) {
-        var shrinker = try PNGRowShrinker(source: layout.size, format: layout.format, factorX: factorX, factorY: factorY)
+        var shrinker = try RowBoxShrinker(source: layout.size, format: layout.format, factorX: factorX, factorY: factorY)
         let stripRows = min(Self.stripRows, layout.size.height)
         let strip = UnsafeMutablePointer<UInt8>.allocate(capacity: layout.bytesPerRow * stripRows)
         defer { strip.deallocate() }

@@ -47,7 +47,7 @@ struct PNGThumbnailTests {
 }
 
 @Suite("PNG row shrinking", .dedicatedThreads)
-struct PNGRowShrinkerTests {
+struct PNGRowShrinkingTests {
     @Test("Boxes average their pixels, weighting colour by alpha so hidden colours do not bleed")
     func averagesWeightedByAlpha() throws {
         let thumb = try PNGCoder().decode(

@@ -1,8 +1,10 @@
 import CodersAVIF
+import CodersBMP
 import CodersGIF
 import CodersHEIF
 import CodersJPEG
 import CodersPNG
+import CodersTIFF
 import CodersWebP
 import Foundation
 import PipelineConformance
@@ -45,9 +47,18 @@ struct BuiltInCoderConformanceTests {
             "peterdn-gif-test-suite/animated_transparent_frame_restoreprev_loop.gif",
         ])
 
+    static let tiff = CorpusSamples.rows(
+        "tiff",
+        [
+            "rgb8-tiled-lzw.tif", "gray16-none.tif", "graya8-unassociated.tif", "palette-lzw.tif", "cmyk8-none.tif",
+            "rgb8-jpeg-ycbcr.tif", "ycbcr-420-none.tif", "multipage.tif",
+        ])
+    static let bmp = CorpusSamples.rows("bmp", ["rgb24.bmp", "palette4-os2.bmp", "mono1.bmp", "palette8.bmp", "icons-dib-png.ico", "icons-dib.ico"])
+
     @Test("the corpus has every sample these tests name")
     func samplesExist() {
         #expect(Self.png.count == 7 && Self.jpeg.count == 6 && Self.webp.count == 7 && Self.gif.count == 5)
+        #expect(Self.tiff.count == 8 && Self.bmp.count == 6)
         #expect(Self.webp.contains { $0.frames > 1 } && Self.gif.contains { $0.frames > 1 })
     }
 
@@ -164,5 +175,35 @@ struct BuiltInCoderConformanceTests {
             name: fixture.name, data: try fixture.data(), format: .heic, size: ImageSize(width: fixture.width, height: fixture.height),
             reference: try PixelBuffer(width: reference.width, height: reference.height, format: .rgba8, bytes: reference.rgba), tolerance: 1)
         await CoderConformance.check(HEIFCoder(), samples: [sample])
+    }
+
+    /// TIFFs made with netpbm and libtiff's tools (Tests/Fixtures/corpus/tiff/make-fixtures.sh),
+    /// each checked against tifftopnm's first page. Decode only.
+    @Test("TIFFCoder (still and multi-page, decode only)", arguments: tiff)
+    func tiffCoder(_ row: Corpus.Row) async throws {
+        await CoderConformance.check(TIFFCoder(), samples: [try Self.netpbmSample(row, format: .tiff)])
+    }
+
+    /// BMPs and icons made with netpbm, checked against bmptopnm and winicontopam (the largest
+    /// entry, an icon's first frame). PNG entries go through a manager holding the PNG coder.
+    @Test("BMPCoder (BMP still, ICO entries as frames, decode only)", arguments: bmp)
+    func bmpCoder(_ row: Corpus.Row) async throws {
+        let coders = ImageCodersManager()
+        coders.add(PNGCoder())
+        let format: ImageFormat = row.file.hasSuffix(".ico") ? .ico : .bmp
+        await CoderConformance.check(BMPCoder(coders: coders), samples: [try Self.netpbmSample(row, format: format)])
+    }
+
+    /// A sample whose reference is the netpbm reader's image of the first frame (for an icon, its
+    /// largest entry), in `<suite>/reference/<name>.pam`.
+    static func netpbmSample(_ row: Corpus.Row, format: ImageFormat) throws -> CoderSample {
+        let name = (row.file as NSString).deletingPathExtension
+        let url = Corpus.root.appendingPathComponent(row.suite).appendingPathComponent("reference/\(name).pam")
+        guard let images = ReferencePAM.read(url) else { throw CorpusSampleError.unreadableReference(url.path) }
+        let largest = images.max { ($0.size.pixelCount ?? 0) < ($1.size.pixelCount ?? 0) } ?? images[0]
+        return CoderSample(
+            name: row.testDescription, data: try Data(contentsOf: row.url), format: format,
+            size: ImageSize(width: row.width, height: row.height), frameCount: row.frames,
+            loopCount: row.frames > 1 ? 0 : nil, reference: (format == .ico ? largest : images[0]).converted(to: .rgba8), tolerance: 1)
     }
 }

@@ -42,6 +42,12 @@ struct ProductLinkageTests {
         try Self.expect("linkage-probe-heif", links: "libc", notAny: ["libheif", "libde265", "libx265", "libavif", "libpng16", "libwebp", "libcurl"])
     }
 
+    /// libtiff brings its own codecs (libjpeg, libwebp, zstd, …), but no other coder's library.
+    @Test("CodersTIFF links libtiff, and no other coder's library")
+    func tiffOnly() throws {
+        try Self.expect("linkage-probe-tiff", links: "libtiff", notAny: ["libpng16", "libwebpdemux", "libgif", "libavif", "libheif", "libcurl"])
+    }
+
     @Test("LoaderHTTP links no curl, TLS or HTTP/2 library: it opens libcurl on the first download")
     func httpOnly() throws {
         try Self.expect(

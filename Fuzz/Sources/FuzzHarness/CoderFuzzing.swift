@@ -1,3 +1,4 @@
+import CodersPNG
 import Foundation
 import PipelineCore
 
@@ -27,6 +28,13 @@ enum CoderFuzzing {
     }
 
     static let maxFrames = 256
+
+    /// The coders an icon's PNG entries are decoded with.
+    static let pngOnly: ImageCodersManager = {
+        let coders = ImageCodersManager()
+        coders.add(PNGCoder())
+        return coders
+    }()
     /// Bytes fed to an incremental decoder are split into at most this many updates.
     static let maxUpdates = 32
     /// Random frame indices asked for per animation (some outside the animation on purpose).

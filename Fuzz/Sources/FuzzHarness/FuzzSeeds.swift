@@ -19,7 +19,7 @@ public enum FuzzSeeds {
         case .webp: try webP()
         case .png: try png()
         case .gif: try gif()
-        case .avif, .heif, .transformSpec, .dataURL, .diskCacheName: [:]
+        case .avif, .heif, .tiff, .bmp, .transformSpec, .dataURL, .diskCacheName: [:]
         }
     }
 

@@ -1,14 +1,16 @@
 import CodersAVIF
+import CodersBMP
 import CodersGIF
 import CodersHEIF
 import CodersJPEG
 import CodersPNG
+import CodersTIFF
 import CodersWebP
 import Foundation
 
 /// Every fuzz target, by the name `make fuzz` and the findings folders use.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case png, jpeg, webp, gif, avif, heif
+    case png, jpeg, webp, gif, avif, heif, tiff, bmp
     case transformSpec = "transform-spec"
     case dataURL = "data-url"
     case diskCacheName = "disk-cache-name"
@@ -22,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .gif: try CoderFuzzing.run(data, coder: GIFCoder(), limits: .gif)
         case .avif: try CoderFuzzing.run(data, coder: AVIFCoder())
         case .heif: try CoderFuzzing.run(data, coder: HEIFCoder())
+        case .tiff: try CoderFuzzing.run(data, coder: TIFFCoder())
+        case .bmp: try CoderFuzzing.run(data, coder: BMPCoder(coders: CoderFuzzing.pngOnly))
         case .transformSpec: try TransformSpecFuzzing.run(data)
         case .dataURL: try DataURLFuzzing.run(data)
         case .diskCacheName: try DiskCacheNameFuzzing.run(data)

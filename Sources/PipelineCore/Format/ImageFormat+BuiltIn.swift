@@ -48,13 +48,17 @@ extension ImageFormat {
     package static let bmp = ImageFormat(
         identifier: "bmp", mimeTypes: ["image/bmp"], fileExtensions: ["bmp"],
         signature: .bytes([0x42]))
+    /// Windows icons and cursors: a reserved zero, type 1 (icon) or 2 (cursor), at least one entry.
+    package static let ico = ImageFormat(
+        identifier: "ico", names: ["cur"], mimeTypes: ["image/x-icon", "image/vnd.microsoft.icon"], fileExtensions: ["ico", "cur"],
+        signature: Signature { ($0.has([0, 0, 1, 0]) || $0.has([0, 0, 2, 0])) && $0.head.count >= 6 && ($0.head[4] != 0 || $0.head[5] != 0) })
     /// Camera raw: never sniffed (SDWebImage knows it only from a type hint).
     static let raw = ImageFormat(
         identifier: "raw", mimeTypes: ["image/x-raw"], fileExtensions: ["raw", "dng", "nef", "cr2", "arw"])
 
     /// The formats the core registers in every `ImageFormatRegistry`, in listing order (the CLI's
     /// format lists and the `Accept` header follow it).
-    @usableFromInline package static let builtIn: [ImageFormat] = [.png, .jpeg, .webp, .gif, .tiff, .heic, .heif, .avif, .jxl, .pdf, .svg, .bmp, .raw]
+    @usableFromInline package static let builtIn: [ImageFormat] = [.png, .jpeg, .webp, .gif, .tiff, .heic, .heif, .avif, .jxl, .pdf, .svg, .bmp, .ico, .raw]
 }
 
 extension ImageFormat.Signature {

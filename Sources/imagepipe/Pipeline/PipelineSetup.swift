@@ -1,9 +1,11 @@
 import CacheRedis
 import CodersAVIF
+import CodersBMP
 import CodersGIF
 import CodersHEIF
 import CodersJPEG
 import CodersPNG
+import CodersTIFF
 import CodersWebP
 import ColorConverterLCMS
 import Foundation
@@ -22,6 +24,8 @@ enum PipelineSetup {
             // AVIF's and HEIF's entries sniff more brands than the built-in table's.
             ImageFormatRegistry.shared.register(AVIFCoder.format)
             HEIFCoder.formats.forEach(ImageFormatRegistry.shared.register)
+            coders.add(TIFFCoder())
+            coders.add(BMPCoder())
             coders.add(HEIFCoder())
             coders.add(AVIFCoder())
             coders.add(GIFCoder())

@@ -37,6 +37,9 @@ struct ImageFormatDetectionTests {
         #expect(sniff(Array("<svg xmlns='http://www.w3.org/2000/svg'></svg>".utf8)) == .svg)
         #expect(sniff(Array("<html></html>".utf8)) == .undefined)
         #expect(sniff(Array("BM".utf8) + [0, 0]) == .bmp)
+        #expect(sniff([0, 0, 1, 0, 1, 0]) == .ico)
+        #expect(sniff([0, 0, 2, 0, 3, 0]) == .ico)
+        #expect(sniff([0, 0, 1, 0, 0, 0]) == .undefined)
         #expect(sniff([0xFF, 0x0A, 0x00]) == .jxl)
         #expect(sniff([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) == .jxl)
         // RIFF that is not WebP (a WAV file), and WebP cut before its fourcc.

@@ -1,18 +1,17 @@
-import PipelineCore
-
-/// Box-averages rows by whole factors as they arrive, so a thumbnail of a huge PNG holds one
+/// Box-averages rows by whole factors as they arrive, so a thumbnail of a huge image holds one
 /// output row of sums instead of the full image. The core resampler then takes the result to the
 /// exact size; like it, the factors leave at least 2x for that filter, so the box never decides the
 /// final look.
 ///
 /// Alpha images are averaged weighted by alpha (what premultiplying does), so colours under
-/// transparent pixels do not bleed into the thumbnail.
-struct PNGRowShrinker {
-    let format: PixelFormat
-    let sourceWidth: Int
-    let factorX: Int
-    let factorY: Int
-    let outputSize: ImageSize
+/// transparent pixels do not bleed into the thumbnail. Decoders that read rows (PNG) or strips and
+/// tiles (TIFF) feed it.
+package struct RowBoxShrinker {
+    package let format: PixelFormat
+    package let sourceWidth: Int
+    package let factorX: Int
+    package let factorY: Int
+    package let outputSize: ImageSize
     private(set) var output: [UInt8]
     private var sums: [UInt64]
     private var alphaSums: [UInt64]
@@ -20,11 +19,11 @@ struct PNGRowShrinker {
     private var outputRow = 0
 
     /// The whole factors for shrinking `source` towards `target` that still leave 2x for the filter.
-    static func factors(from source: ImageSize, to target: ImageSize) -> (x: Int, y: Int) {
+    package static func factors(from source: ImageSize, to target: ImageSize) -> (x: Int, y: Int) {
         (max(source.width / max(target.width * 2, 1), 1), max(source.height / max(target.height * 2, 1), 1))
     }
 
-    init(source: ImageSize, format: PixelFormat, factorX: Int, factorY: Int) throws {
+    package init(source: ImageSize, format: PixelFormat, factorX: Int, factorY: Int) throws {
         self.format = format
         self.sourceWidth = source.width
         self.factorX = factorX
@@ -36,7 +35,7 @@ struct PNGRowShrinker {
     }
 
     /// Adds the next source row (`sourceWidth` pixels in `format`).
-    mutating func add(row: UnsafePointer<UInt8>) {
+    package mutating func add(row: UnsafePointer<UInt8>) {
         let channels = format.channelCount
         let colorChannels = format.hasAlpha ? channels - 1 : channels
         sums.withUnsafeMutableBufferPointer { sums in
@@ -60,7 +59,7 @@ struct PNGRowShrinker {
     }
 
     /// The shrunk pixels; a last, shorter box of rows is averaged over the rows it has.
-    mutating func finish() throws -> PixelBuffer {
+    package mutating func finish() throws -> PixelBuffer {
         if rowsInBox > 0 { emitRow() }
         return try PixelBuffer(width: outputSize.width, height: outputSize.height, format: format, bytes: output)
     }
