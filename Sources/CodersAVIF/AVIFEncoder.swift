@@ -6,13 +6,25 @@ import PipelineCore
 /// built with first: libaom on Debian).
 enum AVIFEncoder {
     /// Writes one image, with `metadata`'s ICC profile (when it describes RGB pixels), EXIF and XMP.
+    /// Large images become a grid of cells encoded one by one (`AVIFGridLayout`), so that a
+    /// cancelled encode stops between cells; the others are one AV1 image.
     static func encode(_ buffer: PixelBuffer, metadata: ImageMetadata, options: ImageEncodeOptions) throws -> Data {
         var buffer = prepared(buffer, size: outputSize(buffer.size, options: options))
         // An alpha plane is a second AV1 image to encode and store: left out when nothing is transparent.
         if buffer.format.hasAlpha && !buffer.hasTransparentPixels { buffer = buffer.converted(to: .rgb8) }
+        let cellSide = options.extras[.avifGridCellSize] ?? AVIFCoder.defaultGridCellSize
+        let minimumPixels = options.extras[.avifGridMinimumPixels] ?? AVIFCoder.defaultGridMinimumPixels
+        if let layout = AVIFGridLayout.layout(for: buffer.size, cellSide: cellSide, minimumPixels: minimumPixels) {
+            return try AVIFGridEncoder.encode(buffer, layout: layout, metadata: metadata, options: options)
+        }
+        return try write(buffer, metadata: metadata, options: options, yuvFormat: defaultYUVFormat(options))
+    }
+
+    /// One AV1 image of `buffer` (RGB or RGBA) in one file, as `avifEncoderWrite` writes it.
+    static func write(_ buffer: PixelBuffer, metadata: ImageMetadata, options: ImageEncodeOptions, yuvFormat: avifPixelFormat) throws -> Data {
         let encoder = try makeEncoder(options)
         defer { ip_avifEncoderDestroy(encoder) }
-        let image = try makeImage(buffer, lossless: options.lossless)
+        let image = try makeImage(buffer, lossless: options.lossless, yuvFormat: yuvFormat)
         defer { ip_avifImageDestroy(image) }
         if let icc = metadata.colorProfile?.iccData(describing: .rgb8) {
             icc.withUnsafeBytes { ip_avifImageSetProfileICC(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
@@ -23,11 +35,20 @@ enum AVIFEncoder {
         if let xmp = metadata.xmp {
             xmp.withUnsafeBytes { ip_avifImageSetMetadataXMP(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
         }
+        return try write(image, encoder: encoder)
+    }
+
+    static func write(_ image: UnsafeMutablePointer<avifImage>, encoder: UnsafeMutablePointer<avifEncoder>) throws -> Data {
         var output = avifRWData()
         defer { ip_avifRWDataFree(&output) }
         let result = ip_avifEncoderWrite(encoder, image, &output)
         guard result == AVIF_RESULT_OK else { throw AVIFError.encoding(result, encoder.pointee.diag) }
         return Data(bytes: output.data, count: output.size)
+    }
+
+    /// 4:4:4 when lossless (with the identity matrix, so RGB survives exactly), else 4:2:0.
+    static func defaultYUVFormat(_ options: ImageEncodeOptions) -> avifPixelFormat {
+        options.lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
     }
 
     /// Writes `frameCount` frames as an image sequence, asking `frame` for each in order and
@@ -47,7 +68,7 @@ enum AVIFEncoder {
             let current = index == 0 ? first : try frame(index)
             var buffer = prepared(current.buffer, size: size)
             if buffer.format != format { buffer = buffer.converted(to: format) }
-            let image = try makeImage(buffer, lossless: options.lossless)
+            let image = try makeImage(buffer, lossless: options.lossless, yuvFormat: defaultYUVFormat(options))
             defer { ip_avifImageDestroy(image) }
             let milliseconds = UInt64(max((max(current.duration, 0) * 1000).rounded(), 1))
             let result = ip_avifEncoderAddImage(encoder, image, milliseconds, avifAddImageFlags(AVIF_ADD_IMAGE_FLAG_NONE.rawValue))
@@ -65,7 +86,7 @@ enum AVIFEncoder {
         Int32(((100 - min(max(quality, 0), 100)) * 63 + 50) / 100)
     }
 
-    private static func makeEncoder(_ options: ImageEncodeOptions) throws -> UnsafeMutablePointer<avifEncoder> {
+    static func makeEncoder(_ options: ImageEncodeOptions) throws -> UnsafeMutablePointer<avifEncoder> {
         try AVIFLibrary.open()
         guard let encoder = ip_avifEncoderCreate() else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
         // One thread: the pipeline runs encodes in parallel itself.
@@ -79,11 +100,10 @@ enum AVIFEncoder {
         return encoder
     }
 
-    /// An 8-bit image in YUV 4:2:0 (4:4:4 with the identity matrix when lossless, so RGB survives
-    /// exactly), full range, tagged sRGB as avifenc tags untagged input (CICP 1/13/6).
-    private static func makeImage(_ buffer: PixelBuffer, lossless: Bool) throws -> UnsafeMutablePointer<avifImage> {
-        let yuv = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
-        guard let image = ip_avifImageCreate(UInt32(clamping: buffer.width), UInt32(clamping: buffer.height), 8, yuv) else {
+    /// An 8-bit image in `yuvFormat`, full range, tagged sRGB as avifenc tags untagged input
+    /// (CICP 1/13/6), with the identity matrix when lossless so RGB survives exactly.
+    private static func makeImage(_ buffer: PixelBuffer, lossless: Bool, yuvFormat: avifPixelFormat) throws -> UnsafeMutablePointer<avifImage> {
+        guard let image = ip_avifImageCreate(UInt32(clamping: buffer.width), UInt32(clamping: buffer.height), 8, yuvFormat) else {
             throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max)
         }
         image.pointee.yuvRange = AVIF_RANGE_FULL
