@@ -5,17 +5,22 @@ import PipelineCore
 /// its buffers, from the header), plus the transformed output's RGBA pixels, plus what the encoder
 /// holds per output pixel. A sum, so an upper bound of the peak.
 enum WorkingMemoryEstimate {
-    /// Bytes an encoder holds per output pixel beyond the RGBA input, measured as peak RSS of
+    /// Bytes an encoder holds beyond the RGBA input for `pixels` of output, measured as peak RSS of
     /// `imagepipe convert` of a 20-megapixel photo to each format less the decode's own peak:
-    /// libaom's frame buffers and libwebp's YUV and analysis planes dominate.
-    static func encoderBytesPerPixel(_ format: ImageFormat) -> Int {
+    /// libwebp's YUV and analysis planes dominate, and libaom's frame buffers up to the size
+    /// CodersAVIF encodes whole (2048², above it a grid of 512 px cells, one cell's buffers at once).
+    static func encoderBytes(_ format: ImageFormat, pixels: Int) -> Int {
         switch format {
-        case .jpeg: 2
-        case .png, .gif: 3
-        case .webp: 14
-        default: 17  // AVIF and HEIF measured; the most for formats not measured
+        case .jpeg: return product(pixels, 2)
+        case .png, .gif: return product(pixels, 3)
+        case .webp: return product(pixels, 14)
+        case .avif where pixels > avifWholeEncodeLimit: return product(pixels, 4)
+        default: return product(pixels, 17)  // AVIF whole, HEIF; the most for formats not measured
         }
     }
+
+    /// The largest AVIF CodersAVIF encodes as one AV1 image (`AVIFCoder.defaultGridMinimumPixels`).
+    static let avifWholeEncodeLimit = 2048 * 2048
 
     /// The estimate for a source whose decode `decode` estimates (nil: the coder cannot tell, and
     /// only the output is counted), resized by `options` and encoded as `format`.
@@ -25,12 +30,13 @@ enum WorkingMemoryEstimate {
             decoded.map { size in
                 options.changesPixels ? ResizePlan(source: size, options: options).stages.map { $0.pixelCount ?? .max }.max() ?? 0 : size.pixelCount ?? .max
             } ?? 0
-        return sum([decode?.bytes ?? 0, product(output, 4 + encoderBytesPerPixel(format))])
+        return sum([decode?.bytes ?? 0, product(output, 4), encoderBytes(format, pixels: output)])
     }
 
     /// The bytes an encode of `image` as `format` holds: its pixels and the encoder's own.
     static func encodeBytes(of image: Image, as format: ImageFormat) -> Int {
-        product(image.pixelSize.pixelCount ?? .max, 4 + encoderBytesPerPixel(format))
+        let pixels = image.pixelSize.pixelCount ?? .max
+        return sum([product(pixels, 4), encoderBytes(format, pixels: pixels)])
     }
 
     private static func product(_ a: Int, _ b: Int) -> Int {
