@@ -5,7 +5,7 @@
 // where `FuzzRegressionTests` replays every finding kept in `Tests/Fixtures/fuzz` without sanitizers.
 import PackageDescription
 
-let targets = ["png", "jpeg", "webp", "gif", "avif", "heif", "transform-spec", "data-url", "disk-cache-name"]
+let targets = ["png", "jpeg", "webp", "gif", "avif", "heif", "jxl", "svg", "transform-spec", "data-url", "disk-cache-name"]
 
 let package = Package(
     name: "ImagePipeFuzz",
@@ -22,6 +22,8 @@ let package = Package(
             .product(name: "CodersGIF", package: "ImagePipe"),
             .product(name: "CodersAVIF", package: "ImagePipe"),
             .product(name: "CodersHEIF", package: "ImagePipe"),
+            .product(name: "CodersJXL", package: "ImagePipe"),
+            .product(name: "CodersSVG", package: "ImagePipe"),
             .product(name: "LoaderFile", package: "ImagePipe"),
         ], path: "Sources/FuzzHarness"),
         // The prototype of libFuzzer's driver, which each target's `main` calls.

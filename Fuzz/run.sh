@@ -33,7 +33,7 @@ work=.build-fuzz/work
 summary=${FUZZ_SUMMARY:-$work/summary.txt}
 jobs=${FUZZ_JOBS:-1}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif avif heif transform-spec data-url disk-cache-name)
+[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif avif heif jxl svg transform-spec data-url disk-cache-name)
 
 # A timeout is an input taking over 2 s; an OOM is over 512 MiB resident, or one allocation over
 # 256 MiB (under the targets' limits no image needs a tenth of that, and a single huge allocation
@@ -52,6 +52,8 @@ max_len() {
     # Longer inputs only add entropy-coded data: the seeds are 64 bytes to 6 KB.
     jpeg|webp) echo 8192 ;;
     avif|heif) echo 65536 ;;
+    # JPEG XL seeds are 30 bytes to 2 KB; SVG documents stay small under the harness's limits.
+    jxl|svg) echo 16384 ;;
     transform-spec) echo 512 ;;
     data-url) echo 8192 ;;
     disk-cache-name) echo 2048 ;;
@@ -65,6 +67,7 @@ magic() {
     jpeg) echo '^ffd8ff' ;;
     webp) echo '^52494646........57454250' ;;
     gif) echo '^474946' ;;
+    jxl) echo '^(ff0a|0000000c4a584c20)' ;;
     *) echo '^$' ;;
   esac
 }

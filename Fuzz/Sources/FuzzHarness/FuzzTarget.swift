@@ -2,13 +2,15 @@ import CodersAVIF
 import CodersGIF
 import CodersHEIF
 import CodersJPEG
+import CodersJXL
 import CodersPNG
+import CodersSVG
 import CodersWebP
 import Foundation
 
 /// Every fuzz target, by the name `make fuzz` and the findings folders use.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case png, jpeg, webp, gif, avif, heif
+    case png, jpeg, webp, gif, avif, heif, jxl, svg
     case transformSpec = "transform-spec"
     case dataURL = "data-url"
     case diskCacheName = "disk-cache-name"
@@ -22,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .gif: try CoderFuzzing.run(data, coder: GIFCoder(), limits: .gif)
         case .avif: try CoderFuzzing.run(data, coder: AVIFCoder())
         case .heif: try CoderFuzzing.run(data, coder: HEIFCoder())
+        case .jxl: try CoderFuzzing.run(data, coder: JXLCoder())
+        case .svg: try CoderFuzzing.run(data, coder: SVGCoder(maxElements: 2_000), limits: .svg)
         case .transformSpec: try TransformSpecFuzzing.run(data)
         case .dataURL: try DataURLFuzzing.run(data)
         case .diskCacheName: try DiskCacheNameFuzzing.run(data)

@@ -109,7 +109,8 @@ final class ImageRequestHandler: Sendable {
             }
             format = writable
         }
-        let skip = url.options.skipProcessing.compactMap(ImageFormat.named).filter { format == nil || $0 == format }
+        var skip = url.options.skipProcessing.compactMap(ImageFormat.named).filter { format == nil || $0 == format }
+        if format == OutputFormats.svgPassThrough, !skip.contains(.svg) { skip.append(.svg) }
         let job = ImageRenderer.Job(
             source: source, options: url.options, format: format ?? renderer.formats.negotiated(accept: request.headers[.accept]), skipProcessing: skip)
         return (job, url, format == nil)

@@ -3,7 +3,9 @@ import CodersAVIF
 import CodersGIF
 import CodersHEIF
 import CodersJPEG
+import CodersJXL
 import CodersPNG
+import CodersSVG
 import CodersWebP
 import ColorConverterLCMS
 import Foundation
@@ -23,6 +25,8 @@ enum PipelineSetup {
             ImageFormatRegistry.shared.register(AVIFCoder.format)
             HEIFCoder.formats.forEach(ImageFormatRegistry.shared.register)
             coders.add(HEIFCoder())
+            coders.add(JXLCoder())
+            coders.add(SVGCoder())
             coders.add(AVIFCoder())
             coders.add(GIFCoder())
             coders.add(WebPCoder())
