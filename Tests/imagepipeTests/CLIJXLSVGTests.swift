@@ -104,3 +104,38 @@ struct CLIJXLSVGTests {
         #expect(elapsed < .seconds(10) && result.peakBytes < Self.peakLimit, "\(kind): \(elapsed), \(result.peakMiB) MiB")
     }
 }
+
+/// `imagepipe serve` with the tool's coders: `f:jxl` writes JPEG XL; `f:svg` answers an SVG source
+/// with its own bytes and refuses any other source.
+@Suite("imagepipe serve with JPEG XL and SVG")
+struct ServeJXLSVGTests {
+    @Test("f:jxl is JPEG XL; f:svg passes an SVG through unchanged and refuses a PNG with 422")
+    func formats() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let svg = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="10" fill="red"/></svg>"#.utf8)
+        try svg.write(to: root.appendingPathComponent("logo.svg"))
+        try FileManager.default.copyItem(atPath: Samples.png, toPath: root.appendingPathComponent("a.png").path)
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--local-root", root.path, "--quiet"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        func get(_ path: String) async throws -> (status: String, type: String, body: Data) {
+            let body = root.appendingPathComponent("body-\(UUID().uuidString)")
+            let output = try await runBlocking {
+                try TestProcesses.run(
+                    "/usr/bin/curl", ["-s", "-o", body.path, "-w", "%{http_code} %{content_type}", "http://127.0.0.1:\(port)/insecure/\(path)"])
+            }
+            let parts = String(decoding: output, as: UTF8.self).split(separator: " ", maxSplits: 1).map(String.init)
+            return (parts.first ?? "", parts.count > 1 ? parts[1] : "", (try? Data(contentsOf: body)) ?? Data())
+        }
+        let jxl = try await get("w:16/f:jxl/plain/local:///a.png")
+        #expect(jxl.status == "200" && jxl.type == "image/jxl" && jxl.body.starts(with: [0xFF, 0x0A]), "\(jxl.status) \(jxl.type)")
+        let passed = try await get("w:16/f:svg/plain/local:///logo.svg")
+        #expect(passed.status == "200" && passed.type == "image/svg+xml" && passed.body == svg, "\(passed.status) \(passed.type)")
+        let drawn = try await get("w:16/f:png/plain/local:///logo.svg")
+        #expect(drawn.status == "200" && drawn.type == "image/png")
+        #expect(try await get("w:16/f:svg/plain/local:///a.png").status == "422")
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+    }
+}
