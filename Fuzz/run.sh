@@ -43,6 +43,8 @@ export SWIFT_BACKTRACE=enable=no
 # A small quarantine, and freed memory returned to the system, keep ASan's own share of the 512 MiB
 # small (a JPEG corpus replay peaks at 124 MB instead of 201 MB with ASan's defaults).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16:allocator_release_to_os_interval_ms=500:malloc_context_size=30:handle_abort=1}
+# What librsvg's libraries keep for the process is not a leak of ours (Fuzz/lsan-suppressions.txt).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan-suppressions.txt}
 common=(-timeout=2 -rss_limit_mb=512 -malloc_limit_mb=256)
 fork_options=(-fork="$jobs" -ignore_timeouts=1 -ignore_ooms=1 -ignore_crashes=0)
 

@@ -72,6 +72,9 @@ public struct ImageServerConfiguration: Sendable {
     public var maxOutputPixels = 50_000_000
     /// Quality when the URL names none, 1–100 (imgproxy's default).
     public var defaultQuality = 80
+    /// Answer JPEG XL, before WebP and AVIF, when the URL names no format and `Accept` names
+    /// `image/jxl` (imgproxy's `IMGPROXY_AUTO_JXL`); off by default, as there.
+    public var negotiatesJXL = false
 
     /// `Cache-Control: max-age` of successful answers, in seconds (imgproxy's default: a year).
     public var cacheTTL = 31_536_000

@@ -138,4 +138,21 @@ struct ServeJXLSVGTests {
         server.signal(SIGTERM)
         #expect(try await server.exitStatus() == 0)
     }
+
+    @Test("--auto-jxl answers JPEG XL to an Accept naming it, before WebP; without it, WebP")
+    func autoJXL() async throws {
+        for (arguments, expected) in [(["--auto-jxl"], "image/jxl"), ([], "image/webp")] {
+            let server = try ServeProcess(
+                ["--port", "0", "--allow-unsigned", "--local-root", (Samples.png as NSString).deletingLastPathComponent, "--quiet"] + arguments)
+            let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+            let output = try await runBlocking {
+                try TestProcesses.run(
+                    "/usr/bin/curl",
+                    ["-s", "-o", "/dev/null", "-w", "%{content_type}", "-H", "Accept: image/jxl,image/webp,image/avif", "http://127.0.0.1:\(port)/insecure/w:8/plain/local:///badge.png"])
+            }
+            #expect(String(decoding: output, as: UTF8.self) == expected)
+            server.signal(SIGTERM)
+            #expect(try await server.exitStatus() == 0)
+        }
+    }
 }

@@ -43,7 +43,7 @@ final class ImageRenderer: Sendable {
     init(configuration: ImageServerConfiguration, coders: ImageCodersManager, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
         self.coders = coders
-        self.formats = OutputFormats(coders: coders)
+        self.formats = OutputFormats(coders: coders, negotiatesJXL: configuration.negotiatesJXL)
         self.metrics = metrics
         self.logger = logger
         let prefixes = configuration.allowedSources

@@ -5,9 +5,14 @@ import PipelineCore
 /// URL names none.
 struct OutputFormats: Sendable {
     let coders: ImageCodersManager
+    /// Formats worth offering through `Accept` when the URL leaves the choice open, best first:
+    /// WebP, then AVIF; JPEG XL before both when the server opts in (`negotiatesJXL`).
+    let negotiable: [ImageFormat]
 
-    /// Formats worth offering through `Accept` when the URL leaves the choice open, best first.
-    static let negotiable: [ImageFormat] = [.webp, .avif]
+    init(coders: ImageCodersManager, negotiatesJXL: Bool = false) {
+        self.coders = coders
+        negotiable = (negotiatesJXL ? [.jxl] : []) + [.webp, .avif]
+    }
 
     /// The format for an extension or `f:` value (`jpg`, `jpeg`, `png`, `webp`…), when a coder
     /// writes it. SVG when a coder reads it: an SVG source is answered unchanged (`svgPassThrough`).
@@ -35,7 +40,7 @@ struct OutputFormats: Sendable {
                 if parts.dropFirst().contains(where: { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }) { return nil }
                 return type
             })
-        return Self.negotiable.first { accepted.contains($0.mimeType) && coders.canEncode(to: $0) }
+        return negotiable.first { accepted.contains($0.mimeType) && coders.canEncode(to: $0) }
     }
 
     /// The output format for an image when the URL named none and `Accept` chose none: the
