@@ -6,8 +6,8 @@ import PipelineCore
 /// quality scale) or lossless. Register once: `ImageCodersManager.shared.add(JXLCoder())`.
 ///
 /// A still file cut short shows what libjxl could decode of it, the rest blank, with a
-/// `.truncated` warning; a cut-off animation is refused. A cancelled or overlong decode or encode
-/// stops within one of libjxl's jobs (a group of 256 x 256 pixels).
+/// `.truncated` warning; a cut-off animation is refused. A cancelled or overlong decode stops
+/// within one of libjxl's jobs (a group of 256 x 256 pixels); a cancelled encode between frames.
 public struct JXLCoder: AnimatedImageCoder, ProgressiveImageCoder {
     /// libjxl's encoder effort unless `ImageCodingExtras.jxlEffort` says otherwise: 4, imgproxy's
     /// default (cjxl's own is 7: files a few percent smaller, encodes several times slower).

@@ -6,8 +6,9 @@ import PipelineCore
 ///
 /// Each frame is encoded as soon as it is added (its output drained before the next frame is
 /// asked for), so an animation streams through holding one frame and the compressed bytes. A
-/// cancelled encode stops between frames and, within a frame, between libjxl's jobs (the runner,
-/// `JXLStopCondition`); libjxl 0.7 has no streaming input, so a frame's pixels are handed over whole.
+/// cancelled encode stops between frames, never inside one: libjxl 0.7's encoder cannot be
+/// stopped safely mid-frame (it crashes when its runner fails a job, unlike its decoder) and has
+/// no streaming input, so a frame's pixels are handed over whole and encoded to the end.
 enum JXLEncoder {
     static func encode(
         frameCount: Int, loopCount: Int, metadata: ImageMetadata, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame
@@ -16,8 +17,9 @@ enum JXLEncoder {
         try JXLLibrary.open()
         guard let encoder = ip_JxlEncoderCreate(nil) else { throw ImagePipeError.encodingFailed(reason: "libjxl could not start an encoder") }
         defer { ip_JxlEncoderDestroy(encoder) }
-        // An encode has no time budget of its own; the stop condition carries its cancellation.
-        let stop = JXLStopCondition(DecodeCheckpoint(options: ImageDecodeOptions(maxDecodeTime: nil)))
+        // A runner that never stops: libjxl 0.7's encoder crashes when its runner fails a job
+        // (it does not check), so an encode is only stopped between frames.
+        let stop = JXLStopCondition(nil)
         return try withExtendedLifetime(stop) {
             guard ip_JxlEncoderSetParallelRunner(encoder, JXLStopCondition.runner, stop.context) == JXL_ENC_SUCCESS else {
                 throw ImagePipeError.encodingFailed(reason: "libjxl refused the runner")

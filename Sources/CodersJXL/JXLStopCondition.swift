@@ -2,11 +2,12 @@ import CJXL
 import PipelineCore
 import Synchronization
 
-/// What libjxl's work polls so that a cancelled or overlong decode or encode stops: libjxl runs
+/// What libjxl's work polls so that a cancelled or overlong decode stops: libjxl runs
 /// every stage of its work (groups of pixels, passes) through the parallel runner it is given, and
 /// ours runs those jobs one after another on the calling thread, asking the current checkpoint
 /// before each. When it says stop, the runner returns an error and libjxl gives up with
-/// `JXL_DEC_ERROR` / `JXL_ENC_ERROR`; the caller then asks the checkpoint for the error to throw.
+/// `JXL_DEC_ERROR`; the caller then asks the checkpoint for the error to throw. (The encoder gets
+/// the runner with no checkpoint: libjxl 0.7's encoder crashes when a job is refused.)
 ///
 /// One thread: a decode runs on the pipeline's bounded executor like every other coder's, so
 /// libjxl's own thread pool would take cores the executor does not know it gave away.

@@ -1,6 +1,7 @@
 import CodersJXL
 import Foundation
 import PipelineCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -91,28 +92,47 @@ struct JXLEncoderTests {
         #expect(try JXLCoder().decode(data, options: ImageDecodeOptions()).pixelSize == ImageSize(width: 10, height: 5))
     }
 
-    @Test("a cancelled encode stops within libjxl's work, long before it would finish")
+    @Test("a cancelled encode stops before the next frame, and before the first")
     func cancellation() throws {
-        let big = try PixelBuffer(width: 1500, height: 1500, format: .rgb8, bytes: (0..<1500 * 1500 * 3).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
-        var extras = ImageCodingExtras()
-        extras[.jxlEffort] = 7
-        let options = ImageEncodeOptions(extras: extras)
-        let started = ContinuousClock.now
-        _ = try JXLCoder().encode(Image(big), as: .jxl, options: options)
-        let whole = ContinuousClock.now - started
-        let flag = DecodeCancellation()
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { flag.cancel() }
-        let start = ContinuousClock.now
+        let provider = CancellingProvider(frames: 6, cancelAt: 2)
+        let animation = try AnimatedImage(provider: provider)
         #expect(throws: ImagePipeError.cancelled) {
-            try DecodeCancellation.$current.withValue(flag) { try JXLCoder().encode(Image(big), as: .jxl, options: options) }
+            try DecodeCancellation.$current.withValue(provider.flag) { try JXLCoder().encode(Image(animation: animation), as: .jxl, options: ImageEncodeOptions()) }
         }
-        let cancelled = ContinuousClock.now - start
-        #expect(cancelled < whole / 2, "cancelled after \(cancelled), a whole encode takes \(whole)")
+        #expect(provider.asked.withLock { $0 } == [0, 1, 2], "frames asked for: \(provider.asked.withLock { $0 })")
+        let cancelled = DecodeCancellation()
+        cancelled.cancel()
+        #expect(throws: ImagePipeError.cancelled) {
+            try DecodeCancellation.$current.withValue(cancelled) {
+                try JXLCoder().encode(Image(try Self.pattern(8, 8, alpha: false)), as: .jxl, options: ImageEncodeOptions())
+            }
+        }
     }
 
     @Test("only JPEG XL is written")
     func otherFormats() {
         #expect(JXLCoder().canEncode(to: .jxl) && !JXLCoder().canEncode(to: .png))
         #expect(throws: ImagePipeError.self) { try JXLCoder().encode(Image(try Self.pattern(2, 2, alpha: false)), as: .png, options: ImageEncodeOptions()) }
+    }
+}
+
+/// Frames of one gray level each; asked for frame `cancelAt`, it cancels `flag` (as a request
+/// going away while its animation is being written).
+final class CancellingProvider: AnimatedImageProvider {
+    let frameCount: Int
+    let cancelAt: Int
+    let flag = DecodeCancellation()
+    let asked = Mutex<[Int]>([])
+    init(frames: Int, cancelAt: Int) { (frameCount, self.cancelAt) = (frames, cancelAt) }
+    var data: Data { Data("frames".utf8) }
+    var format: ImageFormat { .gif }
+    var canvasSize: ImageSize { ImageSize(width: 64, height: 64) }
+    var pixelFormat: PixelFormat { .gray8 }
+    var loopCount: Int { 0 }
+    func duration(at index: Int) -> Double { 0.1 }
+    func frame(at index: Int) throws -> PixelBuffer {
+        asked.withLock { $0.append(index) }
+        if index == cancelAt { flag.cancel() }
+        return try PixelBuffer(width: 64, height: 64, format: .gray8, bytes: [UInt8](repeating: UInt8(index * 40), count: 64 * 64))
     }
 }

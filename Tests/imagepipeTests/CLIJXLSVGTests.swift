@@ -47,10 +47,17 @@ struct CLIJXLSVGTests {
         #expect(try await cli.run(["convert", svg, temp.path("logo.svg.svg")]).status == 2)
     }
 
+    /// A run of the tool, its peak memory, and how long the child process took (from its start to
+    /// its end, not counting the wait for a thread to start it on while other tests run).
     func measured(_ arguments: [String]) async throws -> (CLIRunner.MeasuredRun, Duration) {
-        let start = ContinuousClock.now
-        let result = try await cli.runMeasuringMemory(arguments)
-        return (result, ContinuousClock.now - start)
+        let environment = cli.environment
+        return try await runBlocking {
+            let start = ContinuousClock.now
+            let child = try TestProcesses.runMeasuringPeakMemory(CLIRunner.binary.path, arguments, environment: environment)
+            let elapsed = ContinuousClock.now - start
+            let run = CLIRunner.Run(status: child.exitStatus ?? 128 + (child.signal ?? 0), stdout: child.standardOutput, stderr: child.standardError)
+            return (CLIRunner.MeasuredRun(run: run, peakBytes: child.maxResidentBytes), elapsed)
+        }
     }
 
     @Test("a 1-gigapixel JPEG XL of a few bytes is refused on maxPixels, within 10 s and 512 MiB, nothing on stderr but the error")
