@@ -57,17 +57,10 @@ public struct SVGCoder: ImageCoder {
         throw ImagePipeError.unencodableFormat(format, coder: "SVGCoder", format: .svg)
     }
 
-    /// The drawn size's pixels plus librsvg's document tree, about 30 bytes of it per byte of the
-    /// document; nil for documents a limit refuses or without a size.
-    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? {
-        guard canDecode(data), (try? checkLimits(data)) != nil, let document = try? SVGDocument(data),
-            let size = try? document.pixelSize()
-        else { return nil }
-        let target = options.targetSize(for: size)
-        guard (try? options.checkPixelLimit(target)) != nil else { return nil }
-        let (working, overflow) = data.count.multipliedReportingOverflow(by: 30)
-        return ImageDecodeEstimate(outputSize: target, bytesPerPixel: 4, workingBytes: overflow ? .max : working)
-    }
+    /// Nil: the drawn size is known only once librsvg has parsed the document, which is most of
+    /// the work (a second parse for an estimate would double it), so SVG decodes are not counted
+    /// in the decode memory budget. `maxElements` and `maxPixels` bound them instead.
+    public func decodeEstimate(for data: Data, options: ImageDecodeOptions) -> ImageDecodeEstimate? { nil }
 
     /// `maxDocumentBytes` and `maxElements`, checked on the bytes before librsvg sees them.
     func checkLimits(_ data: Data) throws {
