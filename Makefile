@@ -84,7 +84,7 @@ demo: deps release
 # Swift keeps only the last -sanitize= flag, so both sanitizers go in one. Swift on Linux has no
 # -sanitize=undefined; the C shims get UBSan, which the ASan runtime carries.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= png jpeg webp gif avif heif tiff bmp transform-spec data-url disk-cache-name
+FUZZ_TARGETS ?= png jpeg webp gif avif heif tiff bmp jxl svg transform-spec data-url disk-cache-name
 FUZZ_BUILD_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
 	-Xcc -fsanitize=fuzzer-no-link,address,undefined -Xcc -fno-sanitize-recover=undefined
 fuzz-build: deps

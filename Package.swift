@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "CodersHEIF", targets: ["CodersHEIF"]),
         .library(name: "CodersTIFF", targets: ["CodersTIFF"]),
         .library(name: "CodersBMP", targets: ["CodersBMP"]),
+        .library(name: "CodersJXL", targets: ["CodersJXL"]),
+        .library(name: "CodersSVG", targets: ["CodersSVG"]),
         .library(name: "LoaderFile", targets: ["LoaderFile"]),
         .library(name: "LoaderHTTP", targets: ["LoaderHTTP"]),
         .library(name: "ColorConverterLCMS", targets: ["ColorConverterLCMS"]),
@@ -113,6 +115,16 @@ let package = Package(
         .target(name: "CodersTIFF", dependencies: ["PipelineCore", "CTIFF", "CTIFFShim"]),
         // BMP, ICO and CUR in Swift (decode only): no C library.
         .target(name: "CodersBMP", dependencies: ["PipelineCore"]),
+        // JPEG XL on libjxl, which returns its errors. Its headers only: the shim opens libjxl on
+        // first use and forwards the functions CodersJXL calls. (Its .pc file's -DHWY_SHARED_DEFINE
+        // is a flag SwiftPM refuses, so no pkgConfig.)
+        .systemLibrary(name: "CJXL", path: "Sources/CJXL", providers: [.apt(["libjxl-dev"])]),
+        .target(name: "CJXLShim", dependencies: ["CJXL", "CLazyLibrary"]),
+        .target(name: "CodersJXL", dependencies: ["PipelineCore", "CJXL", "CJXLShim"]),
+        // SVG on librsvg and cairo. The shim opens librsvg (and through it GLib and cairo) on first
+        // use and keeps their types to itself, so nothing else builds against GLib's headers.
+        .target(name: "CSVGShim", dependencies: ["CLazyLibrary"]),
+        .target(name: "CodersSVG", dependencies: ["PipelineCore", "CSVGShim"]),
 
         .target(name: "LoaderFile", dependencies: ["PipelineCore"]),
         // libcurl's headers (not linked), and a C shim that opens libcurl on the first download and
@@ -158,6 +170,7 @@ let package = Package(
         .executableTarget(name: "imagepipe", dependencies: [
             "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
             "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer", "CodersTIFF", "CodersBMP",
+            "CodersJXL", "CodersSVG",
             .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["Service"])),
@@ -200,6 +213,8 @@ let package = Package(
         .testTarget(name: "CodersWebPTests", dependencies: ["CodersWebP", "CWebP", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersAVIFTests", dependencies: ["CodersAVIF", "CAVIFShim", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersHEIFTests", dependencies: ["CodersHEIF", "PipelineCore", "TestSupport"]),
+        .testTarget(name: "CodersJXLTests", dependencies: ["CodersJXL", "PipelineCore", "PipelineConformance", "TestSupport"]),
+        .testTarget(name: "CodersSVGTests", dependencies: ["CodersSVG", "PipelineCore", "PipelineConformance", "TestSupport"]),
         .testTarget(name: "CodersGIFTests", dependencies: ["CodersGIF", "ImagePipe", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersTIFFTests", dependencies: ["CodersTIFF", "PipelineCore", "TestSupport"]),
         .testTarget(name: "CodersBMPTests", dependencies: ["CodersBMP", "CodersPNG", "PipelineCore", "TestSupport"]),
@@ -236,7 +251,7 @@ let package = Package(
         // in Tests/Fixtures/fuzz. Not a product: users never build it.
         .target(name: "FuzzHarness", dependencies: [
             "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "CodersTIFF",
-            "CodersBMP", "LoaderFile",
+            "CodersBMP", "LoaderFile", "CodersJXL", "CodersSVG",
         ], path: "Fuzz/Sources/FuzzHarness"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzHarness", "TestSupport"]),
     ],

@@ -5,7 +5,7 @@
 // where `FuzzRegressionTests` replays every finding kept in `Tests/Fixtures/fuzz` without sanitizers.
 import PackageDescription
 
-let targets = ["png", "jpeg", "webp", "gif", "avif", "heif", "tiff", "bmp", "transform-spec", "data-url", "disk-cache-name"]
+let targets = ["png", "jpeg", "webp", "gif", "avif", "heif", "tiff", "bmp", "jxl", "svg", "transform-spec", "data-url", "disk-cache-name"]
 
 let package = Package(
     name: "ImagePipeFuzz",
@@ -24,6 +24,8 @@ let package = Package(
             .product(name: "CodersHEIF", package: "ImagePipe"),
             .product(name: "CodersTIFF", package: "ImagePipe"),
             .product(name: "CodersBMP", package: "ImagePipe"),
+            .product(name: "CodersJXL", package: "ImagePipe"),
+            .product(name: "CodersSVG", package: "ImagePipe"),
             .product(name: "LoaderFile", package: "ImagePipe"),
         ], path: "Sources/FuzzHarness"),
         // The prototype of libFuzzer's driver, which each target's `main` calls.

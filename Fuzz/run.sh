@@ -33,7 +33,7 @@ work=.build-fuzz/work
 summary=${FUZZ_SUMMARY:-$work/summary.txt}
 jobs=${FUZZ_JOBS:-1}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif avif heif tiff bmp transform-spec data-url disk-cache-name)
+[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp gif avif heif tiff bmp jxl svg transform-spec data-url disk-cache-name)
 
 # A timeout is an input taking over 2 s; an OOM is over 512 MiB resident, or one allocation over
 # 256 MiB (under the targets' limits no image needs a tenth of that, and a single huge allocation
@@ -43,6 +43,8 @@ export SWIFT_BACKTRACE=enable=no
 # A small quarantine, and freed memory returned to the system, keep ASan's own share of the 512 MiB
 # small (a JPEG corpus replay peaks at 124 MB instead of 201 MB with ASan's defaults).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16:allocator_release_to_os_interval_ms=500:malloc_context_size=30:handle_abort=1}
+# What librsvg's libraries keep for the process is not a leak of ours (Fuzz/lsan-suppressions.txt).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan-suppressions.txt}
 common=(-timeout=2 -rss_limit_mb=512 -malloc_limit_mb=256)
 fork_options=(-fork="$jobs" -ignore_timeouts=1 -ignore_ooms=1 -ignore_crashes=0)
 
@@ -53,6 +55,8 @@ max_len() {
     jpeg|webp) echo 8192 ;;
     avif|heif) echo 65536 ;;
     tiff|bmp) echo 65536 ;;
+    # JPEG XL seeds are 30 bytes to 2 KB; SVG documents stay small under the harness's limits.
+    jxl|svg) echo 16384 ;;
     transform-spec) echo 512 ;;
     data-url) echo 8192 ;;
     disk-cache-name) echo 2048 ;;
@@ -70,6 +74,7 @@ magic() {
     tiff) echo '^(49492a00|4d4d002a|49492b00|4d4d002b)' ;;
     # BMP, and icons and cursors.
     bmp) echo '^(424d|00000100|00000200)' ;;
+    jxl) echo '^(ff0a|0000000c4a584c20)' ;;
     *) echo '^$' ;;
   esac
 }

@@ -21,8 +21,10 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libheif || need libheif-dev
   pkg-config --exists libtiff-4 || need libtiff-dev
   pkg-config --exists hiredis || need libhiredis-dev
+  pkg-config --exists libjxl || need libjxl-dev
+  pkg-config --exists librsvg-2.0 || need librsvg2-dev
 else
-  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev libtiff-dev libhiredis-dev)
+  packages+=(libpng-dev libdeflate-dev libjpeg-dev libwebp-dev libcurl4-openssl-dev liblcms2-dev libavif-dev libdav1d-dev libheif-dev libtiff-dev libhiredis-dev libjxl-dev librsvg2-dev)
 fi
 [ -f /usr/include/gif_lib.h ] || need libgif-dev
 # The loader tests serve HTTPS through `openssl s_server` and make gzip bodies with gzip.
@@ -34,12 +36,15 @@ command -v jq >/dev/null 2>&1 || need jq
 # the reference decoders.
 command -v avifenc >/dev/null 2>&1 && command -v avifdec >/dev/null 2>&1 || need libavif-bin
 command -v heif-enc >/dev/null 2>&1 && command -v heif-convert >/dev/null 2>&1 || need libheif-examples
+# The JPEG XL and SVG tests make and check their files with cjxl/djxl and rsvg-convert.
+command -v cjxl >/dev/null 2>&1 && command -v djxl >/dev/null 2>&1 || need libjxl-tools
+command -v rsvg-convert >/dev/null 2>&1 || need librsvg2-bin
 # The Redis cache tests start their own redis-server, and twemproxy (nutcracker) in front of two.
 command -v redis-server >/dev/null 2>&1 || need redis-server
 command -v nutcracker >/dev/null 2>&1 || need nutcracker
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif, libtiff, hiredis; redis-server, nutcracker)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif, libtiff, hiredis, libjxl, librsvg; redis-server, nutcracker)"
   exit 0
 fi
 

@@ -16,7 +16,7 @@
 # API/: run --update and commit the baseline with the change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules=(PipelineCore ImagePipe ImagePipeTargets CodersPNG CodersJPEG CodersWebP CodersGIF CodersAVIF CodersHEIF CodersTIFF CodersBMP
+modules=(PipelineCore ImagePipe ImagePipeTargets CodersPNG CodersJPEG CodersWebP CodersGIF CodersAVIF CodersHEIF CodersTIFF CodersBMP CodersJXL CodersSVG
          LoaderFile LoaderHTTP ColorConverterLCMS CacheRedis PipelineConformance ImageServer)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

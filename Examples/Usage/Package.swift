@@ -9,7 +9,7 @@ import PackageDescription
 
 let imagePipe: [Target.Dependency] = [
     "PipelineCore", "ImagePipe", "ImagePipeTargets", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF",
-    "LoaderFile", "LoaderHTTP", "ColorConverterLCMS", "CacheRedis",
+    "CodersJXL", "CodersSVG", "LoaderFile", "LoaderHTTP", "ColorConverterLCMS", "CacheRedis",
 ].map { .product(name: $0, package: "ImagePipe") }
 
 let snippetsFolder = Context.packageDirectory + "/ReadmeSnippets"

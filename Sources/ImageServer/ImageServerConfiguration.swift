@@ -119,6 +119,9 @@ public struct ImageServerConfiguration: Sendable {
     /// `Cache-Control: max-age` of fallback answers, in seconds; nil uses `cacheTTL`
     /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_TTL`).
     public var fallbackImageTTL: Int?
+    /// Answer JPEG XL, before WebP and AVIF, when the URL names no format and `Accept` names
+    /// `image/jxl` (imgproxy's `IMGPROXY_AUTO_JXL`); off by default, as there.
+    public var negotiatesJXL = false
 
     /// `Cache-Control: max-age` of successful answers, in seconds (imgproxy's default: a year).
     public var cacheTTL = 31_536_000

@@ -10,11 +10,12 @@ struct ToolLazyLibraryTests {
     let temp = TempFolder()
 
     /// The libraries the tool opens itself; none may be linked.
-    static let openedOnUse = ["libcurl", "libavif", "libheif"]
+    static let openedOnUse = ["libcurl", "libavif", "libheif", "libjxl", "librsvg-2"]
     /// What they bring: TLS, HTTP/2, Kerberos, LDAP, the AV1 and HEVC codecs.
     static let theirDependencies = [
         "libssl", "libcrypto", "libgnutls", "libnghttp2", "libgssapi_krb5", "libldap-2.5",
         "libaom", "librav1e", "libSvtAv1Enc", "libgav1", "libx265", "libde265",
+        "libhwy", "libbrotlidec", "libcairo", "libglib-2.0", "libgio-2.0", "libpango-1.0",
     ]
 
     @Test("imagepipe links no curl, TLS, AVIF or HEIF library")

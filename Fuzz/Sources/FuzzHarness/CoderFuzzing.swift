@@ -25,6 +25,10 @@ enum CoderFuzzing {
         /// at canvas size (70 % of the target's time at the standard limits). 512x512 per frame and
         /// 1 MP per animation keep the compositor's clipping, disposal and the limits' errors in reach.
         static let gif = Limits(maxPixels: 1 << 18, maxAnimationPixels: 1 << 20)
+        /// An SVG's drawing time grows with its canvas and its elements, and any document may
+        /// declare a large canvas: 256 x 256 (with at most 2,000 elements) keeps one execution
+        /// well under the fuzzer's time bound.
+        static let svg = Limits(maxPixels: 1 << 16, maxAnimationPixels: 1 << 16)
     }
 
     static let maxFrames = 256

@@ -1,5 +1,6 @@
 import CodersGIF
 import CodersJPEG
+import CodersJXL
 import CodersPNG
 import CodersWebP
 import Foundation
@@ -19,6 +20,8 @@ public enum FuzzSeeds {
         case .webp: try webP()
         case .png: try png()
         case .gif: try gif()
+        case .jxl: try jxl()
+        case .svg: svg()
         case .avif, .heif, .tiff, .bmp, .transformSpec, .dataURL, .diskCacheName: [:]
         }
     }
@@ -60,6 +63,39 @@ public enum FuzzSeeds {
             "animated-lossless-12x8.webp": try animate(.rgb8, lossless: true),
             "metadata-16x8.webp": try encode(withMetadata(try gradient(16, 8, .rgb8))),
         ]
+    }
+
+    static func jxl() throws -> [String: Data] {
+        let coder = JXLCoder()
+        func encode(_ image: Image, lossless: Bool = false) throws -> Data {
+            var options = ImageEncodeOptions(quality: 0.5, lossless: lossless)
+            options.extras[.jxlEffort] = 3
+            return try coder.encode(image, as: .jxl, options: options)
+        }
+        let frames = try (0..<3).map { ImageFrame(try gradient(12, 8, .rgba8, shift: $0 * 40), duration: [0.1, 0, 0.05][$0]) }
+        return [
+            "lossy-16x16.jxl": try encode(Image(try gradient(16, 16, .rgb8))),
+            "lossy-alpha-12x8.jxl": try encode(Image(try gradient(12, 8, .rgba8))),
+            "lossless-gray-8x8.jxl": try encode(Image(try gradient(8, 8, .gray8)), lossless: true),
+            "lossless-alpha-8x8.jxl": try encode(Image(try gradient(8, 8, .grayAlpha8)), lossless: true),
+            "animated-12x8.jxl": try coder.encode(frames: frames, loopCount: 2, as: .jxl, options: ImageEncodeOptions(quality: 0.5)),
+            "metadata-16x8.jxl": try encode(withMetadata(try gradient(16, 8, .rgb8))),
+        ]
+    }
+
+    /// Small documents over what librsvg reads: shapes, paths, gradients, a pattern, text, a
+    /// `use`, a filter, CSS, an embedded `data:` image, entities.
+    static func svg() -> [String: Data] {
+        let documents = [
+            "shapes.svg": ##"<svg xmlns="http://www.w3.org/2000/svg" width="16" height="12"><rect width="8" height="6" fill="red"/><circle cx="10" cy="6" r="4" fill-opacity=".5"/><path d="M0 12 L8 2 Q 12 0 16 12 z" stroke="#00f"/></svg>"##,
+            "gradient.svg":
+                ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><defs><radialGradient id="g"><stop offset="0" stop-color="#f80"/><stop offset="1" stop-opacity="0"/></radialGradient><pattern id="p" width="2" height="2" patternUnits="userSpaceOnUse"><rect width="1" height="1"/></pattern></defs><rect width="10" height="5" fill="url(#g)"/><rect y="5" width="10" height="5" fill="url(#p)"/></svg>"##,
+            "use-filter.svg":
+                ##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="12" height="12"><defs><filter id="f"><feGaussianBlur stdDeviation="1"/></filter><g id="a"><rect width="4" height="4"/></g></defs><use xlink:href="#a" x="2" filter="url(#f)"/><text x="1" y="11" font-size="4">Ab</text></svg>"##,
+            "css-entity.svg":
+                ##"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY c "#0a0">]><svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><style>rect { fill: &c; }</style><rect width="8" height="8"/><image width="2" height="2" href="data:image/gif;base64,R0lGODlhAQABAAAAACw="/></svg>"##,
+        ]
+        return documents.mapValues { Data($0.utf8) }
     }
 
     static func png() throws -> [String: Data] {

@@ -3,14 +3,16 @@ import CodersBMP
 import CodersGIF
 import CodersHEIF
 import CodersJPEG
+import CodersJXL
 import CodersPNG
+import CodersSVG
 import CodersTIFF
 import CodersWebP
 import Foundation
 
 /// Every fuzz target, by the name `make fuzz` and the findings folders use.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case png, jpeg, webp, gif, avif, heif, tiff, bmp
+    case png, jpeg, webp, gif, avif, heif, tiff, bmp, jxl, svg
     case transformSpec = "transform-spec"
     case dataURL = "data-url"
     case diskCacheName = "disk-cache-name"
@@ -26,6 +28,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .heif: try CoderFuzzing.run(data, coder: HEIFCoder())
         case .tiff: try CoderFuzzing.run(data, coder: TIFFCoder())
         case .bmp: try CoderFuzzing.run(data, coder: BMPCoder(coders: CoderFuzzing.pngOnly))
+        case .jxl: try CoderFuzzing.run(data, coder: JXLCoder())
+        case .svg: try CoderFuzzing.run(data, coder: SVGCoder(maxElements: 2_000), limits: .svg)
         case .transformSpec: try TransformSpecFuzzing.run(data)
         case .dataURL: try DataURLFuzzing.run(data)
         case .diskCacheName: try DiskCacheNameFuzzing.run(data)

@@ -100,7 +100,8 @@ final class ImageRequestHandler: Sendable {
             }
             format = writable
         }
-        let skip = url.options.skipProcessing.compactMap(ImageFormat.named).filter { format == nil || $0 == format }
+        var skip = url.options.skipProcessing.compactMap(ImageFormat.named).filter { format == nil || $0 == format }
+        if format == OutputFormats.svgPassThrough, !skip.contains(.svg) { skip.append(.svg) }
         // `Accept` decides when the URL names no format, or over the URL's with an enforced one.
         let formats = renderer.formats
         let negotiates = format == nil ? !formats.automatic.isEmpty : !formats.enforced.isEmpty

@@ -170,6 +170,9 @@ final class ImageRenderer: Sendable {
         metrics.loadedBytes.increment(by: loaded.data.count)
         let sourceFormat = ImageFormat.detect(in: loaded.data)
         if job.skipProcessing.contains(sourceFormat) { return (loaded.data, sourceFormat) }
+        if job.format == OutputFormats.svgPassThrough {
+            throw ServiceError(status: 422, reason: "only an SVG source can be answered as SVG (it is passed through unchanged)")
+        }
         let encodeOptions: @Sendable (ImageFormat) -> ImageEncodeOptions = { [self] format in self.encodeOptions(job, format: format) }
         // The options the manager would decode with: its original key is the source URL.
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: job.source.absoluteString)

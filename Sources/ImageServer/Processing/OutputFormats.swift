@@ -12,7 +12,10 @@ struct OutputFormats: Sendable {
 
     init(coders: ImageCodersManager, configuration: ImageServerConfiguration = ImageServerConfiguration()) {
         self.coders = coders
-        automatic = Self.chosen(avif: configuration.autoAVIF || configuration.enforceAVIF, webp: configuration.autoWebP || configuration.enforceWebP)
+        // JPEG XL first when the server opts in (`negotiatesJXL`), as imgproxy's IMGPROXY_AUTO_JXL.
+        automatic =
+            (configuration.negotiatesJXL ? [.jxl] : [])
+            + Self.chosen(avif: configuration.autoAVIF || configuration.enforceAVIF, webp: configuration.autoWebP || configuration.enforceWebP)
         enforced = Self.chosen(avif: configuration.enforceAVIF, webp: configuration.enforceWebP)
     }
 
@@ -21,11 +24,17 @@ struct OutputFormats: Sendable {
     }
 
     /// The format for an extension or `f:` value (`jpg`, `jpeg`, `png`, `webp`…), when a coder
-    /// writes it.
+    /// writes it. SVG when a coder reads it: an SVG source is answered unchanged (`svgPassThrough`).
     func named(_ name: String) -> ImageFormat? {
-        guard let format = ImageFormat.named(name), format != .undefined, coders.canEncode(to: format) else { return nil }
-        return format
+        guard let format = ImageFormat.named(name), format != .undefined else { return nil }
+        if format == .svg { return coders.canDecode(format: .svg) ? format : nil }
+        return coders.canEncode(to: format) ? format : nil
     }
+
+    /// Asked for SVG, the server answers an SVG source with its own bytes, as imgproxy does: a
+    /// vector image is not drawn to pixels and back, and the client scales it. Any other source
+    /// cannot be answered as SVG.
+    static let svgPassThrough: ImageFormat = .svg
 
     /// The first of `formats` (by default the automatic ones) that `accept` admits by name
     /// (`image/webp`), nil when none: then the source's own format is kept. Wildcards do not

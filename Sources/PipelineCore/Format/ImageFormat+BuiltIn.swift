@@ -35,14 +35,14 @@ extension ImageFormat {
     public static let avif = ImageFormat(
         identifier: "avif", mimeTypes: ["image/avif"], fileExtensions: ["avif"], supportsAnimation: true,
         signature: .isoBrand(["avif", "avis"]))
-    static let jxl = ImageFormat(
+    public static let jxl = ImageFormat(
         identifier: "jxl", mimeTypes: ["image/jxl"], fileExtensions: ["jxl"], supportsAnimation: true,
         signature: Signature { $0.has([0xFF, 0x0A]) || $0.has([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) })
     static let pdf = ImageFormat(
         identifier: "pdf", mimeTypes: ["application/pdf"], fileExtensions: ["pdf"],
         signature: .ascii("%PDF"))
     /// Any text starting `<` whose last 100 bytes close an `svg` element, as SDWebImage checks.
-    static let svg = ImageFormat(
+    public static let svg = ImageFormat(
         identifier: "svg", mimeTypes: ["image/svg+xml"], fileExtensions: ["svg"],
         signature: Signature { $0.has([0x3C]) && $0.tailContains("</svg>".utf8) })
     package static let bmp = ImageFormat(

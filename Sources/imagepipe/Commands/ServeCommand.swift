@@ -98,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Animation frames processed (1: animations become their first frame); more answers 422.")
     var maxFrames = defaults.maxFrames
     @Option(help: ArgumentHelp("Most pixels a result may have; more answers 422.", valueName: "pixels")) var maxOutputPixels = defaults.maxOutputPixels
+    @Flag(name: .customLong("auto-jxl"), help: "Answer JPEG XL when the URL names no format and Accept names image/jxl.") var autoJXL = false
     @Option(help: ArgumentHelp("Export traces over OTLP/HTTP to this collector (default: no traces).", valueName: "http://host:4318"))
     var otelEndpoint: String?
     @Option(help: ArgumentHelp("imgproxy's name: --max-source-pixels in megapixels.", valueName: "megapixels")) var maxSrcResolution: Double?
@@ -291,6 +292,7 @@ struct ServeCommand: AsyncParsableCommand {
             try Self.either(maxSourcePixels, Self.defaults.maxSourcePixels, megapixels, "--max-source-pixels", "--max-src-resolution"), 1...(1 << 40), "--max-source-pixels")
         settings.maxFrames = try Self.within(try Self.either(maxFrames, Self.defaults.maxFrames, maxAnimationFrames, "--max-frames", "--max-animation-frames"), 1...ImageDecodeOptions.defaultMaxFrames, "--max-frames")
         settings.maxOutputPixels = try Self.within(maxOutputPixels, 1...(1 << 40), "--max-output-pixels")
+        settings.negotiatesJXL = autoJXL
         return settings
     }
 

@@ -4,7 +4,9 @@ import CodersBMP
 import CodersGIF
 import CodersHEIF
 import CodersJPEG
+import CodersJXL
 import CodersPNG
+import CodersSVG
 import CodersTIFF
 import CodersWebP
 import ColorConverterLCMS
@@ -27,6 +29,8 @@ enum PipelineSetup {
             coders.add(TIFFCoder())
             coders.add(BMPCoder())
             coders.add(HEIFCoder())
+            coders.add(JXLCoder())
+            coders.add(SVGCoder())
             coders.add(AVIFCoder())
             coders.add(GIFCoder())
             coders.add(WebPCoder())

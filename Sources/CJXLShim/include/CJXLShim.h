@@ -1,0 +1,1 @@
+// Declared in CJXL.h (the libjxl module), defined in JXLLibrary.c.
