@@ -7,7 +7,9 @@ import Testing
 
 @Suite("JPEG decoding", .dedicatedThreads)
 struct JPEGDecoderTests {
-    let coder = JPEGCoder()
+    // Its own converters, none registered: the references are libjpeg's naive CMYK, and another suite in
+    // the process may register a CMS into the shared ones.
+    let coder = JPEGCoder(colorConverters: ImageColorConvertersManager())
 
     static let decodeRows = Corpus.rows("jpeg").filter { $0.expectDecode && !$0.file.hasSuffix("jpg-size-6x6.jpg") }
     static let rejectRows = Corpus.rows("jpeg").filter { !$0.expectDecode }

@@ -146,9 +146,9 @@ struct ServeJXLSVGTests {
         #expect(try await server.exitStatus() == 0)
     }
 
-    @Test("--auto-jxl answers JPEG XL to an Accept naming it, before WebP; without it, WebP")
+    @Test("--auto-jxl answers JPEG XL to an Accept naming it, before AVIF and WebP; without it, AVIF as imgproxy prefers")
     func autoJXL() async throws {
-        for (arguments, expected) in [(["--auto-jxl"], "image/jxl"), ([], "image/webp")] {
+        for (arguments, expected) in [(["--auto-jxl"], "image/jxl"), ([], "image/avif")] {
             let server = try ServeProcess(
                 ["--port", "0", "--allow-unsigned", "--local-root", (Samples.png as NSString).deletingLastPathComponent, "--quiet"] + arguments)
             let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")

@@ -196,12 +196,13 @@ struct ImageManagerTests {
     @Test("A blocked URL is tried again once blockedURLLifetime has passed, without retryFailed")
     func blockExpires() async throws {
         let f = ManagerFixture(delay: .zero)
-        f.manager.settings.blockedURLLifetime = .milliseconds(50)
+        // Long enough that a loaded machine's second call still finds the block.
+        f.manager.settings.blockedURLLifetime = .seconds(2)
         let missing = URL(string: "test://img/uploaded-later.timg")!
         await #expect(throws: ImagePipeError.stubBadStatus(404)) { try await f.manager.loadImage(with: missing) }
         await #expect(throws: ImagePipeError.blockedURL(missing.absoluteString)) { try await f.manager.loadImage(with: missing) }
         f.serve(missing.absoluteString)
-        try await Task.sleep(for: .milliseconds(60))
+        try await Task.sleep(for: .milliseconds(2100))
         #expect(try await f.manager.loadImage(with: missing).image != nil)
         #expect(f.loader.requests(missing.absoluteString) == 2)
     }

@@ -26,12 +26,17 @@ struct ImageTaskMetricsTests {
         #expect(metrics.transformDuration == nil && metrics.storeDuration == nil)
     }
 
-    /// TestCoder taking 60 ms a decode.
+    /// TestCoder whose decodes of `slow` take 300 ms, counted in `slowStarted`; others take no time.
     struct SlowCoder: ImageCoder {
         let base = TestCoder()
+        let slow: Data
+        let slowStarted = Counter()
         func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
         func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
-            Thread.sleep(forTimeInterval: 0.06)
+            if data == slow {
+                slowStarted.increment()
+                Thread.sleep(forTimeInterval: 0.3)
+            }
             return try base.decode(data, options: options)
         }
         func canEncode(to format: ImageFormat) -> Bool { base.canEncode(to: format) }
@@ -40,22 +45,25 @@ struct ImageTaskMetricsTests {
         }
     }
 
-    @Test("With one CPU worker, the second of two decodes reports its wait for the worker apart from its decode")
+    @Test("With one CPU worker, a decode queued behind a slow one reports its wait apart from its own quick decode")
     func decodeWaitApart() async throws {
-        let coders = ImageCodersManager(coders: [SlowCoder()])
+        let (slow, quick) = (TestCoder.sample(width: 40, height: 20), TestCoder.sample(width: 20, height: 10))
+        let coder = SlowCoder(slow: slow)
+        let coders = ImageCodersManager(coders: [coder])
         let loader = TestLoader.scripted(delay: .zero)
         let manager = ImageManager(cache: InMemoryImageCache(coders: coders), loader: loader, coders: coders, cpuConcurrency: 1)
-        let urls = (0..<2).map { URL(string: "test://img/photo\($0).timg")! }
-        for url in urls { loader.answer(url.absoluteString, with: .data(TestCoder.sample())) }
-        let metrics = try await withThrowingTaskGroup(of: ImageTaskMetrics?.self) { group in
-            for url in urls { group.addTask { try await manager.loadImage(with: url).metrics } }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        let stages = try metrics.map { (wait: try #require($0?.decodeWaitDuration), decode: try #require($0?.decodeDuration)) }
-        let waiter = try #require(stages.max { $0.wait < $1.wait })
-        // It waited for the other's 60 ms; its decode is its own 60 ms, not both (120 and more).
-        #expect(waiter.wait >= .milliseconds(55), "\(stages)")
-        #expect(waiter.decode >= .milliseconds(60) && waiter.decode < .milliseconds(119), "\(stages)")
+        let (slowURL, quickURL) = (URL(string: "test://img/slow.timg")!, URL(string: "test://img/quick.timg")!)
+        loader.answer(slowURL.absoluteString, with: .data(slow))
+        loader.answer(quickURL.absoluteString, with: .data(quick))
+        let first = Task { try await manager.loadImage(with: slowURL) }
+        // The slow decode holds the only worker before the quick one asks for it.
+        #expect(await eventually { coder.slowStarted.count > 0 })
+        let queued = try #require(try await manager.loadImage(with: quickURL).metrics)
+        _ = try await first.value
+        let wait = try #require(queued.decodeWaitDuration), decode = try #require(queued.decodeDuration)
+        // Before, the wait was counted in decodeDuration: 200 ms and more.
+        #expect(wait >= .milliseconds(150), "wait \(wait)")
+        #expect(decode < .milliseconds(150), "decode \(decode)")
     }
 
     @Test("Waiting for the stores and running a transformer each add their stage")
