@@ -53,7 +53,10 @@ struct ServeHostileClientTests {
         let status = { (url: String) in
             try await runBlocking { String(decoding: try TestProcesses.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "60", url]), as: UTF8.self) }
         }
-        #expect(try await status("\(base)/q:90/plain/\(origin.baseURL)/solid.png@\(format)") == "503")
+        // 503 where the deadline fell in the work; an encoder that finishes 25 MP of one colour
+        // within the second answers 200, and its worker must be free all the same.
+        let first = try await status("\(base)/q:90/plain/\(origin.baseURL)/solid.png@\(format)")
+        #expect(first == "503" || first == "200", "\(format): \(first)")
         let start = ContinuousClock.now
         let freed = await eventually(timeout: .seconds(60)) { (try? await Self.inFlight(metricsPort: metricsPort)) == 0 }
         let elapsed = ContinuousClock.now - start

@@ -308,20 +308,21 @@ struct ImageLoadFlow: Sendable {
                 }
                 if joinedDownload { metrics.downloadJoins.increment() }
                 let decodeStart = ContinuousClock.now
-                var (image, workStart) = try await tracing.span("ImagePipe.decode") { span in
-                    let (image, workStart) = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
+                var (image, workStart, workEnd) = try await tracing.span("ImagePipe.decode") { span in
+                    let (image, workStart, workEnd) = try await manager.coders.decodeImage(loaded.data, options: decodeOptions, context: context) { work in
                         try await manager.cpu.run {
                             let start = ContinuousClock.now
-                            return (try PipelineMetrics.time(metrics.loaderDecodeDuration, work), start)
+                            let image = try PipelineMetrics.time(metrics.loaderDecodeDuration, work)
+                            return (image, start, ContinuousClock.now)
                         }
                     }
                     span.describe(image)
-                    return (image, workStart)
+                    return (image, workStart, workEnd)
                 }
                 // Whatever follows the first frame was never seen: the image cannot claim the file's metadata.
                 if loaded.isPrefix { image.metadata.hasUnreadMetadata = true }
                 let stages = ImageTaskMetrics(
-                    loadDuration: decodeStart - loadStart, decodeWaitDuration: workStart - decodeStart, decodeDuration: .now - workStart,
+                    loadDuration: decodeStart - loadStart, decodeWaitDuration: workStart - decodeStart, decodeDuration: workEnd - workStart,
                     loadedBytes: loaded.data.count, isCoalesced: joinedDownload)
                 return DecodedSource(
                     image: image, data: loaded.isPrefix ? nil : loaded.data, validators: loaded.response?.cacheValidators,
