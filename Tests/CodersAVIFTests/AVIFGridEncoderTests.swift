@@ -8,6 +8,7 @@ import Testing
 
 /// Large stills encode as a grid of cells that every reader assembles, and an encode stops
 /// between cells when its work is cancelled.
+@Suite(.dedicatedThreads)
 struct AVIFGridEncoderTests {
     /// A photo-like image: smooth gradients and waves with a little texture, RGB or RGBA.
     static func photo(width: Int, height: Int, alpha: Bool = false) -> PixelBuffer {
@@ -159,13 +160,14 @@ struct AVIFGridEncoderTests {
 
     @Test("a flag set from another thread mid-encode stops it within about one cell", .timeLimit(.minutes(2)))
     func cancelledMidway() throws {
-        let source = Self.photo(width: 3000, height: 2000)
+        // 24 MP: about a hundred cells, so the flag lands mid-encode even on a quiet machine.
+        let source = Self.photo(width: 6000, height: 4000)
         var options = ImageEncodeOptions(quality: 0.8)
         options.extras[.avifSpeed] = AVIFCoder.defaultSpeed
         let flag = DecodeCancellation()
         let cancelledAt = Moment()
         let thread = Thread {
-            Thread.sleep(forTimeInterval: 0.5)
+            Thread.sleep(forTimeInterval: 0.2)
             cancelledAt.instant.withLock { $0 = .now }
             flag.cancel()
         }

@@ -6,7 +6,7 @@ import Testing
 
 /// An animation made by cjxl from an APNG: frames, their durations and the loop count as the
 /// source had them, in any order of access.
-@Suite(.enabled(if: JXLFixtures.toolsInstalled, JXLFixtures.missingTools))
+@Suite(.enabled(if: JXLFixtures.toolsInstalled, JXLFixtures.missingTools), .dedicatedThreads)
 struct JXLAnimationTests {
     @Test("every frame is the source frame, with its duration, in any order")
     func framesAndDurations() throws {

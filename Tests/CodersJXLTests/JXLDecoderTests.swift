@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Stills made by cjxl decode to djxl's pixels: lossy and lossless, with alpha, gray.
-@Suite(.enabled(if: JXLFixtures.toolsInstalled, JXLFixtures.missingTools))
+@Suite(.enabled(if: JXLFixtures.toolsInstalled, JXLFixtures.missingTools), .dedicatedThreads)
 struct JXLDecoderTests {
     /// The same libjxl decodes both; djxl writes its PNG through its own 8-bit conversion.
     static let tolerance = 1

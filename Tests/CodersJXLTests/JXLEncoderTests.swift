@@ -7,7 +7,7 @@ import Testing
 
 /// What JXLCoder writes: lossless exactly, lossy close and as small as cjxl's at the same settings,
 /// animations with their timing, metadata and colour profiles kept.
-@Suite
+@Suite(.dedicatedThreads)
 struct JXLEncoderTests {
     static func pattern(_ width: Int, _ height: Int, alpha: Bool) throws -> PixelBuffer {
         try PixelBuffer(

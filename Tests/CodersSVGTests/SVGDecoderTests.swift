@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Documents draw to rsvg-convert's pixels, at their own size and at a thumbnail's.
-@Suite(.enabled(if: SVGFixtures.toolInstalled, SVGFixtures.missingTool))
+@Suite(.enabled(if: SVGFixtures.toolInstalled, SVGFixtures.missingTool), .dedicatedThreads)
 struct SVGDecoderTests {
     /// The same librsvg and cairo draw both; only the unpremultiplying rounding may differ.
     static let tolerance = 1
