@@ -31,7 +31,7 @@ public struct GIFCoder: AnimatedImageCoder {
         let metadata = ImageMetadata(
             decodeOptions: options, warnings: provider.warnings,
             colorProfile: provider.colorProfile, xmp: provider.xmp,
-            hasUnreadMetadata: provider.hasUnreadMetadata, colorModel: .palette)
+            hasUnreadMetadata: provider.hasUnreadMetadata, colorModel: ImageColorModel.palette)
         if provider.frameCount > 1 && !options.firstFrameOnly {
             return Image(animation: try AnimatedImage(provider: provider), scale: options.scaleFactor, metadata: metadata)
         }

@@ -16,7 +16,7 @@ struct JPEGDecodePlan {
     let targetSize: ImageSize
     let colorModel: ColorModel
     /// The colour space the header declares, as reported on the image.
-    let sourceColorModel: ImageColorModel
+    let sourceColorModel: String
     /// libjpeg's `scale_denom` (numerator 1): 1, 2, 4 or 8.
     let scaleDenominator: Int
 
@@ -33,13 +33,13 @@ struct JPEGDecodePlan {
         sourceColorModel = Self.sourceColorModel(info.pointee.jpeg_color_space)
     }
 
-    static func sourceColorModel(_ space: J_COLOR_SPACE) -> ImageColorModel {
+    static func sourceColorModel(_ space: J_COLOR_SPACE) -> String {
         switch space {
-        case JCS_GRAYSCALE: .gray
-        case JCS_RGB: .rgb
-        case JCS_CMYK: .cmyk
-        case JCS_YCCK: .ycck
-        default: .ycbcr
+        case JCS_GRAYSCALE: ImageColorModel.gray
+        case JCS_RGB: ImageColorModel.rgb
+        case JCS_CMYK: ImageColorModel.cmyk
+        case JCS_YCCK: ImageColorModel.ycck
+        default: ImageColorModel.ycbcr
         }
     }
 

@@ -27,7 +27,7 @@ enum JPEGDecoder {
         try preflight(scan, options: options)
         var (profile, profileWarning) = scan.iccSegments.profile(options: options)
         var conversionWarning: ImageDecodeWarning?
-        var colorModel: ImageColorModel?
+        var colorModel: String?
         let (pixels, warnings, hasUnreadTail) = try data.withUnsafeBytes { bytes -> (PixelBuffer, [ImageDecodeWarning], Bool) in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()

@@ -33,11 +33,11 @@ struct PNGHeader: Equatable {
 
     /// IHDR's colour type as reported on the image: 0 and 4 gray, 2 and 6 RGB, 3 a palette (alpha
     /// is `hasAlpha`'s to say).
-    var colorModel: ImageColorModel? {
+    var colorModel: String? {
         switch colorType {
-        case 0, 4: .gray
-        case 2, 6: .rgb
-        case 3: .palette
+        case 0, 4: ImageColorModel.gray
+        case 2, 6: ImageColorModel.rgb
+        case 3: ImageColorModel.palette
         default: nil
         }
     }

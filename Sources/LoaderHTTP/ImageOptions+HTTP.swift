@@ -4,7 +4,7 @@ import PipelineCore
 // reads their bits too, for `DownloadIdentity`: they change the bytes fetched.
 extension ImageOptions {
     /// Send and store cookies.
-    public static let handleCookies = ImageOptions(rawValue: 1 << 5)
+    public static let handleCookies = ImageOptions.coreHandleCookies
     /// Accept any TLS certificate. For testing against self-signed servers only.
-    public static let allowInvalidSSLCertificates = ImageOptions(rawValue: 1 << 6)
+    public static let allowInvalidSSLCertificates = ImageOptions.coreAllowInvalidSSLCertificates
 }

@@ -52,39 +52,39 @@ extension ImageContext.Key where Value == any CallbackExecutor {
     public static var callbackExecutor: Self { .init("callbackExecutor") }
 }
 
-// The request's decode keys: what to decode and how large. The core reads them by name to build a
-// request's decode options (`ImageDecodeOptions(options:context:cacheKey:)`).
+// The request's decode keys: what to decode and how large. The core reads them to build a request's
+// decode options (`ImageDecodeOptions(options:context:cacheKey:)`) and defines their names.
 
 extension ImageContext.Key where Value == ImageDecodeOptions {
     /// `imageDecodeOptions`: base decode options; the keys below override their fields.
-    public static var decodeOptions: Self { .init("decodeOptions") }
+    public static var decodeOptions: Self { .coreDecodeOptions }
 }
 
 extension ImageContext.Key where Value == ImageSize {
     /// `imageThumbnailPixelSize`: decode no larger than this box. Part of the cache key.
-    public static var thumbnailPixelSize: Self { .init("thumbnailPixelSize") }
+    public static var thumbnailPixelSize: Self { .coreThumbnailPixelSize }
 }
 
 extension ImageContext.Key where Value == Bool {
     /// `imagePreserveAspectRatio`: fit the thumbnail inside its box (true, default) or stretch to it.
-    public static var preserveAspectRatio: Self { .init("preserveAspectRatio") }
+    public static var preserveAspectRatio: Self { .corePreserveAspectRatio }
 }
 
 extension ImageContext.Key where Value == Double {
     /// `imageScaleFactor`: pixels per point of the result, at least 1. Default: from an `@2x`/`@3x`
     /// in the key, else 1.
-    public static var scaleFactor: Self { .init("scaleFactor") }
+    public static var scaleFactor: Self { .coreScaleFactor }
 }
 
 extension ImageContext.Key where Value == ImageMetadataHandling {
     /// Strip EXIF and XMP (default) or keep them; overrides the decode options' field. Part of the
     /// cache key when not the default.
-    public static var metadataHandling: Self { .init("metadataHandling") }
+    public static var metadataHandling: Self { .coreMetadataHandling }
 }
 
 extension ImageContext.Key where Value == Int {
     /// `imageScaleDownLimitBytes`: byte budget for decoded pixels (all frames). Not part of the key.
-    public static var scaleDownLimitBytes: Self { .init("scaleDownLimitBytes") }
+    public static var scaleDownLimitBytes: Self { .coreScaleDownLimitBytes }
 }
 
 extension ImageContext.Key where Value == Image {

@@ -2,14 +2,14 @@ import PipelineCore
 
 // The flags of the manager and the targets: SDWebImage's bits, declared here because only the engine
 // reads them. The priority and decode flags are read by the core too (`ImageLoadPriority`,
-// `ImageDecodeOptions(options:context:cacheKey:)`), through its own constants with the same bits.
+// `ImageDecodeOptions(options:context:cacheKey:)`), which defines their bits.
 extension ImageOptions {
     /// Ignore the blocked-URL list for this request; a success takes the URL off it.
     public static let retryFailed = ImageOptions(rawValue: 1 << 0)
     /// Download with low priority.
-    public static let lowPriority = ImageOptions(rawValue: 1 << 1)
+    public static let lowPriority = ImageOptions.coreLowPriority
     /// Download with high priority (ahead of the queue).
-    public static let highPriority = ImageOptions(rawValue: 1 << 7)
+    public static let highPriority = ImageOptions.coreHighPriority
     /// Targets: show the placeholder only once the load has failed.
     public static let delayPlaceholder = ImageOptions(rawValue: 1 << 8)
     /// Let the transformer run on animated images (skipped by default).
@@ -17,7 +17,7 @@ extension ImageOptions {
     /// Targets: do not set the image; the completion handler does it.
     public static let avoidAutoSetImage = ImageOptions(rawValue: 1 << 10)
     /// Decode within a byte budget (context `.scaleDownLimitBytes`, else the default budget).
-    public static let scaleDownLargeImages = ImageOptions(rawValue: 1 << 11)
+    public static let scaleDownLargeImages = ImageOptions.coreScaleDownLargeImages
     /// On a memory hit, read the disk bytes too.
     public static let queryMemoryData = ImageOptions(rawValue: 1 << 12)
     /// With `queryMemoryData`, read the disk bytes before answering.
@@ -31,9 +31,9 @@ extension ImageOptions {
     /// Targets: run the transition even for images from memory.
     public static let forceTransition = ImageOptions(rawValue: 1 << 17)
     /// Decode only the first frame of an animation (also on memory hits).
-    public static let decodeFirstFrameOnly = ImageOptions(rawValue: 1 << 19)
+    public static let decodeFirstFrameOnly = ImageOptions.coreDecodeFirstFrameOnly
     /// Decode every frame of an animation up front (less CPU while playing, more memory).
-    public static let preloadAllFrames = ImageOptions(rawValue: 1 << 20)
+    public static let preloadAllFrames = ImageOptions.corePreloadAllFrames
     /// Complete only after the cache store, disk write included, has finished.
     public static let waitStoreCache = ImageOptions(rawValue: 1 << 22)
     /// Targets: do not cancel the previous load for the same operation key.
@@ -51,9 +51,9 @@ extension ImageOptions {
     /// Every named option, with the name the command line's `--option` takes.
     package static let named: [(name: String, option: ImageOptions)] = [
         ("retryFailed", .retryFailed), ("lowPriority", .lowPriority), ("progressiveLoad", .progressiveLoad),
-        // LoaderHTTP's two flags, by their bits: ImagePipe does not depend on LoaderHTTP.
-        ("refreshCached", .refreshCached), ("handleCookies", ImageOptions(rawValue: 1 << 5)),
-        ("allowInvalidSSLCertificates", ImageOptions(rawValue: 1 << 6)), ("highPriority", .highPriority),
+        // LoaderHTTP's two flags, defined in the core: ImagePipe does not depend on LoaderHTTP.
+        ("refreshCached", .refreshCached), ("handleCookies", .coreHandleCookies),
+        ("allowInvalidSSLCertificates", .coreAllowInvalidSSLCertificates), ("highPriority", .highPriority),
         ("delayPlaceholder", .delayPlaceholder), ("transformAnimatedImage", .transformAnimatedImage),
         ("avoidAutoSetImage", .avoidAutoSetImage), ("scaleDownLargeImages", .scaleDownLargeImages),
         ("queryMemoryData", .queryMemoryData), ("queryMemoryDataSync", .queryMemoryDataSync),

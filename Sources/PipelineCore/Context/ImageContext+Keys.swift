@@ -30,27 +30,27 @@ extension ImageContext.Key where Value == CacheValidators {
 }
 
 // The engine's keys the core reads to build decode options (`ImageDecodeOptions(options:context:
-// cacheKey:)`): ImagePipe declares them public. A key is its name, so these read the same values.
+// cacheKey:)`): their names are defined here, once; ImagePipe's public keys are these values.
 extension ImageContext.Key where Value == ImageDecodeOptions {
-    static var coreDecodeOptions: Self { .init("decodeOptions") }
+    package static var coreDecodeOptions: Self { .init("decodeOptions") }
 }
 
 extension ImageContext.Key where Value == ImageSize {
-    static var coreThumbnailPixelSize: Self { .init("thumbnailPixelSize") }
+    package static var coreThumbnailPixelSize: Self { .init("thumbnailPixelSize") }
 }
 
 extension ImageContext.Key where Value == Bool {
-    static var corePreserveAspectRatio: Self { .init("preserveAspectRatio") }
+    package static var corePreserveAspectRatio: Self { .init("preserveAspectRatio") }
 }
 
 extension ImageContext.Key where Value == Double {
-    static var coreScaleFactor: Self { .init("scaleFactor") }
+    package static var coreScaleFactor: Self { .init("scaleFactor") }
 }
 
 extension ImageContext.Key where Value == ImageMetadataHandling {
-    static var coreMetadataHandling: Self { .init("metadataHandling") }
+    package static var coreMetadataHandling: Self { .init("metadataHandling") }
 }
 
 extension ImageContext.Key where Value == Int {
-    static var coreScaleDownLimitBytes: Self { .init("scaleDownLimitBytes") }
+    package static var coreScaleDownLimitBytes: Self { .init("scaleDownLimitBytes") }
 }

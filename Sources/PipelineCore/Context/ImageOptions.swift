@@ -16,15 +16,15 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let refreshCached = ImageOptions(rawValue: 1 << 3)
 }
 
-// The bits of flags declared by ImagePipe and LoaderHTTP that the core itself reads, to build
-// decode options, a load's priority and a download's identity. The same bits as the public
-// declarations; a test checks that they agree.
+// The flags declared by ImagePipe and LoaderHTTP that the core itself reads, to build decode
+// options, a load's priority and a download's identity: their bits are defined here, once, and
+// the public declarations are these values.
 extension ImageOptions {
-    static let coreLowPriority = ImageOptions(rawValue: 1 << 1)
-    static let coreHandleCookies = ImageOptions(rawValue: 1 << 5)
-    static let coreAllowInvalidSSLCertificates = ImageOptions(rawValue: 1 << 6)
-    static let coreHighPriority = ImageOptions(rawValue: 1 << 7)
-    static let coreScaleDownLargeImages = ImageOptions(rawValue: 1 << 11)
-    static let coreDecodeFirstFrameOnly = ImageOptions(rawValue: 1 << 19)
-    static let corePreloadAllFrames = ImageOptions(rawValue: 1 << 20)
+    package static let coreLowPriority = ImageOptions(rawValue: 1 << 1)
+    package static let coreHandleCookies = ImageOptions(rawValue: 1 << 5)
+    package static let coreAllowInvalidSSLCertificates = ImageOptions(rawValue: 1 << 6)
+    package static let coreHighPriority = ImageOptions(rawValue: 1 << 7)
+    package static let coreScaleDownLargeImages = ImageOptions(rawValue: 1 << 11)
+    package static let coreDecodeFirstFrameOnly = ImageOptions(rawValue: 1 << 19)
+    package static let corePreloadAllFrames = ImageOptions(rawValue: 1 << 20)
 }

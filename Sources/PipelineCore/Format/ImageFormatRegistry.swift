@@ -15,7 +15,8 @@ public final class ImageFormatRegistry: Sendable {
 
     private let registry: PluginRegistry<ImageFormat>
 
-    public init(formats: [ImageFormat] = ImageFormat.builtIn) {
+    /// A table of its own, for tests; everything else reads `shared`.
+    package init(formats: [ImageFormat] = ImageFormat.builtIn) {
         registry = PluginRegistry([])
         for format in formats { register(format) }
     }
@@ -33,18 +34,15 @@ public final class ImageFormatRegistry: Sendable {
         registry.remove { $0.identifier == format.identifier }
     }
 
-    /// The format the bytes say they are, from their first and last bytes only; `.undefined` when
-    /// no registered signature matches.
-    public func detect(in data: some DataProtocol) -> ImageFormat {
+    /// `ImageFormat.detect(in:)` against this table.
+    package func detect(in data: some DataProtocol) -> ImageFormat {
         guard !data.isEmpty else { return .undefined }
         let sniffed = ImageFormat.SniffedBytes(data)
         return registry.byPriority.first { $0.signature?.matches(sniffed) == true } ?? .undefined
     }
 
-    /// The registered format with this identifier (`"png"`), other name, file extension (`"JPG"`,
-    /// `".webp"`) or MIME type (`"image/gif"`), case-insensitively. An identifier wins over the
-    /// other spellings.
-    public func format(named name: String) -> ImageFormat? {
+    /// `ImageFormat.named(_:)` against this table.
+    package func format(named name: String) -> ImageFormat? {
         var lowered = name.lowercased()
         if lowered.hasPrefix(".") { lowered.removeFirst() }
         let candidates = registry.byPriority

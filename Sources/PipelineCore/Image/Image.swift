@@ -225,15 +225,16 @@ public struct ImageMetadata: Hashable, Sendable {
     /// `ImageDecodeOptions.maxMetadataBytes`). A flag, not a warning, so the warnings cap
     /// (`ImageDecodeWarning.maxPerImage`) can never drop it.
     public var hasUnreadMetadata: Bool
-    /// Set by coders: the colour model the file stores its samples in (CMYK, YCCK, a palette…), as
-    /// its header says, before the decode converted them to the pixel format; nil when the coder
-    /// does not say. Kept by every transform.
-    public var colorModel: ImageColorModel?
+    /// Set by coders: the colour model the file stores its samples in, as its header says, before
+    /// the decode converted them to the pixel format (a CMYK JPEG decodes to `rgb8`): `"gray"`,
+    /// `"rgb"`, `"ycbcr"`, `"cmyk"`, `"ycck"`, `"palette"`, or a name a plugin gives its format's
+    /// own; nil when the coder does not say. Kept by every transform.
+    public var colorModel: String?
 
     public init(
         isTransformed: Bool = false, isIncremental: Bool = false, decodeOptions: ImageDecodeOptions? = nil,
         warnings: [ImageDecodeWarning] = [], colorProfile: ImageColorProfile? = nil,
-        exif: Data? = nil, xmp: Data? = nil, hasUnreadMetadata: Bool = false, colorModel: ImageColorModel? = nil
+        exif: Data? = nil, xmp: Data? = nil, hasUnreadMetadata: Bool = false, colorModel: String? = nil
     ) {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental

@@ -93,7 +93,7 @@ struct InfoCommand: AsyncParsableCommand {
         result.json.add("orientation", image.orientation.rawValue)
         result.json.add("hasAlpha", image.hasAlpha)
         result.json.add("pixelFormat", image.pixelFormat.rawValue)
-        result.json.add("colorModel", image.metadata.colorModel?.rawValue)
+        result.json.add("colorModel", image.metadata.colorModel)
         result.json.add("iccProfile", iccProfileDescription(image.metadata.colorProfile))
         result.json.add("hasExif", hasExif)
         result.json.add("hasXmp", hasXmp)
@@ -101,8 +101,8 @@ struct InfoCommand: AsyncParsableCommand {
         var text = "\(TerminalEscaping.escape(source)): \(format.identifier) \(image.pixelSize) \(image.pixelFormat.rawValue)"
         // What the pixels were converted from, when the pixel format does not already say it: a
         // CMYK JPEG decodes to rgb8. (RGB, gray and JPEG's usual YCbCr go without a note.)
-        if let model = image.metadata.colorModel, ![.rgb, .gray, .ycbcr].contains(model) {
-            text += " (source \(TerminalEscaping.escape(model.rawValue)))"
+        if let model = image.metadata.colorModel, ![ImageColorModel.rgb, ImageColorModel.gray, ImageColorModel.ycbcr].contains(model) {
+            text += " (source \(TerminalEscaping.escape(model)))"
         }
         if image.isAnimated {
             let loops = image.loopCount == 0 ? "forever" : "\(image.loopCount)x"
