@@ -112,4 +112,22 @@ struct FetchFolderTests {
         }
         #expect(!FileManager.default.fileExists(atPath: root + "/thumbs/thumbs"))
     }
+
+    @Test("A file named directly that is not an image is skipped with a note, as in a folder; the images beside it are taken")
+    func namedNonImage() async throws {
+        let root = try photos()
+        let out = temp.path("out")
+        let run = try await cli.run(["fetch", root + "/notes.txt", root + "/badge.png", "-o", out, "--no-cache", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(outputs(run) == [root + "/badge.png": out + "/badge.png"])
+        #expect(run.stderr.contains("imagepipe: \(root)/notes.txt: skipped, not an image"), "\(run.stderr)")
+    }
+
+    @Test("Nothing left to fetch is a failure that says so")
+    func nothingToFetch() async throws {
+        let root = try photos()
+        let run = try await cli.run(["fetch", root + "/notes.txt", "-o", temp.path("out"), "--no-cache"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("notes.txt: skipped, not an image") && run.stderr.contains("no images to fetch"), "\(run.stderr)")
+    }
 }

@@ -108,7 +108,7 @@ struct FetchCommand: AsyncParsableCommand {
         let sources = expanded.items.map(\.source)
         if sources.isEmpty {
             Console.err("imagepipe: no images to fetch in \(self.sources.joined(separator: " "))")
-            return
+            throw ExitCode(1)
         }
         let names = OutputNames.assign(sources, folders: expanded.items.map(\.folder))
         var outputFolder: OutputFolder?

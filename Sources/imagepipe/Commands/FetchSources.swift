@@ -1,8 +1,8 @@
 import Foundation
 import PipelineCore
 
-/// What `fetch`'s SOURCE arguments stand for: a URL or a file is itself; a folder is the images in
-/// it, in name order, and with `-r` those of its subfolders, each with the subfolder it mirrors
+/// What `fetch`'s SOURCE arguments stand for: a URL or an image file is itself (a file that is not
+/// an image is skipped with a note); a folder is the images in it, in name order, and with `-r` those of its subfolders, each with the subfolder it mirrors
 /// under `-o`. What a folder holds that is not taken is skipped with a note, never an error: files
 /// that are not images (judged by their first bytes, as the coders judge them), subfolders without
 /// `-r`, special files, and symbolic links leading out of the folder given or to a folder (a link
@@ -32,7 +32,13 @@ struct FetchSources {
         let excluded = outputFolder.flatMap(Self.realPath)
         for argument in arguments {
             guard let root = Self.folderPath(argument) else {
-                items.append(Item(source: argument))
+                // A file named directly (or by a shell's glob) that is not an image is skipped as a
+                // folder's would be; URLs and what cannot be read go to the loader, which says why.
+                if let file = Self.regularFilePath(argument), !isImage(file) {
+                    skipped.append(Skip(path: argument, reason: "not an image"))
+                } else {
+                    items.append(Item(source: argument))
+                }
                 continue
             }
             // The folder given is followed even when it is a link; links in it may not lead out of it.
@@ -113,6 +119,14 @@ struct FetchSources {
         return url.path
     }
 
+    /// The path of the local regular file `argument` names (following a link), else nil.
+    static func regularFilePath(_ argument: String) -> String? {
+        guard let url = SourceParser.url(for: argument), url.isFileURL else { return nil }
+        var info = stat()
+        guard stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return url.path
+    }
+
     private static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
@@ -122,12 +136,13 @@ struct FetchSources {
     /// Bytes read to tell an image: every registered coder recognises its format from fewer.
     static let sniffedBytes = 512
 
-    /// Whether the file's first bytes are a format a registered coder decodes; a file that cannot
-    /// be read is taken, so the loader reports why.
+    /// Whether the file's first bytes are a known image format or one a registered coder decodes;
+    /// a file that cannot be read is taken, so the loader reports why, and so is a known format no
+    /// coder here decodes (the error then names the missing library).
     static func startsLikeAnImage(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return true }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: sniffedBytes) else { return true }
-        return ImageCodersManager.shared.canDecode(head)
+        return ImageFormat.detect(in: head) != .undefined || ImageCodersManager.shared.canDecode(head)
     }
 }
