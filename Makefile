@@ -37,14 +37,11 @@ test-example:
 
 # The Swift blocks of the README and of every DocC article, compiled as written
 # (scripts/readme-snippets.sh writes each into Examples/Usage/ReadmeSnippets), and the batch
-# thumbnailer, run on the sample images.
-USAGE := Examples/Usage
+# thumbnailer, run on the sample images: Examples/Usage built as a newcomer's package is, outside
+# the repository through Getting started's dependency line (scripts/usage-outside-repo.sh).
 test-usage:
 	@scripts/readme-snippets.sh
-	$(SWIFT) build --package-path $(USAGE)
-	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
-		$(USAGE)/.build/debug/BatchThumbnailer Examples/images "$$out" 64 && \
-		test "$$(ls "$$out" | wc -l)" -eq "$$(ls Examples/images | wc -l)"
+	@scripts/usage-outside-repo.sh
 
 # swift-format with the repository's .swift-format: `make format` rewrites, `make lint` (part of
 # `make test`) fails on anything it would change.
