@@ -129,3 +129,11 @@ public struct AVIFCoder: AnimatedImageCoder {
         return (try? PixelBuffer.byteCount(width: size.width, height: size.height, format: .rgba8)) ?? .max
     }
 }
+
+extension AVIFCoder: EncoderMemoryEstimating {
+    /// libaom's frame buffers: about 17 bytes an output pixel for an image encoded whole, 4 for one
+    /// encoded as a grid (over `defaultGridMinimumPixels`), which holds one cell's buffers at once.
+    package func encoderWorkingBytes(pixels: Int, format: ImageFormat) -> Int {
+        EncoderMemory.bytes(pixels, perPixel: pixels > Self.defaultGridMinimumPixels ? 4 : 17)
+    }
+}

@@ -89,3 +89,8 @@ extension GIFCoder {
         return ImageDecodeEstimate(outputSize: target, workingBytes: pixels * 4 * screens)
     }
 }
+
+extension GIFCoder: EncoderMemoryEstimating {
+    /// The palette indices and the LZW output: about 3 bytes an output pixel.
+    package func encoderWorkingBytes(pixels: Int, format: ImageFormat) -> Int { EncoderMemory.bytes(pixels, perPixel: 3) }
+}

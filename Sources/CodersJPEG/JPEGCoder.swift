@@ -72,3 +72,8 @@ extension JPEGCoder {
         return ImageDecodeEstimate(outputSize: target, bytesPerPixel: bytesPerPixel, workingBytes: working)
     }
 }
+
+extension JPEGCoder: EncoderMemoryEstimating {
+    /// libjpeg-turbo's component rows and Huffman buffers: about 2 bytes an output pixel.
+    package func encoderWorkingBytes(pixels: Int, format: ImageFormat) -> Int { EncoderMemory.bytes(pixels, perPixel: 2) }
+}

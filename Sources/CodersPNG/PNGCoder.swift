@@ -106,3 +106,8 @@ extension PNGCoder {
         return ImageDecodeEstimate(outputSize: target, bytesPerPixel: bytesPerPixel, workingBytes: working)
     }
 }
+
+extension PNGCoder: EncoderMemoryEstimating {
+    /// The filtered rows and the deflate output: about 3 bytes an output pixel.
+    package func encoderWorkingBytes(pixels: Int, format: ImageFormat) -> Int { EncoderMemory.bytes(pixels, perPixel: 3) }
+}

@@ -96,3 +96,8 @@ extension WebPCoder {
         }
     }
 }
+
+extension WebPCoder: EncoderMemoryEstimating {
+    /// libwebp's YUV and analysis planes: about 14 bytes an output pixel.
+    package func encoderWorkingBytes(pixels: Int, format: ImageFormat) -> Int { EncoderMemory.bytes(pixels, perPixel: 14) }
+}

@@ -109,6 +109,13 @@ struct AVIFGridEncoderTests {
         #expect(try Self.primary(of: byDefault).type == "av01")
     }
 
+    @Test("the encoder's memory figure drops where images are encoded as grids")
+    func memoryFigure() {
+        let whole = AVIFCoder.defaultGridMinimumPixels
+        #expect(AVIFCoder().encoderWorkingBytes(pixels: whole, format: .avif) == whole * 17)
+        #expect(AVIFCoder().encoderWorkingBytes(pixels: whole + 1, format: .avif) == (whole + 1) * 4)
+    }
+
     @Test("layouts share the image evenly in cells MIAF allows", arguments: [1, 64, 511, 512, 513, 1000, 4097, 5000, 65_535, 200_000])
     func layouts(width: Int) throws {
         for height in [1, 130, 4000] {

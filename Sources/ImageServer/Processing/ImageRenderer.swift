@@ -106,7 +106,7 @@ final class ImageRenderer: Sendable {
                 let (image, tier) = try await load(job)
                 let format = job.format ?? formats.fallback(for: image)
                 // The manager's decode held the coders' budget; the encode holds this one.
-                let data = try await holdingWorkingMemory(WorkingMemoryEstimate.encodeBytes(of: image, as: format)) { () async throws(ServiceError) in
+                let data = try await holdingWorkingMemory(WorkingMemoryEstimate.encodeBytes(of: image, as: format, coders: coders)) { () async throws(ServiceError) in
                     try await encode(image, as: format, options: encodeOptions(job, format: format))
                 }
                 return (data, format, tier)
@@ -178,7 +178,7 @@ final class ImageRenderer: Sendable {
         let decodeOptions = ImageDecodeOptions(options: options, context: context, cacheKey: job.source.absoluteString)
         let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
         let estimate = WorkingMemoryEstimate.bytes(
-            decode: coders.decodeEstimate(for: loaded.data, options: decodeOptions), options: job.options, format: job.format ?? sourceFormat)
+            decode: coders.decodeEstimate(for: loaded.data, options: decodeOptions), options: job.options, format: job.format ?? sourceFormat, coders: coders)
         return try await holdingWorkingMemory(estimate) { () async throws(ServiceError) in
             try await decodeTransformEncode(
                 loaded.data, job: job, decodeOptions: decodeOptions, context: context, transformer: transformer,

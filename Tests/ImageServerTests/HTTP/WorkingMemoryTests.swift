@@ -18,6 +18,15 @@ struct WorkingMemoryTests {
         return options
     }
 
+    @Test("Each coder states what its encoder holds; a format whose encoder states nothing counts the most any holds")
+    func encoderFigures() {
+        let coders = ImageServer.defaultCoders()
+        #expect(coders.encoderWorkingBytes(pixels: 1_000, format: .webp) == 14_000)
+        #expect(coders.encoderWorkingBytes(pixels: 1_000, format: .jpeg) == 2_000)
+        #expect(coders.encoderWorkingBytes(pixels: 1_000, format: .avif) == 1_000 * ImageCodersManager.unmeasuredEncoderBytesPerPixel)
+        #expect(coders.encoderWorkingBytes(pixels: .max / 2, format: .png) == .max)
+    }
+
     @Test("Two requests that each fit but not together both answer, one after the other: the budget's peak stays within it")
     func requestsWaitForRoom() async throws {
         // A deadline no loaded machine reaches: the second request waits for the first's render.
@@ -28,7 +37,7 @@ struct WorkingMemoryTests {
         fixture.origin.serveBytes("/large.png", ServerFixture.png(width: 500, height: 500), contentType: "image/png")
         let estimate = WorkingMemoryEstimate.bytes(
             decode: ImageDecodeEstimate(outputSize: ImageSize(width: 500, height: 500)),
-            options: Self.heavyOptions, format: .webp)
+            options: Self.heavyOptions, format: .webp, coders: ImageServer.defaultCoders())
         // Room for one and a half: the second waits for the first to give its estimate back.
         let budget = estimate * 3 / 2
         let server = fixture.with { $0.maxWorkingMemory = budget }.makeServer()
