@@ -25,6 +25,7 @@ test: build
 	@$(MAKE) --no-print-directory test-example
 	@$(MAKE) --no-print-directory test-usage
 	@$(MAKE) --no-print-directory docs
+	@$(MAKE) --no-print-directory test-fleet
 	@$(MAKE) --no-print-directory test-deb
 
 # The example third-party plugin: its own package, depending on ImagePipe by path with its Service
@@ -77,6 +78,11 @@ RELEASE_LINK_FLAGS += --toolset scripts/release-toolset.json -Xlinker -z -Xlinke
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib $(RELEASE_LINK_FLAGS) --product imagepipe
 release:
 	$(RELEASE_BUILD)
+# The fleet test (scripts/fleet-test.sh: nginx, three servers, Redis, faults under wrk load), short:
+# three seconds of wrk a phase against the debug build `make test` made; IMAGEPIPE=PATH tests another.
+test-fleet:
+	@IMAGEPIPE=$(or $(IMAGEPIPE),.build/debug/imagepipe) DURATION=3 SOURCES=12 VARIANTS=100 scripts/fleet-test.sh
+
 # `make deb`: imagepipe_<version>_amd64.deb in .build/deb, from the release build, or from the
 # binary IMAGEPIPE=PATH names (nothing is built then). `make test-deb` (part of `make test`, as
 # root) packages the debug build `make test` made, installs it with dpkg -i, serves from the
