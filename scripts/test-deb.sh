@@ -2,7 +2,8 @@
 # `make test-deb`: packages an imagepipe binary with scripts/make-deb.sh, installs the package with
 # dpkg -i, runs `imagepipe serve` from the installed files as the imagepipe user (runuser: no
 # systemd needed), checks /health and one image, stops it with SIGTERM, purges the package and
-# checks nothing of it is left: files, directories, the user and group.
+# checks nothing of it is left: files, directories, the user and group (after a reinstall over
+# itself, which must keep the user and an edited /etc/default/imagepipe).
 #
 #   scripts/test-deb.sh [BINARY]        # IMAGEPIPE=BINARY (default .build/debug/imagepipe,
 #                                       # packaged with its toolchain libraries: test only)
@@ -83,6 +84,13 @@ kill -TERM "$server"
 wait "$SERVER_PID" || fail "the server did not exit 0 on SIGTERM (runuser's status $?)"
 SERVER_PID=""
 echo "test-deb: installed; imagepipe serve ran as imagepipe (uid $uid): /health 200, a 32 px PNG, disk cache written"
+
+# --- reinstall: an upgrade in place keeps the user and the operator's settings --------------------
+echo "IMAGEPIPE_QUIET=1" >>/etc/default/imagepipe
+dpkg -i "$DEB" >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log" >&2; fail "dpkg -i over the installed package"; }
+grep -qx "IMAGEPIPE_QUIET=1" /etc/default/imagepipe || fail "reinstalling lost an edit of /etc/default/imagepipe"
+[[ "$(id -u imagepipe)" == "$uid" ]] || fail "reinstalling changed the imagepipe user"
+echo "test-deb: reinstalled over itself; the user and an edited /etc/default/imagepipe kept"
 
 # --- purge --------------------------------------------------------------------------------------------
 dpkg --purge imagepipe >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log" >&2; fail "dpkg --purge"; }
