@@ -48,6 +48,11 @@ test-usage:
 		$(USAGE)/.build/debug/BatchThumbnailer Examples/images "$$out" 64 && \
 		test "$$(ls "$$out" | wc -l)" -eq "$$(ls Examples/images | wc -l)"
 
+# The fleet test (scripts/fleet-test.sh: nginx, three servers, Redis, faults under wrk load), short:
+# three seconds of wrk a phase against the debug build `make test` made; IMAGEPIPE=PATH tests another.
+test-fleet:
+	@IMAGEPIPE=$(or $(IMAGEPIPE),.build/debug/imagepipe) DURATION=3 SOURCES=12 VARIANTS=100 scripts/fleet-test.sh
+
 # swift-format with the repository's .swift-format: `make format` rewrites, `make lint` (part of
 # `make test`) fails on anything it would change.
 FORMAT_PATHS := Sources Tests Examples/PAMCoder/Sources Examples/PAMCoder/Tests Examples/Usage/Sources Fuzz/Sources Benchmarks/Sources
@@ -78,10 +83,6 @@ RELEASE_LINK_FLAGS += --toolset scripts/release-toolset.json -Xlinker -z -Xlinke
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib $(RELEASE_LINK_FLAGS) --product imagepipe
 release:
 	$(RELEASE_BUILD)
-# The fleet test (scripts/fleet-test.sh: nginx, three servers, Redis, faults under wrk load), short:
-# three seconds of wrk a phase against the debug build `make test` made; IMAGEPIPE=PATH tests another.
-test-fleet:
-	@IMAGEPIPE=$(or $(IMAGEPIPE),.build/debug/imagepipe) DURATION=3 SOURCES=12 VARIANTS=100 scripts/fleet-test.sh
 
 # `make deb`: imagepipe_<version>_amd64.deb in .build/deb, from the release build, or from the
 # binary IMAGEPIPE=PATH names (nothing is built then). `make test-deb` (part of `make test`, as
@@ -93,6 +94,7 @@ deb: deps
 	@scripts/make-deb.sh $(or $(IMAGEPIPE),.build/release/imagepipe)
 test-deb:
 	@scripts/test-deb.sh $(or $(IMAGEPIPE),.build/debug/imagepipe)
+
 demo: deps release
 	@scripts/demo.sh
 
