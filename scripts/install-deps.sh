@@ -45,6 +45,8 @@ command -v nutcracker >/dev/null 2>&1 || need nutcracker
 # `make deb` reads library dependencies with dpkg-shlibdeps and strips with binutils' strip.
 command -v dpkg-shlibdeps >/dev/null 2>&1 || need dpkg-dev
 command -v strip >/dev/null 2>&1 || need binutils
+# The package's maintainer scripts create and remove its user with adduser (make test-deb).
+command -v adduser >/dev/null 2>&1 || need adduser
 # The fleet test (scripts/fleet-test.sh) puts nginx in front of three servers and loads them with wrk.
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need nginx-light
 command -v wrk >/dev/null 2>&1 || need wrk
