@@ -45,6 +45,7 @@ done
 SERVER_PIDS=()
 REDIS_PID=""
 NGINX_PID=""
+wrk_pid=""
 stop() {  # pid: TERM, then KILL after 5 s
   local pid="$1"
   [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
@@ -55,6 +56,7 @@ stop() {  # pid: TERM, then KILL after 5 s
 }
 cleanup() {
   local status=$?
+  stop "$wrk_pid"
   for pid in "${SERVER_PIDS[@]}"; do stop "$pid"; done
   stop "$REDIS_PID"
   stop "$NGINX_PID"
@@ -251,9 +253,14 @@ for v in range(variants):
 PY
   echo "$file"
 }
-run_wrk() {  # url file, output file (runs in the foreground)
+start_wrk() {  # url file, output file: wrk runs in the background as wrk_pid
   wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 15s --latency -s "$ROOT/Benchmarks/lua/rotate-urls.lua" \
-    "http://127.0.0.1:$LB_PORT" -- "$1" >"$2"
+    "http://127.0.0.1:$LB_PORT" -- "$1" >"$2" &
+  wrk_pid=$!
+}
+run_wrk() {  # url file, output file: wrk runs to its end
+  start_wrk "$@"
+  wait "$wrk_pid"
 }
 wrk_figures() {  # wrk output -> "requests non2xx socket_errors p99_ms"
   python3 - "$1" <<'PY'
@@ -316,8 +323,7 @@ echo "kill"
 origin_before=$(origin_requests)
 take_sources "$SOURCES"
 urls=$(urls_loaded "$FIRST" "$LAST")
-run_wrk "$urls" "$WORK/wrk-kill.txt" &
-wrk_pid=$!
+start_wrk "$urls" "$WORK/wrk-kill.txt"
 sleep "$(python3 -c "print($DURATION / 3)")"
 kill -KILL "${SERVER_PIDS[1]}"; wait "${SERVER_PIDS[1]}" 2>/dev/null || true
 wait "$wrk_pid"
@@ -329,8 +335,7 @@ echo "drain"
 origin_before=$(origin_requests)
 take_sources "$SOURCES"
 urls=$(urls_loaded "$FIRST" "$LAST")
-run_wrk "$urls" "$WORK/wrk-drain.txt" &
-wrk_pid=$!
+start_wrk "$urls" "$WORK/wrk-drain.txt"
 sleep "$(python3 -c "print($DURATION / 3)")"
 kill -TERM "${SERVER_PIDS[2]}"
 drain_status=0; wait "${SERVER_PIDS[2]}" || drain_status=$?
@@ -345,8 +350,7 @@ origin_before=$(origin_requests)
 connection_errors_before=$(metric imagepipe_redis_errors_total 'kind="connection"')
 take_sources "$SOURCES"
 urls=$(urls_loaded "$FIRST" "$LAST")
-run_wrk "$urls" "$WORK/wrk-restart.txt" &
-wrk_pid=$!
+start_wrk "$urls" "$WORK/wrk-restart.txt"
 sleep "$(python3 -c "print($DURATION / 3)")"
 kill -KILL "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true
 sleep 1
