@@ -101,6 +101,9 @@ take_sources() {  # count: sets FIRST and LAST to a range of sources no phase us
   LAST=$((NEXT_SOURCE - 1))
   ((NEXT_SOURCE <= POOL)) || { echo "fleet-test: the source pool is too small" >&2; return 1; }
 }
+upstream_failures() {  # port -> requests nginx saw fail on that server (and retried elsewhere)
+  grep -c "upstream: \"http://127.0.0.1:$1/" "$WORK/nginx-error.log" || true
+}
 origin_requests() {  # [path] -> requests the origin answered (for path, or all)
   if [[ -n "${1:-}" ]]; then awk -v p="$1" '$1 == p' "$WORK/origin.log" | wc -l; else wc -l <"$WORK/origin.log"; fi
 }
@@ -325,9 +328,11 @@ take_sources "$SOURCES"
 urls=$(urls_loaded "$FIRST" "$LAST")
 start_wrk "$urls" "$WORK/wrk-kill.txt"
 sleep "$(python3 -c "print($DURATION / 3)")"
+retried_before=$(upstream_failures "${PORTS[1]}")
 kill -KILL "${SERVER_PIDS[1]}"; wait "${SERVER_PIDS[1]}" 2>/dev/null || true
 wait "$wrk_pid"
-record kill "$WORK/wrk-kill.txt" "$(($(origin_requests) - origin_before))" "server 1 SIGKILLed at $(python3 -c "print(round($DURATION / 3, 1))") s"
+record kill "$WORK/wrk-kill.txt" "$(($(origin_requests) - origin_before))" \
+  "server 1 SIGKILLed at $(python3 -c "print(round($DURATION / 3, 1))") s; nginx retried $(($(upstream_failures "${PORTS[1]}") - retried_before))"
 start_server 1
 
 # --- drain: SIGTERM one server mid-run -----------------------------------------------------------------------
@@ -337,10 +342,12 @@ take_sources "$SOURCES"
 urls=$(urls_loaded "$FIRST" "$LAST")
 start_wrk "$urls" "$WORK/wrk-drain.txt"
 sleep "$(python3 -c "print($DURATION / 3)")"
+retried_before=$(upstream_failures "${PORTS[2]}")
 kill -TERM "${SERVER_PIDS[2]}"
 drain_status=0; wait "${SERVER_PIDS[2]}" || drain_status=$?
 wait "$wrk_pid"
-record drain "$WORK/wrk-drain.txt" "$(($(origin_requests) - origin_before))" "server 2 SIGTERMed"
+record drain "$WORK/wrk-drain.txt" "$(($(origin_requests) - origin_before))" \
+  "server 2 SIGTERMed; nginx retried $(($(upstream_failures "${PORTS[2]}") - retried_before))"
 check "drain: the drained server exits 0 ($drain_status)" "drain_status == 0"
 start_server 2
 
