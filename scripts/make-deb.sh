@@ -81,11 +81,14 @@ HEAD
     !options { next }
     /^  (-[a-zA-Z], )?--[a-z]/ {
       flush()
-      head = $0; sub(/^  (-[a-zA-Z], )?--/, "", head)
-      name = head; sub(/[ <].*$/, "", name)
-      value = ""; if (match(head, /^[a-z0-9-]+ <[^>]*>/)) { value = substr(head, RSTART, RLENGTH); sub(/^[a-z0-9-]+ /, "", value) }
-      text = (length($0) > 26) ? substr($0, 27) : ""
-      sub(/^[ ]+/, "", text)
+      # "  -v, --name <value>      text": the text starts in column 27 when the names fit before it,
+      # else on the next line.
+      head = substr($0, 3); text = ""
+      if (substr($0, 26, 1) == " " && substr($0, 27, 1) != "<" && length($0) > 26) { head = substr($0, 3, 23); text = substr($0, 27) }
+      sub(/ +$/, "", head)
+      sub(/^(-[a-zA-Z], )?--/, "", head)
+      name = head; sub(/ .*$/, "", name)
+      value = head; if (!sub(/^[^ ]+ /, "", value)) value = ""
       next
     }
     /^                          / { line = $0; sub(/^[ ]+/, "", line); text = text (text == "" ? "" : " ") line; next }
