@@ -33,7 +33,6 @@ SOURCES="${SOURCES:-32}"
 CONNECTIONS="${CONNECTIONS:-8}"
 VARIANTS="${VARIANTS:-400}"
 SERVERS=3
-WORK="$(mktemp -d /tmp/imagepipe-fleet.XXXXXX)"
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 
 for tool in "$NGINX" redis-server redis-cli wrk curl python3; do
@@ -42,6 +41,7 @@ done
 [[ -x "$IMAGEPIPE" ]] || { echo "fleet-test: no imagepipe binary at $IMAGEPIPE (IMAGEPIPE=PATH)" >&2; exit 1; }
 
 # --- processes: every one started is stopped on exit ------------------------------------------------
+WORK="$(mktemp -d /tmp/imagepipe-fleet.XXXXXX)"
 SERVER_PIDS=()
 REDIS_PID=""
 NGINX_PID=""
