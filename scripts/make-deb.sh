@@ -124,11 +124,28 @@ chmod 0644 "$STAGE/usr/share/doc/imagepipe/"*
 # --- runtime libraries ------------------------------------------------------------------------------
 mkdir "$WORK/debian"
 printf 'Source: imagepipe\n\nPackage: imagepipe\nArchitecture: %s\n' "$ARCH" > "$WORK/debian/control"
-shlibdeps_flags=()
-if [[ "${DEB_ALLOW_TOOLCHAIN_LIBS:-0}" == 1 ]]; then shlibdeps_flags+=(--ignore-missing-info); fi
-if ! linked=$(cd "$WORK" && dpkg-shlibdeps "${shlibdeps_flags[@]}" -O -e"$STAGE/usr/bin/imagepipe" 2>"$WORK/shlibdeps.err"); then
+# dpkg-shlibdeps passes over a library no package owns (found through the binary's RUNPATH):
+# those are looked for here.
+# The package owning a library file, by its path or its target, with or without /usr in front
+# (merged /usr: packages may name either).
+owner() {
+  local path candidates=()
+  for path in "$1" "$(readlink -f "$1")"; do candidates+=("$path" "${path#/usr}" "/usr${path#/usr}"); done
+  for path in "${candidates[@]}"; do dpkg -S "$path" 2>/dev/null | awk -F: 'NR == 1 { print $1 }' && return 0; done
+  return 1
+}
+foreign=()
+while read -r library; do
+  owner "$library" >/dev/null || foreign+=("$library")
+done < <(ldd "$BINARY" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }')
+if ((${#foreign[@]})) && [[ "${DEB_ALLOW_TOOLCHAIN_LIBS:-0}" != 1 ]]; then
+  printf 'make-deb: no Debian package provides %s\n' "${foreign[@]}" >&2
+  echo "make-deb: a debug build? package the release build (make deb), or set DEB_ALLOW_TOOLCHAIN_LIBS=1 for a test package" >&2
+  exit 1
+fi
+if ! linked=$(cd "$WORK" && dpkg-shlibdeps -O -e"$STAGE/usr/bin/imagepipe" 2>"$WORK/shlibdeps.err"); then
   cat "$WORK/shlibdeps.err" >&2
-  echo "make-deb: the binary needs libraries no Debian package declares (a debug build? use the release build, or DEB_ALLOW_TOOLCHAIN_LIBS=1 for a test package)" >&2
+  echo "make-deb: dpkg-shlibdeps could not read the binary's library dependencies" >&2
   exit 1
 fi
 linked="${linked#shlibs:Depends=}"
@@ -139,12 +156,12 @@ needed=$(readelf -d "$BINARY" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 lazy_depends=(); lazy_recommends=()
 while read -r soname; do
   grep -qxF "$soname" <<<"$needed" && continue
-  path=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+  path=$(ldconfig -p | awk -v s="$soname" '$1 == s && !found++ { print $NF }')
   [[ -n "$path" ]] || { echo "make-deb: $soname (opened on first use) is not installed here; install it to declare it" >&2; exit 1; }
-  package=$(dpkg -S "$(readlink -f "$path")" | head -1 | cut -d: -f1)
+  package=$(owner "$path") || { echo "make-deb: no Debian package provides $path" >&2; exit 1; }
   name="${soname%%.so.*}"; major="${soname#*.so.}"
   shlibs=(/var/lib/dpkg/info/"$package".shlibs /var/lib/dpkg/info/"$package:$ARCH".shlibs)
-  entry=$(cat "${shlibs[@]}" 2>/dev/null | awk -v n="$name" -v m="$major" '$1 == n && $2 == m { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit }' || true)
+  entry=$(cat "${shlibs[@]}" 2>/dev/null | awk -v n="$name" -v m="$major" '$1 == n && $2 == m && !found++ { $1 = ""; $2 = ""; sub(/^ +/, ""); print }' || true)
   [[ "$name" == libcurl ]] && lazy_depends+=("${entry:-$package}") || lazy_recommends+=("${entry:-$package}")
 done < <(grep -a -o -E 'lib[a-z0-9_+-]+\.so\.[0-9][0-9.]*' "$BINARY" | sort -u)
 depends="adduser, $linked"
