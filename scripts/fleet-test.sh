@@ -193,10 +193,11 @@ metric() {  # name [label="value"] -> the sum of its series over the servers
 # --- switches for what result sharing and purge bring ---------------------------------------------------
 # LEAD: these run once the binary has --redis-max-result-bytes and --admin-secret (result sharing
 # and purge); adjust them to the merged routes and metric names if they differ.
+SERVE_HELP=$("$IMAGEPIPE" serve --help)
 HAS_SHARED_RESULTS=0
-"$IMAGEPIPE" serve --help | grep -q -- '--redis-max-result-bytes' && HAS_SHARED_RESULTS=1
+if grep -q -- '--redis-max-result-bytes' <<<"$SERVE_HELP"; then HAS_SHARED_RESULTS=1; fi
 HAS_PURGE=0
-"$IMAGEPIPE" serve --help | grep -q -- '--admin-secret' && HAS_PURGE=1
+if grep -q -- '--admin-secret' <<<"$SERVE_HELP"; then HAS_PURGE=1; fi
 ADMIN_SECRET="fleet-test-admin-secret"
 EXTRA_SERVE_FLAGS=()
 ((HAS_PURGE)) && EXTRA_SERVE_FLAGS+=(--admin-secret "$ADMIN_SECRET")

@@ -17,7 +17,12 @@ if [[ "$(id -u)" -ne 0 ]]; then
   command -v sudo >/dev/null || { echo "test-deb: needs root or sudo (dpkg -i)" >&2; exit 1; }
   exec sudo --preserve-env=IMAGEPIPE "$0" "$@"
 fi
-if dpkg-query -W -f '${Status}' imagepipe 2>/dev/null | grep -q 'installed\|config-files'; then
+known() {  # dpkg has the package in any state but not-installed
+  local status
+  status=$(dpkg-query -W -f '${Status}' imagepipe 2>/dev/null || true)
+  [[ -n "$status" && "$status" != *" not-installed" ]]
+}
+if known; then
   echo "test-deb: the imagepipe package is already installed here; not touching it" >&2; exit 1
 fi
 if getent passwd imagepipe >/dev/null || getent group imagepipe >/dev/null; then
@@ -95,7 +100,7 @@ echo "test-deb: reinstalled over itself; the user and an edited /etc/default/ima
 # --- purge --------------------------------------------------------------------------------------------
 dpkg --purge imagepipe >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log" >&2; fail "dpkg --purge"; }
 INSTALLED=0
-! dpkg-query -W -f '${Status}' imagepipe 2>/dev/null | grep -q 'installed\|config-files' || fail "dpkg still knows the package"
+! known || fail "dpkg still knows the package"
 ! getent passwd imagepipe >/dev/null || fail "the imagepipe user is left"
 ! getent group imagepipe >/dev/null || fail "the imagepipe group is left"
 for path in /usr/bin/imagepipe /lib/systemd/system/imagepipe.service /etc/default/imagepipe \
