@@ -6,7 +6,7 @@ SWIFT ?= swift
 # The one build recipe: the library, the tool and every test target.
 SWIFT_BUILD := $(SWIFT) build --build-tests
 
-.PHONY: all deps build test test-example test-usage docs format lint release demo fuzz fuzz-build clean
+.PHONY: all deps build test test-example test-usage test-deb test-fleet docs format lint release deb demo fuzz fuzz-build clean
 
 all: build
 
@@ -25,6 +25,8 @@ test: build
 	@$(MAKE) --no-print-directory test-example
 	@$(MAKE) --no-print-directory test-usage
 	@$(MAKE) --no-print-directory docs
+	@$(MAKE) --no-print-directory test-fleet
+	@$(MAKE) --no-print-directory test-deb
 
 # The example third-party plugin: its own package, depending on ImagePipe by path with its Service
 # trait off, built and tested the way an outside author would (its .build stays inside
@@ -42,6 +44,11 @@ test-example:
 test-usage:
 	@scripts/readme-snippets.sh
 	@scripts/usage-outside-repo.sh
+
+# The fleet test (scripts/fleet-test.sh: nginx, three servers, Redis, faults under wrk load), short:
+# three seconds of wrk a phase against the debug build `make test` made; IMAGEPIPE=PATH tests another.
+test-fleet:
+	@IMAGEPIPE=$(or $(IMAGEPIPE),.build/debug/imagepipe) DURATION=3 SOURCES=12 VARIANTS=100 scripts/fleet-test.sh
 
 # swift-format with the repository's .swift-format: `make format` rewrites, `make lint` (part of
 # `make test`) fails on anything it would change.
@@ -73,6 +80,18 @@ RELEASE_LINK_FLAGS += --toolset scripts/release-toolset.json -Xlinker -z -Xlinke
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib $(RELEASE_LINK_FLAGS) --product imagepipe
 release:
 	$(RELEASE_BUILD)
+
+# `make deb`: imagepipe_<version>_amd64.deb in .build/deb, from the release build, or from the
+# binary IMAGEPIPE=PATH names (nothing is built then). `make test-deb` (part of `make test`, as
+# root) packages the debug build `make test` made, installs it with dpkg -i, serves from the
+# installed files as the imagepipe user and purges it again: what it checks is the packaging, and
+# the debug build's Swift runtime comes from the toolchain, so that package is for the test alone.
+deb: deps
+	@if [ -z "$(IMAGEPIPE)" ]; then $(MAKE) --no-print-directory release; fi
+	@scripts/make-deb.sh $(or $(IMAGEPIPE),.build/release/imagepipe)
+test-deb:
+	@scripts/test-deb.sh $(or $(IMAGEPIPE),.build/debug/imagepipe)
+
 demo: deps release
 	@scripts/demo.sh
 

@@ -42,9 +42,18 @@ command -v rsvg-convert >/dev/null 2>&1 || need librsvg2-bin
 # The Redis cache tests start their own redis-server, and twemproxy (nutcracker) in front of two.
 command -v redis-server >/dev/null 2>&1 || need redis-server
 command -v nutcracker >/dev/null 2>&1 || need nutcracker
+# `make deb` reads library dependencies with dpkg-shlibdeps and strips with binutils' strip.
+command -v dpkg-shlibdeps >/dev/null 2>&1 || need dpkg-dev
+command -v strip >/dev/null 2>&1 || need binutils
+# The package's maintainer scripts create and remove its user with adduser (make test-deb).
+command -v adduser >/dev/null 2>&1 || need adduser
+# The fleet test (scripts/fleet-test.sh) puts nginx in front of three servers and loads them with wrk.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need nginx-light
+command -v wrk >/dev/null 2>&1 || need wrk
+command -v redis-cli >/dev/null 2>&1 || need redis-tools
 
 if [ ${#packages[@]} -eq 0 ]; then
-  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif, libtiff, hiredis, libjxl, librsvg; redis-server, nutcracker)"
+  echo "deps: all system libraries present (libpng, libdeflate, libjpeg-turbo, libwebp, giflib, libcurl, lcms2, libavif, libheif, libtiff, hiredis, libjxl, librsvg; redis-server, nutcracker, nginx, wrk, dpkg-dev)"
   exit 0
 fi
 
