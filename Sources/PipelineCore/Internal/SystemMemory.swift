@@ -1,7 +1,7 @@
 import Foundation
 
-/// How much memory this process may use, read from `/proc/meminfo` and lowered by a cgroup limit
-/// when the process runs in a container. A server's cache or buffer sized from the host's RAM alone
+/// How much memory this process may use, read from `/proc/meminfo` and lowered by the limit of a
+/// cgroup over the process (a container's, a systemd unit's `MemoryMax=`). A server's cache or buffer sized from the host's RAM alone
 /// gets OOM-killed in a container whose limit is a tenth of it. The one reader of these files.
 package enum SystemMemory {
     /// cgroup v1 reports "no limit" as a huge number (about 2^63 rounded to pages); anything above
@@ -11,21 +11,67 @@ package enum SystemMemory {
     /// A cgroup's limit file and usage file, either of which may be missing.
     package typealias CgroupFiles = (limit: String?, usage: String?)
 
-    private static let cgroupV2Limit = "/sys/fs/cgroup/memory.max"
-    private static let cgroupV1Limit = "/sys/fs/cgroup/memory/memory.limit_in_bytes"
-
+    /// The limit and usage of the tightest cgroup (v2) over this process.
     package static func cgroupV2() -> CgroupFiles {
-        (read(cgroupV2Limit), read("/sys/fs/cgroup/memory.current"))
+        tightest(folders(mount: "/sys/fs/cgroup", path: ownCgroupPath(controller: nil)), limit: "memory.max", usage: "memory.current")
     }
 
+    /// The limit and usage of the tightest cgroup (v1 memory controller) over this process.
     package static func cgroupV1() -> CgroupFiles {
-        (read(cgroupV1Limit), read("/sys/fs/cgroup/memory/memory.usage_in_bytes"))
+        tightest(
+            folders(mount: "/sys/fs/cgroup/memory", path: ownCgroupPath(controller: "memory")), limit: "memory.limit_in_bytes",
+            usage: "memory.usage_in_bytes")
+    }
+
+    /// `/proc/self/cgroup`, read once: a process stays in its cgroup.
+    private static let procSelfCgroup = read("/proc/self/cgroup")
+
+    /// This process's cgroup path from `/proc/self/cgroup`: the v2 line (`0::/path`) when
+    /// `controller` is nil, else the v1 line naming it (`4:memory:/path`).
+    package static func ownCgroupPath(controller: String?, procSelfCgroup: String? = procSelfCgroup) -> String {
+        for line in (procSelfCgroup ?? "").split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            let matches = controller.map { name in fields[1].split(separator: ",").contains { $0 == name } } ?? (fields[0] == "0" && fields[1].isEmpty)
+            if matches { return String(fields[2]) }
+        }
+        return "/"
+    }
+
+    /// The folders whose limits apply to a process in cgroup `path` under `mount`: the mount's root
+    /// and every folder down to its own. In a container the namespace makes its own folder the
+    /// root; under systemd it is the unit's (`system.slice/imagepipe.service`), whose `MemoryMax=`
+    /// the root does not show. Folders that do not exist (a path from outside the namespace) are
+    /// skipped when read.
+    package static func folders(mount: String, path: String) -> [String] {
+        var folders = [mount], folder = mount
+        for component in path.split(separator: "/") where component != "." && component != ".." {
+            folder += "/" + component
+            folders.append(folder)
+        }
+        return folders
+    }
+
+    /// The limit file (and the usage beside it) with the smallest limit among `folders`; the
+    /// root's files when none sets one.
+    private static func tightest(_ folders: [String], limit: String, usage: String) -> CgroupFiles {
+        var best: CgroupFiles = (nil, nil)
+        var bestLimit = UInt64.max
+        for (index, folder) in folders.enumerated() {
+            let text = read(folder + "/" + limit)
+            if index == 0 && best.limit == nil { best = (text, read(folder + "/" + usage)) }
+            if let value = text.flatMap(cgroupLimit(in:)), value < bestLimit {
+                bestLimit = value
+                best = (text, read(folder + "/" + usage))
+            }
+        }
+        return best
     }
 
     /// All the memory this process may use: the smaller of physical memory and the cgroup limit,
     /// in bytes; nil when neither can be read.
     package static func availableBytes(
-        meminfo: String? = read("/proc/meminfo"), cgroupV2: String? = read(cgroupV2Limit), cgroupV1: String? = read(cgroupV1Limit)
+        meminfo: String? = read("/proc/meminfo"), cgroupV2: String? = cgroupV2().limit, cgroupV1: String? = cgroupV1().limit
     ) -> UInt64? {
         let physical = meminfo.flatMap { field("MemTotal", in: $0) } ?? UInt64(ProcessInfo.processInfo.physicalMemory)
         let limits = [cgroupV2, cgroupV1].compactMap { $0.flatMap(cgroupLimit(in:)) }

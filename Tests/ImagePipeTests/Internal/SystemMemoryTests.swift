@@ -19,6 +19,23 @@ struct SystemMemoryTests {
         #expect(SystemMemory.availableBytes(meminfo: meminfo, cgroupV2: nil, cgroupV1: "1073741824\n") == 1_073_741_824)
     }
 
+    @Test("The process's own cgroup is found from /proc/self/cgroup, v2 and v1, with every folder above it")
+    func ownCgroup() {
+        let systemdV2 = "0::/system.slice/imagepipe.service\n"
+        #expect(SystemMemory.ownCgroupPath(controller: nil, procSelfCgroup: systemdV2) == "/system.slice/imagepipe.service")
+        #expect(
+            SystemMemory.folders(mount: "/sys/fs/cgroup", path: "/system.slice/imagepipe.service") == [
+                "/sys/fs/cgroup", "/sys/fs/cgroup/system.slice", "/sys/fs/cgroup/system.slice/imagepipe.service",
+            ])
+        let hybrid = "9:name=systemd:/\n4:memory,kmem:/process_api/abc\n0::/\n"
+        #expect(SystemMemory.ownCgroupPath(controller: "memory", procSelfCgroup: hybrid) == "/process_api/abc")
+        #expect(SystemMemory.ownCgroupPath(controller: nil, procSelfCgroup: hybrid) == "/")
+        #expect(SystemMemory.ownCgroupPath(controller: "memory", procSelfCgroup: nil) == "/")
+        #expect(SystemMemory.folders(mount: "/m", path: "/") == ["/m"])
+        // The kernel never writes `..`; a path that did could not climb above the mount.
+        #expect(SystemMemory.folders(mount: "/m", path: "/../a") == ["/m", "/m/a"])
+    }
+
     @Test("No cgroup limit (v2 `max`, v1's huge number) leaves the RAM")
     func unlimitedCgroup() {
         let ram = UInt64(24_684_096) * 1024
