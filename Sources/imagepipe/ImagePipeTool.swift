@@ -17,8 +17,8 @@ struct ImagePipeCommand: AsyncParsableCommand {
     )
 
     /// ArgumentParser's own `main`, with two differences the tool's contract asks for: `serve`
-    /// takes its `IMAGEPIPE_…` variables, and bad usage exits 2 (ArgumentParser's is 64), its
-    /// message escaped where it quotes what the user typed.
+    /// takes its `IMAGEPIPE_…` (and imgproxy's `IMGPROXY_…`) variables, and bad usage exits 2
+    /// (ArgumentParser's is 64), its message escaped where it quotes what the user typed.
     static func main() async {
         var arguments = Array(CommandLine.arguments.dropFirst())
         do {

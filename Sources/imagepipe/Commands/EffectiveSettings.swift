@@ -1,22 +1,27 @@
 import Foundation
 import ImageServer
 import Logging
+import PipelineCore
 
 /// The configuration `serve` runs with, as one log line's metadata: every setting by its name in
 /// `ImageServerConfiguration`, read by reflection so a new setting shows without a line here.
-/// Credentials are never written: the signing keys and trusted signatures become their count, the
-/// secret whether it is set; images and the shared tier only whether they are set.
+/// Credentials are never written: what a row of `ServeSettings` marked as one writes becomes its
+/// count, or whether it is set; images only whether they are set.
 enum EffectiveSettings {
+    /// The properties credentials are written to.
+    static let credentials = Set(ServeSettings.all.filter(\.isCredential).flatMap(\.writes))
+
     static func metadata(_ configuration: ImageServerConfiguration) -> Logger.Metadata {
         var metadata: Logger.Metadata = [:]
         for child in Mirror(reflecting: configuration).children {
             guard let name = child.label else { continue }
-            switch name {
-            case "signingKeys", "trustedSignatures": metadata[name] = "\(Mirror(reflecting: child.value).children.count) (not shown)"
-            case "secret": metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set (not shown)"
-            case "sharedSources", "watermark", "fallbackImage":
-                metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set"
-            default: metadata[name] = .string(describe(child.value))
+            let value = Mirror(reflecting: child.value)
+            if credentials.contains(name) {
+                metadata[name] = value.displayStyle == .optional ? (value.children.isEmpty ? "none" : "set (not shown)") : "\(value.children.count) (not shown)"
+            } else if child.value is Image? {
+                metadata[name] = value.children.isEmpty ? "none" : "set"
+            } else {
+                metadata[name] = .string(describe(child.value))
             }
         }
         return metadata

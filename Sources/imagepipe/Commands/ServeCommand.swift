@@ -7,10 +7,9 @@ import PipelineCore
 import ServiceLifecycle
 import Synchronization
 
-/// `imagepipe serve`: the image service. Each property is one setting: its name is the flag and
-/// its initial value (from `ImageServerConfiguration()`) the default help shows;
-/// `serverConfiguration()` checks its range and applies it; `ServeEnvironment` derives its
-/// `IMAGEPIPE_…` variable from the name.
+/// `imagepipe serve`: the image service. Each property is one setting, declared from its row of
+/// `ServeSettings` (flag, aliases, help, and the default, from `ImageServerConfiguration()`);
+/// `serverConfiguration()` applies the rows; `ServeEnvironment` adds their variables.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -19,109 +18,72 @@ struct ServeCommand: AsyncParsableCommand {
             URLs: /SIGNATURE/OPTIONS/plain/SOURCE@EXT or /SIGNATURE/OPTIONS/BASE64URL_SOURCE.EXT.
             Every flag can also be set by an environment variable: --allow-source as
             IMAGEPIPE_ALLOW_SOURCE, and so on (repeatable flags take comma-separated lists;
-            IMAGEPIPE_KEY and IMAGEPIPE_SALT keep keys out of the process list). A flag wins.
+            IMAGEPIPE_KEY and IMAGEPIPE_SALT keep keys out of the process list); imgproxy's
+            own variables (IMGPROXY_KEY, IMGPROXY_BIND...) set what means the same thing.
+            A flag wins over IMAGEPIPE_, which wins over IMGPROXY_.
             """
     )
 
-    private static let defaults = ImageServerConfiguration()
-    private static func seconds(_ duration: Duration) -> Int { Int(duration.components.seconds) }
-
-    @Option(help: "Address to listen on.") var host = defaults.host
-    @Option(help: "Port to listen on, 0 for any free port.") var port = defaults.port
-    @Option(help: ArgumentHelp("Hex signing key; repeat with --salt for several pairs (key rotation).", valueName: "hex")) var key: [String] = []
-    @Option(help: ArgumentHelp("Hex salt, one per --key.", valueName: "hex")) var salt: [String] = []
-    @Flag(help: "Accept unsigned URLs (insecure or _ in place of the signature).") var allowUnsigned = false
-    @Option(help: ArgumentHelp("Bytes of the HMAC a signature carries, 1 to 32: shorter signatures are its first bytes.", valueName: "bytes"))
-    var signatureSize = defaults.signatureSize
-    @Option(help: ArgumentHelp("A signature accepted whatever the path; repeatable or comma-separated.", valueName: "signature"))
-    var trustedSignatures: [String] = []
-    @Option(help: ArgumentHelp("Answer image requests only with Authorization: Bearer SECRET (403 otherwise), for a CDN in front.", valueName: "secret"))
-    var secret: String?
-    @Option(help: ArgumentHelp("Send Access-Control-Allow-Origin: ORIGIN and Access-Control-Allow-Methods: GET, OPTIONS on every answer.", valueName: "origin"))
-    var allowOrigin: String?
-    @Option(help: ArgumentHelp("An option name URLs may use, as written (resize does not allow rs; presets may use any); repeatable or comma-separated; default: all.", valueName: "name"))
-    var allowedProcessingOptions: [String] = []
-    @Option(help: ArgumentHelp("Put this in front of every source URL that does not start with it.", valueName: "url")) var baseURL: String?
-    @Option(help: ArgumentHelp("Quality when the URL names none, 1 to 100.", valueName: "1-100")) var quality = defaults.defaultQuality
-    @Option(
-        help: ArgumentHelp(
-            "Quality of one output format when the URL names none, over --quality; repeatable or comma-separated (default: \(defaults.formatQuality.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")), which given ones replace).",
-            valueName: "format=quality"))
-    var formatQuality: [String] = []
-    @Option(help: "Answer WebP when the URL names no format and Accept names image/webp.") var autoWebp = Switch(defaults.autoWebP)
-    @Option(help: "Answer AVIF when the URL names no format and Accept names image/avif (before WebP).") var autoAvif = Switch(defaults.autoAVIF)
-    @Option(help: "Answer WebP when Accept names image/webp, even over the URL's format.") var enforceWebp = Switch(defaults.enforceWebP)
-    @Option(help: "Answer AVIF when Accept names image/avif, even over the URL's format (before WebP).") var enforceAvif = Switch(defaults.enforceAVIF)
-    @Option(help: ArgumentHelp("Only fetch sources under this URL prefix (scheme, host and port compared exactly); repeatable.", valueName: "prefix"))
-    var allowSource: [String] = []
-    @Option(help: ArgumentHelp("Options URLs apply with pr:NAME, as NAME=OPTION/OPTION; `default` applies to every URL; repeatable.", valueName: "NAME=OPTIONS"))
-    var preset: [String] = []
-    @Flag(help: "URLs name presets only: /SIGNATURE/NAME:NAME/SOURCE, no other option is read.") var onlyPresets = false
-    @Option(help: ArgumentHelp("The image wm: draws over results: a PNG, JPEG, WebP, GIF, AVIF or HEIC file, or an http(s) URL fetched when the server starts.", valueName: "path|url"))
-    var watermark: String?
-    @Option(help: ArgumentHelp("The watermark's opacity, multiplied by each URL's (0 to 1).", valueName: "0-1")) var watermarkOpacity = defaults.watermarkOpacity
-    @Option(help: ArgumentHelp("Answer this image (a file, or an http(s) URL fetched when the server starts), processed as the URL asks, when a source cannot be fetched.", valueName: "path|url"))
-    var fallbackImage: String?
-    @Option(help: "The status a fallback image is answered with; 0 keeps the failure's.") var fallbackImageStatus = defaults.fallbackImageStatus
-    @Option(help: ArgumentHelp("Cache-Control max-age of fallback answers (default: --ttl).", valueName: "seconds")) var fallbackImageTTL: Int?
-    @Flag(help: "Let sources resolve to loopback, private and link-local addresses (the SSRF guard is on otherwise).") var allowPrivateSources = false
-    @Option(help: ArgumentHelp("Serve local:///path sources from this folder (refused otherwise).", valueName: "dir")) var localRoot: String?
-    @Option(help: "Images decoded, transformed and encoded at once; as many more fetch their sources meanwhile; by default one per core.")
-    var workers = defaults.workers
-    @Option(help: "Image requests waiting to start before answering 429.") var queue = defaults.queueSize
-    @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds.", valueName: "seconds")) var ttl = defaults.cacheTTL
-    @Option(help: ArgumentHelp("Keep sources and results on disk in this folder (default: memory only).", valueName: "dir")) var cacheDir: String?
-    @Flag(help: "Keep nothing, neither in memory nor on disk.") var noCache = false
-    @Option(
-        help: ArgumentHelp(
-            "Share fetched sources with every server using this Redis; a source they all miss is fetched once (password also from $IMAGEPIPE_REDIS_PASSWORD).",
-            valueName: "redis://[:password@]host:port[/db]"))
-    var redis: String?
-    @Option(help: ArgumentHelp("Seconds a source every server misses waits for the one fetching it before fetching itself (default 5).", valueName: "seconds"))
-    var redisLockWait: Int?
-    @Option(help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes"))
-    var memoryLimit = ByteCount(defaults.memoryLimit)
-    @Option(help: ArgumentHelp("Bytes the images being processed may hold together, each at its estimate; more waits, or answers 503 (default: half of RAM or of the cgroup limit).", valueName: "bytes"))
-    var maxWorkingMemory = ByteCount(defaults.maxWorkingMemory)
-    @Option(help: "Serve /metrics on this port (default: no metrics; the main port never serves them).") var metricsPort: Int?
-    @Option(help: ArgumentHelp("The address the metrics port listens on.", valueName: "addr")) var metricsHost = defaults.metricsHost
-    @Option(help: ArgumentHelp("Bytes of a request's path and query; longer is 414.", valueName: "bytes")) var maxURLLength = ByteCount(defaults.maxURLLength)
-    @Option(help: ArgumentHelp("Seconds a connection may take to send a request head, or sit idle between requests, before it is closed.", valueName: "seconds"))
-    var idleTimeout = seconds(defaults.idleTimeout)
-    @Option(help: ArgumentHelp("Connections open at once; more wait to be accepted.", valueName: "n")) var maxConnections = defaults.maxConnections
-    @Option(help: ArgumentHelp("Seconds SIGTERM/SIGINT wait for requests in flight.", valueName: "seconds")) var shutdownTimeout = seconds(defaults.shutdownTimeout)
-    @Option(help: ArgumentHelp("Seconds /health answers 503 after SIGTERM/SIGINT before the listener closes (behind a load balancer: its check interval times its threshold).", valueName: "seconds"))
-    var drainDelay = seconds(defaults.drainDelay)
-    @Option(help: ArgumentHelp("Seconds one request may take before answering 503.", valueName: "seconds")) var requestTimeout = seconds(defaults.requestTimeout)
-    @Option(help: ArgumentHelp("Largest source, in bytes; larger answers 422.", valueName: "bytes")) var maxSourceBytes = ByteCount(defaults.maxSourceBytes)
-    @Option(help: ArgumentHelp("Most pixels a source may have; more answers 422.", valueName: "pixels")) var maxSourcePixels = defaults.maxSourcePixels
-    @Option(help: "Animation frames processed (1: animations become their first frame); more answers 422.")
-    var maxFrames = defaults.maxFrames
-    @Option(help: ArgumentHelp("Most pixels a result may have; more answers 422.", valueName: "pixels")) var maxOutputPixels = defaults.maxOutputPixels
-    @Flag(name: .customLong("auto-jxl"), help: "Answer JPEG XL when the URL names no format and Accept names image/jxl.") var autoJXL = false
-    @Option(help: ArgumentHelp("Export traces over OTLP/HTTP to this collector (default: no traces).", valueName: "http://host:4318"))
-    var otelEndpoint: String?
-    @Option(help: ArgumentHelp("imgproxy's name: --max-source-pixels in megapixels.", valueName: "megapixels")) var maxSrcResolution: Double?
-    @Option(help: ArgumentHelp("imgproxy's name for --max-source-bytes.", valueName: "bytes")) var maxSrcFileSize: ByteCount?
-    @Option(help: ArgumentHelp("imgproxy's name for --max-frames.", valueName: "n")) var maxAnimationFrames: Int?
-    @Option(help: ArgumentHelp("imgproxy's name for --queue.", valueName: "n")) var requestsQueueSize: Int?
-    @Option(help: ArgumentHelp("imgproxy's name for --request-timeout.", valueName: "seconds")) var timeout: Int?
-    @Option(help: ArgumentHelp("imgproxy's name for --max-connections.", valueName: "n")) var maxClients: Int?
-    @Option(help: ArgumentHelp("imgproxy's name for --idle-timeout.", valueName: "seconds")) var keepAliveTimeout: Int?
-    @Option(help: ArgumentHelp("imgproxy's name for --local-root.", valueName: "dir")) var localFilesystemRoot: String?
-    @Option(help: ArgumentHelp("imgproxy's name for --allow-source; repeatable or comma-separated.", valueName: "prefix")) var allowedSources: [String] = []
-    @Option(help: ArgumentHelp("imgproxy's name for --preset; repeatable or comma-separated.", valueName: "NAME=OPTIONS")) var presets: [String] = []
-    @Option(help: ArgumentHelp("imgproxy's name for --watermark with a file.", valueName: "path")) var watermarkPath: String?
-    @Option(help: ArgumentHelp("imgproxy's name for --watermark with a URL.", valueName: "url")) var watermarkURL: String?
-    @Option(help: ArgumentHelp("The watermark image itself, as base64 (imgproxy's IMGPROXY_WATERMARK_DATA).", valueName: "base64")) var watermarkData: String?
-    @Option(help: ArgumentHelp("imgproxy's name for --fallback-image with a file.", valueName: "path")) var fallbackImagePath: String?
-    @Option(help: ArgumentHelp("imgproxy's name for --fallback-image with a URL.", valueName: "url")) var fallbackImageURL: String?
-    @Option(help: ArgumentHelp("The fallback image itself, as base64 (imgproxy's IMGPROXY_FALLBACK_IMAGE_DATA).", valueName: "base64"))
-    var fallbackImageData: String?
-    @Option(help: ArgumentHelp("imgproxy's name for --fallback-image-status.", valueName: "status")) var fallbackImageHTTPCode: Int?
-    @Option(help: "How log lines are written on standard error: text, or json (one object per line).") var logFormat = LogFormat.text
-    @Flag(help: "Log less: warnings and errors only, no access log.") var quiet = false
-    @Flag(name: .shortAndLong, help: "Log more: the pipeline's debug lines too.") var verbose = false
+    @Option(setting: \.host) var host: String
+    @Option(setting: \.port) var port: Int
+    @Option(setting: \.key) var key: [String]
+    @Option(setting: \.salt) var salt: [String]
+    @Flag(setting: \.allowUnsigned) var allowUnsigned: Bool
+    @Option(setting: \.signatureSize) var signatureSize: Int
+    @Option(setting: \.trustedSignatures) var trustedSignatures: [String]
+    @Option(setting: \.secret) var secret: String?
+    @Option(setting: \.allowOrigin) var allowOrigin: String?
+    @Option(setting: \.allowedProcessingOptions) var allowedProcessingOptions: [String]
+    @Option(setting: \.baseURL) var baseURL: String?
+    @Option(setting: \.quality) var quality: Int
+    @Option(setting: \.formatQuality) var formatQuality: [String]
+    @Option(setting: \.autoWebp) var autoWebp: Switch
+    @Option(setting: \.autoAvif) var autoAvif: Switch
+    @Option(setting: \.enforceWebp) var enforceWebp: Switch
+    @Option(setting: \.enforceAvif) var enforceAvif: Switch
+    @Flag(setting: \.autoJXL) var autoJXL: Bool
+    @Option(setting: \.allowSource) var allowSource: [String]
+    @Option(setting: \.preset) var preset: [String]
+    @Flag(setting: \.onlyPresets) var onlyPresets: Bool
+    @Option(setting: \.watermark) var watermark: String?
+    @Option(setting: \.watermarkPath) var watermarkPath: String?
+    @Option(setting: \.watermarkURL) var watermarkURL: String?
+    @Option(setting: \.watermarkData) var watermarkData: String?
+    @Option(setting: \.watermarkOpacity) var watermarkOpacity: Double
+    @Option(setting: \.fallbackImage) var fallbackImage: String?
+    @Option(setting: \.fallbackImagePath) var fallbackImagePath: String?
+    @Option(setting: \.fallbackImageURL) var fallbackImageURL: String?
+    @Option(setting: \.fallbackImageData) var fallbackImageData: String?
+    @Option(setting: \.fallbackImageStatus) var fallbackImageStatus: Int
+    @Option(setting: \.fallbackImageTTL) var fallbackImageTTL: Int?
+    @Flag(setting: \.allowPrivateSources) var allowPrivateSources: Bool
+    @Option(setting: \.localRoot) var localRoot: String?
+    @Option(setting: \.workers) var workers: Int
+    @Option(setting: \.queue) var queue: Int
+    @Option(setting: \.ttl) var ttl: Int
+    @Option(setting: \.cacheDir) var cacheDir: String?
+    @Flag(setting: \.noCache) var noCache: Bool
+    @Option(setting: \.redis) var redis: String?
+    @Option(setting: \.redisLockWait) var redisLockWait: Int?
+    @Option(setting: \.memoryLimit) var memoryLimit: ByteCount
+    @Option(setting: \.maxWorkingMemory) var maxWorkingMemory: ByteCount
+    @Option(setting: \.metricsPort) var metricsPort: Int?
+    @Option(setting: \.metricsHost) var metricsHost: String
+    @Option(setting: \.maxURLLength) var maxURLLength: ByteCount
+    @Option(setting: \.idleTimeout) var idleTimeout: Int
+    @Option(setting: \.maxConnections) var maxConnections: Int
+    @Option(setting: \.shutdownTimeout) var shutdownTimeout: Int
+    @Option(setting: \.drainDelay) var drainDelay: Int
+    @Option(setting: \.requestTimeout) var requestTimeout: Int
+    @Option(setting: \.maxSourceBytes) var maxSourceBytes: ByteCount
+    @Option(setting: \.maxSourcePixels) var maxSourcePixels: Int
+    @Option(setting: \.maxSrcResolution) var maxSrcResolution: Double?
+    @Option(setting: \.maxFrames) var maxFrames: Int
+    @Option(setting: \.maxOutputPixels) var maxOutputPixels: Int
+    @Option(setting: \.otelEndpoint) var otelEndpoint: String?
+    @Option(setting: \.logFormat) var logFormat: LogFormat
+    @Flag(setting: \.quiet) var quiet: Bool
+    @Flag(setting: \.verbose) var verbose: Bool
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
@@ -138,6 +100,10 @@ struct ServeCommand: AsyncParsableCommand {
             case .text:
                 return EscapingLogHandler(base: TextLogHandler(label: label, logLevel: level))
             }
+        }
+        let ignored = ServeEnvironment.ignoredImgproxyVariables(ProcessInfo.processInfo.environment)
+        if !ignored.isEmpty {
+            Logger(label: "imagepipe.serve").warning("imgproxy settings this server does not read, ignored: \(ignored.joined(separator: ", "))")
         }
         let redisPools = RedisPoolService()
         var configuration = try serverConfiguration(redisPools: redisPools)
@@ -185,134 +151,35 @@ struct ServeCommand: AsyncParsableCommand {
         return nil
     }
 
-    /// The configuration the flags describe (`ServeEnvironment` has added the variables').
+    /// The configuration the flags describe (`ServeEnvironment` has added the variables'): each
+    /// row of `ServeSettings` applied in turn, then what several settings decide together.
     /// - Parameter redisPools: where `--redis`'s caches are kept, to be closed at shutdown.
     func serverConfiguration(redisPools: RedisPoolService = RedisPoolService()) throws -> ImageServerConfiguration {
         var settings = ImageServerConfiguration()
-        settings.host = host
-        settings.port = try Self.within(port, 0...65535, "--port")
-        guard key.count == salt.count else { throw ValidationError("give one --salt for each --key (\(key.count) keys, \(salt.count) salts)") }
-        settings.signingKeys = try zip(key, salt).map { pair in
-            guard let signingKey = URLSigningKey(keyHex: pair.0, saltHex: pair.1) else {
-                let problem = Self.hexProblem(pair.0, name: "--key") ?? Self.hexProblem(pair.1, name: "--salt") ?? "not a key"
-                throw ValidationError("--key and --salt must be non-empty hex strings: \(problem)")
-            }
-            return signingKey
-        }
-        settings.allowsUnsigned = allowUnsigned
-        settings.signatureSize = try Self.within(signatureSize, 1...32, "--signature-size")
-        settings.trustedSignatures = Set(Self.items(trustedSignatures))
-        if let secret {
-            guard !secret.isEmpty, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-                throw ValidationError("--secret must be printable ASCII without spaces (it is sent in a header)")
-            }
-            settings.secret = secret
-        }
-        if let allowOrigin {
-            guard !allowOrigin.isEmpty, allowOrigin.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
-                throw ValidationError("--allow-origin must be printable ASCII (it is sent in a header)")
-            }
-            settings.allowOrigin = allowOrigin
-        }
-        settings.allowedProcessingOptions = Set(Self.items(allowedProcessingOptions))
-        settings.baseURL = baseURL
-        settings.defaultQuality = try Self.within(quality, 1...100, "--quality")
-        for entry in Self.items(formatQuality) {
-            let parts = entry.split(separator: "=", omittingEmptySubsequences: false)
-            guard parts.count == 2, let format = ImageFormat.named(String(parts[0])), format != .undefined, let value = Int(parts[1]), (1...100).contains(value) else {
-                throw ValidationError("--format-quality '\(entry)' must be FORMAT=QUALITY, a format name and a whole number from 1 to 100 (webp=79)")
-            }
-            settings.formatQuality[format.identifier] = value
-        }
-        (settings.autoWebP, settings.autoAVIF) = (autoWebp.isOn, autoAvif.isOn)
-        (settings.enforceWebP, settings.enforceAVIF) = (enforceWebp.isOn, enforceAvif.isOn)
+        for setting in ServeSettings.all { try setting.apply?(self, &settings) }
+        if noCache { settings.memoryLimit = 0 }
         if settings.signingKeys.isEmpty && !settings.allowsUnsigned {
             throw ValidationError("give --key and --salt (or IMAGEPIPE_KEY and IMAGEPIPE_SALT), or --allow-unsigned")
         }
-        settings.allowedSources = try (allowSource + Self.items(allowedSources)).map { text in
-            guard let prefix = SourcePrefix(text) else {
-                throw ValidationError("--allow-source '\(text)' must be an http(s) URL prefix with a host, e.g. https://images.example.com/")
-            }
-            return prefix
-        }
-        settings.presets = try (preset + Self.items(presets)).map { definition in
-            do {
-                return try ProcessingPreset(definition)
-            } catch {
-                throw ValidationError("--preset: \(error)")
-            }
-        }
-        settings.onlyPresets = onlyPresets
-        if onlyPresets && settings.presets.isEmpty { throw ValidationError("--only-presets needs at least one --preset") }
-        settings.allowsPrivateSources = allowPrivateSources
-        settings.watermark = try watermarkSetting()?.image(flag: "--watermark")
-        guard watermarkOpacity > 0 && watermarkOpacity <= 1 else { throw ValidationError("--watermark-opacity must be a number over 0, up to 1") }
-        settings.watermarkOpacity = watermarkOpacity
-        settings.fallbackImage = try fallbackImageSetting()?.image(flag: "--fallback-image")
-        let fallbackStatus = try Self.either(fallbackImageStatus, Self.defaults.fallbackImageStatus, fallbackImageHTTPCode, "--fallback-image-status", "--fallback-image-http-code")
-        guard fallbackStatus == 0 || (200...599).contains(fallbackStatus) else {
-            throw ValidationError("--fallback-image-status must be 0 (the failure's status) or a status from 200 to 599")
-        }
-        settings.fallbackImageStatus = fallbackStatus
-        settings.fallbackImageTTL = try fallbackImageTTL.map { try Self.within($0, 0...Int(Int32.max), "--fallback-image-ttl") }
-        if let localRoot = try Self.either(localRoot, localFilesystemRoot, "--local-root", "--local-filesystem-root") {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: localRoot, isDirectory: &isFolder), isFolder.boolValue else {
-                throw ValidationError("--local-root '\(localRoot)' is not a folder")
-            }
-            settings.localRoot = URL(fileURLWithPath: localRoot).standardizedFileURL.path
-        }
-        settings.workers = try Self.within(workers, 1...1024, "--workers")
-        settings.queueSize = try Self.within(try Self.either(queue, Self.defaults.queueSize, requestsQueueSize, "--queue", "--requests-queue-size"), 0...1_000_000, "--queue")
-        settings.cacheTTL = try Self.within(ttl, 0...Int(Int32.max), "--ttl")
-        if noCache && cacheDir != nil { throw ValidationError("--cache-dir and --no-cache cannot be used together") }
-        settings.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
         if let redis = try RedisOption.configuration(redis, lockWait: redisLockWait, environment: ProcessInfo.processInfo.environment) {
             let pools = redisPools
             settings.sharedSources = { origin, factory in
                 RedisSharedLoader(origin: origin, cache: pools.adding(RedisImageCache(configuration: redis, metrics: RedisCacheMetrics(factory: factory))))
             }
         }
-        settings.memoryLimit = noCache ? 0 : try Self.within(memoryLimit.bytes, 0...Int.max, "--memory-limit")
-        settings.maxWorkingMemory = try Self.within(maxWorkingMemory.bytes, 1 << 20...Int.max, "--max-working-memory")
-        settings.metricsPort = try metricsPort.map { try Self.within($0, 0...65535, "--metrics-port") }
-        settings.metricsHost = metricsHost
-        settings.maxURLLength = try Self.within(maxURLLength.bytes, 256...(1 << 20), "--max-url-length")
-        settings.idleTimeout = .seconds(try Self.within(try Self.either(idleTimeout, Self.seconds(Self.defaults.idleTimeout), keepAliveTimeout, "--idle-timeout", "--keep-alive-timeout"), 1...3600, "--idle-timeout"))
-        settings.maxConnections = try Self.within(try Self.either(maxConnections, Self.defaults.maxConnections, maxClients, "--max-connections", "--max-clients"), 1...1_000_000, "--max-connections")
-        settings.shutdownTimeout = .seconds(try Self.within(shutdownTimeout, 0...86400, "--shutdown-timeout"))
-        settings.drainDelay = .seconds(try Self.within(drainDelay, 0...3600, "--drain-delay"))
-        settings.requestTimeout = .seconds(try Self.within(try Self.either(requestTimeout, Self.seconds(Self.defaults.requestTimeout), timeout, "--request-timeout", "--timeout"), 1...3600, "--request-timeout"))
-        settings.maxSourceBytes = try Self.within(try Self.either(maxSourceBytes.bytes, Self.defaults.maxSourceBytes, maxSrcFileSize?.bytes, "--max-source-bytes", "--max-src-file-size"), 1...(1 << 40), "--max-source-bytes")
-        let megapixels = try maxSrcResolution.map { value in
-            guard value > 0 && value <= 1_000_000 else { throw ValidationError("--max-src-resolution must be a number of megapixels over 0") }
-            return Int((value * 1_000_000).rounded())
-        }
-        settings.maxSourcePixels = try Self.within(
-            try Self.either(maxSourcePixels, Self.defaults.maxSourcePixels, megapixels, "--max-source-pixels", "--max-src-resolution"), 1...(1 << 40), "--max-source-pixels")
-        settings.maxFrames = try Self.within(try Self.either(maxFrames, Self.defaults.maxFrames, maxAnimationFrames, "--max-frames", "--max-animation-frames"), 1...ImageDecodeOptions.defaultMaxFrames, "--max-frames")
-        settings.maxOutputPixels = try Self.within(maxOutputPixels, 1...(1 << 40), "--max-output-pixels")
-        settings.negotiatesJXL = autoJXL
         return settings
     }
 
-    /// The setting given as `name` or under imgproxy's `alias`: the alias when given (it has no
-    /// default), and a usage error when both are.
-    static func either<T: Equatable>(_ value: T, _ defaultValue: T, _ alias: T?, _ name: String, _ aliasName: String) throws -> T {
-        guard let alias else { return value }
-        guard value == defaultValue else { throw ValidationError("\(name) and \(aliasName) are the same setting: give one") }
-        return alias
-    }
-
-    /// `either` for settings without a default.
-    static func either<T>(_ value: T?, _ alias: T?, _ name: String, _ aliasName: String) throws -> T? {
-        if value != nil && alias != nil { throw ValidationError("\(name) and \(aliasName) are the same setting: give one") }
-        return value ?? alias
-    }
-
-    /// The values of a repeatable flag, each also split at commas (imgproxy's lists are comma-separated).
-    static func items(_ values: [String]) -> [String] {
-        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    /// The key/salt pairs of `--key` and `--salt`.
+    func signingKeys() throws -> [URLSigningKey] {
+        guard key.count == salt.count else { throw ValidationError("give one --salt for each --key (\(key.count) keys, \(salt.count) salts)") }
+        return try zip(key, salt).map { pair in
+            guard let signingKey = URLSigningKey(keyHex: pair.0, saltHex: pair.1) else {
+                let problem = Self.hexProblem(pair.0, name: "--key") ?? Self.hexProblem(pair.1, name: "--salt") ?? "not a key"
+                throw ValidationError("--key and --salt must be non-empty hex strings: \(problem)")
+            }
+            return signingKey
+        }
     }
 
     func watermarkSetting() throws -> ServeImageSetting? {
@@ -321,14 +188,6 @@ struct ServeCommand: AsyncParsableCommand {
 
     func fallbackImageSetting() throws -> ServeImageSetting? {
         try ServeImageSetting.given(fallbackImage, path: fallbackImagePath, url: fallbackImageURL, data: fallbackImageData, flag: "--fallback-image")
-    }
-
-    /// `value` when `range` holds it; otherwise a usage error naming the flag and the range.
-    private static func within(_ value: Int, _ range: ClosedRange<Int>, _ flag: String) throws -> Int {
-        guard range.contains(value) else {
-            throw ValidationError("\(flag) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return value
     }
 }
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `IMAGEPIPE_…` variables, read as the flags they stand for.
+/// `IMAGEPIPE_…` variables that are not flags of their own (`IMAGEPIPE_REDIS_PASSWORD`).
 struct EnvironmentOptions {
     let environment: [String: String]
 
@@ -16,14 +16,5 @@ struct EnvironmentOptions {
         guard let text = string(name) else { return nil }
         guard let value = Int(text) else { throw ValidationError("IMAGEPIPE_\(name) must be a whole number") }
         return value
-    }
-
-    /// A switch: 1, true, yes or on (any case) set it.
-    func flag(_ name: String) -> Bool {
-        ["1", "true", "yes", "on"].contains(string(name)?.lowercased() ?? "")
-    }
-
-    func list(_ name: String) -> [String] {
-        string(name)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
     }
 }
