@@ -93,14 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let level: Logger.Level = verbose ? .debug : quiet ? .warning : .info
-        LoggingSystem.bootstrap { [logFormat] label in
-            switch logFormat {
-            case .json:
-                return JSONLogHandler(label: label, logLevel: level)
-            case .text:
-                return EscapingLogHandler(base: TextLogHandler(label: label, logLevel: level))
-            }
-        }
+        LoggingSystem.bootstrap { [logFormat] label in StandardErrorLogHandler(label: label, logLevel: level, format: logFormat) }
         let ignored = ServeEnvironment.ignoredImgproxyVariables(ProcessInfo.processInfo.environment)
         if !ignored.isEmpty {
             Logger(label: "imagepipe.serve").warning("imgproxy settings this server does not read, ignored: \(ignored.joined(separator: ", "))")

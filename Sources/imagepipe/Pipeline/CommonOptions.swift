@@ -108,7 +108,7 @@ struct OutputOptions: ParsableArguments {
 
     func bootstrapLogging() {
         let level: Logger.Level = verbose ? .debug : .warning
-        LoggingSystem.bootstrap { label in EscapingLogHandler(base: TextLogHandler(label: label, logLevel: level)) }
+        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, logLevel: level) }
     }
 }
 
