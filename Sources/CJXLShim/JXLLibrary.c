@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -279,4 +280,24 @@ int ip_jxl_child_exit_status(int pid, int kill_first) {
         if (errno != EINTR) return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void *reap(void *pid) {
+    while (waitpid((pid_t)(intptr_t)pid, NULL, 0) < 0 && errno == EINTR) {}
+    return NULL;
+}
+
+void ip_jxl_child_kill(int pid) {
+    kill(pid, SIGKILL);
+    // The kernel takes tens of milliseconds to tear down a child of a gigabyte; a detached thread
+    // waits for that, not the caller. Failing to start one, the caller waits.
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (pthread_attr_init(&attributes) == 0) {
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        int started = pthread_create(&thread, &attributes, reap, (void *)(intptr_t)pid);
+        pthread_attr_destroy(&attributes);
+        if (started == 0) return;
+    }
+    reap((void *)(intptr_t)pid);
 }

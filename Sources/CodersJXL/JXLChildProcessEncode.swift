@@ -36,7 +36,7 @@ enum JXLChildProcessEncode {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             if DecodeCancellation.isCurrentCancelled {
-                _ = ip_jxl_child_exit_status(pid, 1)
+                ip_jxl_child_kill(pid)
                 throw ImagePipeError.cancelled
             }
             var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
