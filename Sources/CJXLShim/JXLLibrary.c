@@ -237,6 +237,10 @@ JxlParallelRetCode ip_jxl_sequential_runner(void *runner_opaque, void *jpegxl_op
 static void encode_child(JxlEncoder *encoder, int fd, pid_t parent) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(98);
+    // Every other descriptor closed: the child must not keep the server's sockets (a connection
+    // the parent closes, the listening port) open while it works.
+    if (fd > 3) close_range(3, (unsigned)fd - 1, 0);
+    close_range((unsigned)fd + 1, ~0U, 0);
     uint8_t buffer[1 << 16];
     for (;;) {
         uint8_t *next = buffer;
