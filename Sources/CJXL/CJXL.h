@@ -60,3 +60,23 @@ JxlEncoderStatus ip_JxlEncoderUseContainer(JxlEncoder* enc, JXL_BOOL use_contain
 JxlEncoderStatus ip_JxlEncoderUseBoxes(JxlEncoder* enc);
 JxlEncoderStatus ip_JxlEncoderAddBox(JxlEncoder* enc, const JxlBoxType type, const uint8_t* contents, size_t size, JXL_BOOL compress_box);
 void ip_JxlEncoderCloseBoxes(JxlEncoder* enc);
+
+/// libjxl's parallel runner, run sequentially on the calling thread: every job, in order.
+JxlParallelRetCode ip_jxl_sequential_runner(void *runner_opaque, void *jpegxl_opaque, JxlParallelRunInit init,
+                                            JxlParallelRunFunction run, uint32_t start, uint32_t end);
+
+/// Forks a child process that runs `JxlEncoderProcessOutput` on (its copy of) `encoder` to the end,
+/// writing every byte to a pipe, and exits: 0 when done, 100 + libjxl's error code when libjxl
+/// failed, 99 when the pipe did. The encoder must use `ip_jxl_sequential_runner` (the child has
+/// one thread and runs no Swift). Returns the child's process ID with the pipe's read end in
+/// `read_fd` (close-on-exec; the caller closes it), or -1 with errno. The parent's encoder is left
+/// as it was: destroy it without processing it.
+int ip_jxl_encode_in_child(JxlEncoder *encoder, int *read_fd);
+
+/// Waits for the child `pid` (killing it first when `kill_first`) and returns its exit status, or
+/// -1 when it did not exit by itself or cannot be waited for.
+int ip_jxl_child_exit_status(int pid, int kill_first);
+
+/// Kills the child `pid` and reaps it on a detached thread of its own, so that the caller does not
+/// wait while the kernel frees the child's memory.
+void ip_jxl_child_kill(int pid);

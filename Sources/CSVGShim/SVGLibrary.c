@@ -35,6 +35,7 @@ typedef void (*GLogFunc)(const char *domain, int level, const char *message, voi
     X(cairo_surface_destroy, void, (void *surface)) \
     X(cairo_create, void *, (void *surface)) \
     X(cairo_scale, void, (void *cr, double x, double y)) \
+    X(cairo_translate, void, (void *cr, double x, double y)) \
     X(cairo_status, int, (void *cr)) \
     X(cairo_destroy, void, (void *cr))
 
@@ -101,19 +102,27 @@ int ip_svg_size(ip_svg_document *document, double *width, double *height) {
     return 1;
 }
 
-int ip_svg_render(ip_svg_document *document, uint8_t *pixels, int width, int height, char *error, size_t error_size) {
+int ip_svg_render_rows(ip_svg_document *document, uint8_t *pixels, int width, int height, int first_row, int row_count, char *error,
+                      size_t error_size) {
     double natural_width = 0, natural_height = 0;
     if (!ip_svg_size(document, &natural_width, &natural_height) || natural_width <= 0 || natural_height <= 0) {
         snprintf(error, error_size, "the document has no size");
         return -1;
     }
-    void *surface = CALL(cairo_image_surface_create_for_data)(pixels, CAIRO_FORMAT_ARGB32, width, height, width * 4);
+    if (first_row < 0 || row_count <= 0 || first_row > height - row_count) {
+        snprintf(error, error_size, "rows %d to %d are not inside an image %d high", first_row, first_row + row_count, height);
+        return -1;
+    }
+    // A surface over the rows alone: cairo draws nothing outside it.
+    uint8_t *rows = pixels + (size_t)first_row * (size_t)width * 4;
+    void *surface = CALL(cairo_image_surface_create_for_data)(rows, CAIRO_FORMAT_ARGB32, width, row_count, width * 4);
     if (CALL(cairo_surface_status)(surface) != CAIRO_STATUS_SUCCESS) {
         CALL(cairo_surface_destroy)(surface);
-        snprintf(error, error_size, "cairo refused a surface of %d x %d", width, height);
+        snprintf(error, error_size, "cairo refused a surface of %d x %d", width, row_count);
         return -1;
     }
     void *cr = CALL(cairo_create)(surface);
+    CALL(cairo_translate)(cr, 0, -(double)first_row);
     // As rsvg-convert draws at a given size: scaled from the natural size, not fitted into it.
     CALL(cairo_scale)(cr, width / natural_width, height / natural_height);
     RsvgRectangle viewport = {0, 0, natural_width, natural_height};

@@ -7,7 +7,8 @@ import PipelineCore
 ///
 /// A still file cut short shows what libjxl could decode of it, the rest blank, with a
 /// `.truncated` warning; a cut-off animation is refused. A cancelled or overlong decode stops
-/// within one of libjxl's jobs (a group of 256 x 256 pixels); a cancelled encode between frames.
+/// within one of libjxl's jobs (a group of 256 x 256 pixels); a cancelled encode between frames,
+/// and a still over 4 megapixels, encoded by a child process, at once (the child is killed).
 public struct JXLCoder: AnimatedImageCoder, ProgressiveImageCoder {
     /// libjxl's encoder effort unless `ImageCodingExtras.jxlEffort` says otherwise: 4, imgproxy's
     /// default (cjxl's own is 7: files a few percent smaller, encodes several times slower).

@@ -6,9 +6,9 @@ import PipelineCore
 ///
 /// Each frame is encoded as soon as it is added (its output drained before the next frame is
 /// asked for), so an animation streams through holding one frame and the compressed bytes. A
-/// cancelled encode stops between frames, never inside one: libjxl 0.7's encoder cannot be
-/// stopped safely mid-frame (it crashes when its runner fails a job, unlike its decoder) and has
-/// no streaming input, so a frame's pixels are handed over whole and encoded to the end.
+/// cancelled encode stops between frames; libjxl 0.7's encoder cannot be stopped inside one (it
+/// crashes when its runner fails a job, unlike its decoder), so a large still is encoded by a
+/// child process that is killed when the encode is cancelled (`JXLChildProcessEncode`).
 enum JXLEncoder {
     static func encode(
         frameCount: Int, loopCount: Int, metadata: ImageMetadata, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame
@@ -17,45 +17,45 @@ enum JXLEncoder {
         try JXLLibrary.open()
         guard let encoder = ip_JxlEncoderCreate(nil) else { throw ImagePipeError.encodingFailed(reason: "libjxl could not start an encoder") }
         defer { ip_JxlEncoderDestroy(encoder) }
-        // A runner that never stops: libjxl 0.7's encoder crashes when its runner fails a job
-        // (it does not check), so an encode is only stopped between frames.
-        let stop = JXLStopCondition(nil)
-        return try withExtendedLifetime(stop) {
-            guard ip_JxlEncoderSetParallelRunner(encoder, JXLStopCondition.runner, stop.context) == JXL_ENC_SUCCESS else {
-                throw ImagePipeError.encodingFailed(reason: "libjxl refused the runner")
-            }
-            let first = try frame(0)
-            let size = outputSize(first.buffer.size, options: options)
-            // Every pixel format the pipeline has is one libjxl takes as it is.
-            let format = first.buffer.format
-            let animated = frameCount > 1
-            try configure(encoder, size: size, format: format, animated: animated, loopCount: loopCount, lossless: isLossless(options))
-            try setColour(encoder, metadata: metadata, format: format)
-            try addMetadataBoxes(encoder, metadata: metadata)
-            let settings = try frameSettings(encoder, options: options)
-            var output = JXLOutput()
-            for index in 0..<frameCount {
-                try DecodeCancellation.checkCurrent()
-                let current = index == 0 ? first : try frame(index)
-                var buffer = current.buffer
-                if buffer.size != size { buffer = buffer.resampled(to: size) }
-                if buffer.format != format { buffer = buffer.converted(to: format, background: options.backgroundColor) }
-                if animated {
-                    var header = JxlFrameHeader()
-                    ip_JxlEncoderInitFrameHeader(&header)
-                    header.duration = UInt32(clamping: Int((max(current.duration, 0) * 1000).rounded()))
-                    guard ip_JxlEncoderSetFrameHeader(settings, &header) == JXL_ENC_SUCCESS else {
-                        throw ImagePipeError.encodingFailed(reason: "libjxl refused frame \(index)'s header")
-                    }
-                }
-                var jxlFormat = JXLDecoderSession.pixelFormat(format)
-                let added = buffer.bytes.withUnsafeBytes { ip_JxlEncoderAddImageFrame(settings, &jxlFormat, $0.baseAddress, $0.count) }
-                guard added == JXL_ENC_SUCCESS else { throw try error(encoder, stop: stop, doing: "adding frame \(index)") }
-                if index == frameCount - 1 { ip_JxlEncoderCloseInput(encoder) }
-                try output.drain(encoder) { try error(encoder, stop: stop, doing: "encoding frame \(index)") }
-            }
-            return output.data
+        // A runner that never stops (libjxl 0.7's encoder crashes when its runner fails a job), in
+        // C: a child process encoding a large still runs it, and no Swift may run there.
+        guard ip_JxlEncoderSetParallelRunner(encoder, ip_jxl_sequential_runner, nil) == JXL_ENC_SUCCESS else {
+            throw ImagePipeError.encodingFailed(reason: "libjxl refused the runner")
         }
+        let first = try frame(0)
+        let size = outputSize(first.buffer.size, options: options)
+        // Every pixel format the pipeline has is one libjxl takes as it is.
+        let format = first.buffer.format
+        let animated = frameCount > 1
+        try configure(encoder, size: size, format: format, animated: animated, loopCount: loopCount, lossless: isLossless(options))
+        try setColour(encoder, metadata: metadata, format: format)
+        try addMetadataBoxes(encoder, metadata: metadata)
+        let settings = try frameSettings(encoder, options: options)
+        var output = JXLOutput()
+        for index in 0..<frameCount {
+            try DecodeCancellation.checkCurrent()
+            let current = index == 0 ? first : try frame(index)
+            var buffer = current.buffer
+            if buffer.size != size { buffer = buffer.resampled(to: size) }
+            if buffer.format != format { buffer = buffer.converted(to: format, background: options.backgroundColor) }
+            if animated {
+                var header = JxlFrameHeader()
+                ip_JxlEncoderInitFrameHeader(&header)
+                header.duration = UInt32(clamping: Int((max(current.duration, 0) * 1000).rounded()))
+                guard ip_JxlEncoderSetFrameHeader(settings, &header) == JXL_ENC_SUCCESS else {
+                    throw ImagePipeError.encodingFailed(reason: "libjxl refused frame \(index)'s header")
+                }
+            }
+            var jxlFormat = JXLDecoderSession.pixelFormat(format)
+            let added = buffer.bytes.withUnsafeBytes { ip_JxlEncoderAddImageFrame(settings, &jxlFormat, $0.baseAddress, $0.count) }
+            guard added == JXL_ENC_SUCCESS else { throw try error(encoder, doing: "adding frame \(index)") }
+            if index == frameCount - 1 { ip_JxlEncoderCloseInput(encoder) }
+            if frameCount == 1, size.width * size.height > JXLChildProcessEncode.minimumPixels {
+                return try JXLChildProcessEncode.output(of: encoder)
+            }
+            try output.drain(encoder) { try error(encoder, doing: "encoding frame \(index)") }
+        }
+        return output.data
     }
 
     /// The output's size: the input fitted into `maxPixelSize` (never up, aspect kept).
@@ -133,9 +133,8 @@ enum JXLEncoder {
         options.lossless || options.qualityPercent >= 100
     }
 
-    /// The error to throw for a failed libjxl call: what stopped the runner, else libjxl's code.
-    private static func error(_ encoder: OpaquePointer, stop: JXLStopCondition, doing what: String) throws -> ImagePipeError {
-        try stop.check()
+    /// The error to throw for a failed libjxl call: the cancellation, else libjxl's code.
+    private static func error(_ encoder: OpaquePointer, doing what: String) throws -> ImagePipeError {
         try DecodeCancellation.checkCurrent()
         let code = ip_JxlEncoderGetError(encoder)
         if code == JXL_ENC_ERR_OOM { return .limitExceeded(.bytes, value: .max, maximum: .max) }

@@ -6,15 +6,15 @@ import Synchronization
 /// every stage of its work (groups of pixels, passes) through the parallel runner it is given, and
 /// ours runs those jobs one after another on the calling thread, asking the current checkpoint
 /// before each. When it says stop, the runner returns an error and libjxl gives up with
-/// `JXL_DEC_ERROR`; the caller then asks the checkpoint for the error to throw. (The encoder gets
-/// the runner with no checkpoint: libjxl 0.7's encoder crashes when a job is refused.)
+/// `JXL_DEC_ERROR`; the caller then asks the checkpoint for the error to throw. (The encoder runs
+/// `ip_jxl_sequential_runner` instead: libjxl 0.7's encoder crashes when a job is refused.)
 ///
 /// One thread: a decode runs on the pipeline's bounded executor like every other coder's, so
 /// libjxl's own thread pool would take cores the executor does not know it gave away.
 ///
 /// libjxl keeps the runner's context pointer for the decoder's or encoder's life, while an
 /// animation decodes each frame under a checkpoint of its own: the checkpoint is swapped here.
-/// Ownership: the decoder or encoder handle keeps this object alive as long as libjxl holds it.
+/// Ownership: the decoder handle keeps this object alive as long as libjxl holds it.
 final class JXLStopCondition: Sendable {
     private let checkpoint: Mutex<DecodeCheckpoint?>
 

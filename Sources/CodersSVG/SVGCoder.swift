@@ -10,8 +10,11 @@ import PipelineCore
 /// given no base location, so it refuses every external image, `xi:include` and stylesheet;
 /// `data:` URLs still work), and documents over `maxDocumentBytes` or with more elements than
 /// `maxElements` are refused before librsvg parses them. libxml2's own limits stop entity
-/// expansion bombs. Drawing itself cannot be interrupted (librsvg 2.54 has no hook for it): the
-/// element limit and the pixel limit are what bound its time.
+/// expansion bombs. librsvg 2.54 cannot stop inside a drawing, so a large one is drawn in bands of
+/// rows (`SVGBands`) and stops between them when its request is cancelled, its decode time
+/// (`ImageDecodeOptions.maxDecodeTime`) or `maxRenderDuration` is spent. Documents drawn whole
+/// (small ones, and those with filters, masks or group opacity, which librsvg would redraw for
+/// every band) are bound by the element and pixel limits.
 public struct SVGCoder: ImageCoder {
     /// The largest document parsed, in bytes. Default 10 MiB: detailed maps and diagrams are a
     /// few megabytes.
@@ -20,13 +23,22 @@ public struct SVGCoder: ImageCoder {
     /// Default 100,000: real icons have tens, detailed illustrations and maps thousands to tens of
     /// thousands; librsvg itself stops at 1,000,000, which take it many seconds to draw.
     public var maxElements: Int
+    /// The longest a drawing may take, checked between its bands (`SVGBands`); nil for no limit.
+    /// Default 10 seconds, the service's request deadline: a logo drawn at 50 megapixels takes
+    /// about one.
+    public var maxRenderDuration: Duration?
 
     public static let defaultMaxDocumentBytes = 10 << 20
     public static let defaultMaxElements = 100_000
+    public static let defaultMaxRenderDuration: Duration = .seconds(10)
 
-    public init(maxDocumentBytes: Int = SVGCoder.defaultMaxDocumentBytes, maxElements: Int = SVGCoder.defaultMaxElements) {
+    public init(
+        maxDocumentBytes: Int = SVGCoder.defaultMaxDocumentBytes, maxElements: Int = SVGCoder.defaultMaxElements,
+        maxRenderDuration: Duration? = SVGCoder.defaultMaxRenderDuration
+    ) {
         self.maxDocumentBytes = maxDocumentBytes
         self.maxElements = maxElements
+        self.maxRenderDuration = maxRenderDuration
     }
 
     /// Text whose first markup (after a byte-order mark and white space) is an `<svg` element,
@@ -46,7 +58,11 @@ public struct SVGCoder: ImageCoder {
         let target = options.targetSize(for: size)
         try options.checkPixelLimit(target)
         try checkpoint.check()
-        let pixels = try document.render(at: target)
+        let start = ContinuousClock.now
+        let pixels = try document.render(at: target, rowsPerBand: SVGBands.rowsPerBand(for: target, document: data)) {
+            try checkpoint.check()
+            try checkRenderDuration(since: start)
+        }
         try checkpoint.check()
         return Image(pixels, format: .svg, scale: options.scaleFactor, metadata: ImageMetadata(decodeOptions: options))
     }
@@ -72,6 +88,20 @@ public struct SVGCoder: ImageCoder {
             throw ImagePipeError.limitExceeded(.svgElements, value: elements, maximum: maxElements)
         }
     }
+
+    /// `maxRenderDuration`, against the time drawing has taken since `start`.
+    private func checkRenderDuration(since start: ContinuousClock.Instant) throws {
+        guard let maxRenderDuration else { return }
+        let elapsed = ContinuousClock.now - start
+        if elapsed > maxRenderDuration {
+            throw ImagePipeError.limitExceeded(.svgRenderDuration, value: Self.milliseconds(elapsed), maximum: Self.milliseconds(maxRenderDuration))
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let milliseconds = duration / .milliseconds(1)
+        return milliseconds < Double(Int.max) ? Int(milliseconds) : .max
+    }
 }
 
 extension ImagePipeError.Limit {
@@ -79,4 +109,6 @@ extension ImagePipeError.Limit {
     public static let svgDocumentBytes = Self(name: "svgDocumentBytes", setting: "SVGCoder.maxDocumentBytes")
     /// Elements of an SVG document: `SVGCoder.maxElements`.
     public static let svgElements = Self(name: "svgElements", setting: "SVGCoder.maxElements")
+    /// Milliseconds an SVG drawing took: `SVGCoder.maxRenderDuration`.
+    public static let svgRenderDuration = Self(name: "svgRenderDuration", setting: "SVGCoder.maxRenderDuration")
 }

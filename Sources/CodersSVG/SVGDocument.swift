@@ -34,17 +34,23 @@ final class SVGDocument {
         return ImageSize(width: Int(width.rounded(.up)), height: Int(height.rounded(.up)))
     }
 
-    /// The document drawn at `size`, as straight (not premultiplied) RGBA.
-    func render(at size: ImageSize) throws -> PixelBuffer {
+    /// The document drawn at `size`, as straight (not premultiplied) RGBA, in bands of
+    /// `rowsPerBand` rows with `betweenBands` called before each: what it throws stops the drawing.
+    func render(at size: ImageSize, rowsPerBand: Int, betweenBands: () throws -> Void) throws -> PixelBuffer {
         guard size.width <= Self.maxSide, size.height <= Self.maxSide, !size.isEmpty else {
             throw ImagePipeError.unsupportedFormat(.svg, reason: "cairo draws at most \(Self.maxSide) pixels a side, not \(size)")
         }
         var pixels = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: size.width, height: size.height, format: .rgba8))
         var error = [CChar](repeating: 0, count: 512)
-        let status = pixels.withUnsafeMutableBufferPointer { buffer in
-            ip_svg_render(handle, buffer.baseAddress, Int32(size.width), Int32(size.height), &error, error.count)
+        let band = min(max(rowsPerBand, 1), size.height)
+        for firstRow in stride(from: 0, to: size.height, by: band) {
+            try betweenBands()
+            let rows = min(band, size.height - firstRow)
+            let status = pixels.withUnsafeMutableBufferPointer { buffer in
+                ip_svg_render_rows(handle, buffer.baseAddress, Int32(size.width), Int32(size.height), Int32(firstRow), Int32(rows), &error, error.count)
+            }
+            guard status == 0 else { throw ImagePipeError.badImageData(reason: "SVG: \(Self.text(error))") }
         }
-        guard status == 0 else { throw ImagePipeError.badImageData(reason: "SVG: \(Self.text(error))") }
         SVGPixels.straightenCairoARGB(&pixels)
         return try PixelBuffer(width: size.width, height: size.height, format: .rgba8, bytes: pixels)
     }

@@ -37,7 +37,7 @@ struct ServeHostileClientTests {
     // One format at a time: five 49 MP jobs at once on two cores would time the machine, not the stop.
     @Test(
         "Every output format stops at its 503, in whatever step the deadline falls: the worker is free for the next request", .serialized,
-        arguments: ["webp", "png", "jpg", "gif", "avif"])
+        arguments: ["webp", "png", "jpg", "gif", "avif", "jxl"])
     func everyFormatStops(format: String) async throws {
         let origin = try TestHTTPServer()
         defer { origin.stop() }

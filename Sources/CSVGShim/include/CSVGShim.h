@@ -23,10 +23,12 @@ ip_svg_document *ip_svg_load(const uint8_t *data, size_t size, char *error, size
 /// `viewBox`. 0 when it has neither.
 int ip_svg_size(ip_svg_document *document, double *width, double *height);
 
-/// Draws the document scaled to `width` x `height` into `pixels` (cairo's ARGB32: premultiplied,
-/// one native-endian 32-bit word a pixel, rows of `width` * 4 bytes), which must start zeroed
-/// (transparent). 0 on success, else -1 with the reason in `error`.
-int ip_svg_render(ip_svg_document *document, uint8_t *pixels, int width, int height, char *error, size_t error_size);
+/// Draws rows `first_row` ..< `first_row + row_count` of the document scaled to `width` x `height`
+/// into `pixels`, the whole image's buffer (cairo's ARGB32: premultiplied, one native-endian 32-bit
+/// word a pixel, rows of `width` * 4 bytes), which must start zeroed (transparent). Every row at
+/// once is the whole drawing. 0 on success, else -1 with the reason in `error`.
+int ip_svg_render_rows(ip_svg_document *document, uint8_t *pixels, int width, int height, int first_row, int row_count, char *error,
+                       size_t error_size);
 
 void ip_svg_free(ip_svg_document *document);
 
