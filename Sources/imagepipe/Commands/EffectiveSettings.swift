@@ -5,7 +5,7 @@ import Logging
 /// The configuration `serve` runs with, as one log line's metadata: every setting by its name in
 /// `ImageServerConfiguration`, read by reflection so a new setting shows without a line here.
 /// Credentials are never written: the signing keys and trusted signatures become their count, the
-/// secret whether it is set; images and the shared tier only whether they are set.
+/// secrets whether they are set; images and the shared tier only whether they are set.
 enum EffectiveSettings {
     static func metadata(_ configuration: ImageServerConfiguration) -> Logger.Metadata {
         var metadata: Logger.Metadata = [:]
@@ -13,8 +13,8 @@ enum EffectiveSettings {
             guard let name = child.label else { continue }
             switch name {
             case "signingKeys", "trustedSignatures": metadata[name] = "\(Mirror(reflecting: child.value).children.count) (not shown)"
-            case "secret": metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set (not shown)"
-            case "sharedSources", "watermark", "fallbackImage":
+            case "secret", "adminSecret": metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set (not shown)"
+            case "sharedSources", "sharedResults", "watermark", "fallbackImage":
                 metadata[name] = Mirror(reflecting: child.value).children.isEmpty ? "none" : "set"
             default: metadata[name] = .string(describe(child.value))
             }

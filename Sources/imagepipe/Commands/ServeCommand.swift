@@ -79,6 +79,16 @@ struct ServeCommand: AsyncParsableCommand {
     var redis: String?
     @Option(help: ArgumentHelp("Seconds a source every server misses waits for the one fetching it before fetching itself (default 5).", valueName: "seconds"))
     var redisLockWait: Int?
+    // Fleet: results shared through --redis, and purges (ImageServerConfiguration.adminSecret,
+    // RedisCacheConfiguration.maxResultBytes; applied in `fleetSettings`).
+    @Option(
+        help: ArgumentHelp(
+            "Results larger than this stay on the server that rendered them; smaller ones are shared through --redis (default: \(ByteCount(RedisCacheConfiguration().maxResultBytes)), 1 MiB).",
+            valueName: "bytes"))
+    var redisMaxResultBytes: ByteCount?
+    @Option(help: ArgumentHelp("Answer POST /purge (url= or prefix=) with Authorization: Bearer SECRET, fleet-wide through --redis (404 without).", valueName: "secret"))
+    var adminSecret: String?
+
     @Option(help: ArgumentHelp("Bytes of results kept in memory (default: a fifth of RAM or of the cgroup limit).", valueName: "bytes"))
     var memoryLimit = ByteCount(defaults.memoryLimit)
     @Option(help: ArgumentHelp("Bytes the images being processed may hold together, each at its estimate; more waits, or answers 503 (default: half of RAM or of the cgroup limit).", valueName: "bytes"))
@@ -267,12 +277,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.cacheTTL = try Self.within(ttl, 0...Int(Int32.max), "--ttl")
         if noCache && cacheDir != nil { throw ValidationError("--cache-dir and --no-cache cannot be used together") }
         settings.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
-        if let redis = try RedisOption.configuration(redis, lockWait: redisLockWait, environment: ProcessInfo.processInfo.environment) {
-            let pools = redisPools
-            settings.sharedSources = { origin, factory in
-                RedisSharedLoader(origin: origin, cache: pools.adding(RedisImageCache(configuration: redis, metrics: RedisCacheMetrics(factory: factory))))
-            }
-        }
+        try fleetSettings(into: &settings, redisPools: redisPools)
         settings.memoryLimit = noCache ? 0 : try Self.within(memoryLimit.bytes, 0...Int.max, "--memory-limit")
         settings.maxWorkingMemory = try Self.within(maxWorkingMemory.bytes, 1 << 20...Int.max, "--max-working-memory")
         settings.metricsPort = try metricsPort.map { try Self.within($0, 0...65535, "--metrics-port") }
@@ -294,6 +299,32 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxOutputPixels = try Self.within(maxOutputPixels, 1...(1 << 40), "--max-output-pixels")
         settings.negotiatesJXL = autoJXL
         return settings
+    }
+
+    /// `--redis` and the fleet's settings: sources and results shared through one `RedisImageCache`,
+    /// keys carrying purge generations, and `--admin-secret`'s purge route.
+    private func fleetSettings(into settings: inout ImageServerConfiguration, redisPools: RedisPoolService) throws {
+        guard var redis = try RedisOption.configuration(redis, lockWait: redisLockWait, environment: ProcessInfo.processInfo.environment) else {
+            if redisMaxResultBytes != nil { throw ValidationError("--redis-max-result-bytes needs --redis") }
+            if adminSecret != nil { throw ValidationError("--admin-secret needs --redis (purges go through the shared tier)") }
+            return
+        }
+        if let maxResultBytes = redisMaxResultBytes {
+            redis.maxResultBytes = try Self.within(maxResultBytes.bytes, 0...(512 << 20), "--redis-max-result-bytes")
+        }
+        if let adminSecret {
+            guard !adminSecret.isEmpty, adminSecret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw ValidationError("--admin-secret must be printable ASCII without spaces (it is sent in a header)")
+            }
+            settings.adminSecret = adminSecret
+        }
+        let tier = ServeRedisTier(configuration: redis, pools: redisPools)
+        settings.sharedSources = { origin, factory in
+            var loader = RedisSharedLoader(origin: origin, cache: tier.cache(factory: factory))
+            loader.foldsPurgeGenerations = true
+            return loader
+        }
+        settings.sharedResults = { factory in RedisResultStore(cache: tier.cache(factory: factory)) }
     }
 
     /// The setting given as `name` or under imgproxy's `alias`: the alias when given (it has no
