@@ -266,3 +266,24 @@ struct ServeFleetTests {
         await second.stop()
     }
 }
+
+@Suite("imagepipe serve: the fleet's flags")
+struct ServeFleetFlagTests {
+    @Test("--admin-secret and --redis-max-result-bytes need --redis; units are taken; the secret is never logged")
+    func flags() throws {
+        #expect(throws: (any Error).self) { try ServeCommand.parse(["--allow-unsigned", "--admin-secret", "x"]).serverConfiguration() }
+        #expect(throws: (any Error).self) { try ServeCommand.parse(["--allow-unsigned", "--redis-max-result-bytes", "1MiB"]).serverConfiguration() }
+        #expect(throws: (any Error).self) {
+            try ServeCommand.parse(["--allow-unsigned", "--redis", "redis://127.0.0.1:1", "--admin-secret", "has space"]).serverConfiguration()
+        }
+        let command = try ServeCommand.parse([
+            "--allow-unsigned", "--redis", "redis://127.0.0.1:1", "--redis-max-result-bytes", "2MiB", "--admin-secret", "top-secret-1",
+        ])
+        #expect(command.redisMaxResultBytes?.bytes == 2 << 20)
+        let configuration = try command.serverConfiguration()
+        #expect(configuration.adminSecret == "top-secret-1" && configuration.sharedResults != nil)
+        let logged = EffectiveSettings.metadata(configuration)
+        #expect(logged["adminSecret"] == "set (not shown)" && logged["sharedResults"] == "set")
+        #expect(!logged.values.contains { "\($0)".contains("top-secret-1") })
+    }
+}
