@@ -16,6 +16,11 @@ public struct RedisCacheConfiguration: Sendable, CustomStringConvertible {
     public var timeToLive: Duration?
     /// Entries whose encoded bytes are larger stay in the local caches only.
     public var maxEntryBytes: Int
+    /// Rendered results (`imagepipe serve`'s answers) whose bytes are larger stay in each server's
+    /// own caches. 1 MiB: a thumbnail or a web-sized photo is tens to hundreds of kilobytes, and
+    /// past a megabyte a value's transfer (it crosses the network on every hit and blocks the
+    /// Redis thread while it is copied) starts to cost as much as the render it saves.
+    public var maxResultBytes: Int
     /// Connections, each with its own thread; commands beyond them wait in a bounded queue.
     public var connections: Int
     /// Commands waiting for a connection; more answer at once as a miss.
@@ -37,7 +42,7 @@ public struct RedisCacheConfiguration: Sendable, CustomStringConvertible {
     public init(
         host: String = "127.0.0.1", port: Int = 6379, password: String? = nil, database: Int = 0,
         keyPrefix: String = "imagepipe:", timeToLive: Duration? = .seconds(7 * 24 * 3600),
-        maxEntryBytes: Int = 4 << 20, connections: Int = 4, maxQueuedCommands: Int = 1024,
+        maxEntryBytes: Int = 4 << 20, maxResultBytes: Int = 1 << 20, connections: Int = 4, maxQueuedCommands: Int = 1024,
         connectTimeout: Duration = .milliseconds(250), commandTimeout: Duration = .milliseconds(250),
         breakerThreshold: Int = 3, breakerCooldown: Duration = .seconds(5),
         lockTimeToLive: Duration = .seconds(10), lockMaxWait: Duration = .seconds(5),
@@ -50,6 +55,7 @@ public struct RedisCacheConfiguration: Sendable, CustomStringConvertible {
         self.keyPrefix = keyPrefix
         self.timeToLive = timeToLive
         self.maxEntryBytes = maxEntryBytes
+        self.maxResultBytes = maxResultBytes
         self.connections = connections
         self.maxQueuedCommands = maxQueuedCommands
         self.connectTimeout = connectTimeout

@@ -15,6 +15,11 @@ import CoreMetrics
 /// | `imagepipe_redis_breaker_openings_total` | counter | — |
 /// | `imagepipe_redis_breaker_open` | gauge | `server` (host:port/db), `prefix` (the key prefix): one per cache |
 /// | `imagepipe_redis_single_flight_total` | counter | `outcome` (claimed, waited, alone) |
+/// | `imagepipe_redis_results_total` | counter | `outcome` (hit, miss, stored, too_large, store_failed) |
+///
+/// `imagepipe_redis_lookups_total` counts every lookup, of sources and of rendered results;
+/// `imagepipe_redis_results_total` the results' alone (a miss includes a result another server
+/// found too large to share).
 ///
 /// Counters add up over every cache given the same factory; the breaker's gauge, a state, is each
 /// cache's own (1 while open, 0 once a command succeeds).
@@ -41,6 +46,11 @@ public final class RedisCacheMetrics: Sendable {
                 case .fetchClaimed: ("imagepipe_redis_single_flight_total", [("outcome", "claimed")])
                 case .fetchWaited: ("imagepipe_redis_single_flight_total", [("outcome", "waited")])
                 case .fetchAlone: ("imagepipe_redis_single_flight_total", [("outcome", "alone")])
+                case .resultHit: ("imagepipe_redis_results_total", [("outcome", "hit")])
+                case .resultMiss: ("imagepipe_redis_results_total", [("outcome", "miss")])
+                case .resultStored: ("imagepipe_redis_results_total", [("outcome", "stored")])
+                case .resultTooLarge: ("imagepipe_redis_results_total", [("outcome", "too_large")])
+                case .resultStoreFailed: ("imagepipe_redis_results_total", [("outcome", "store_failed")])
                 }
             return Counter(label: label, dimensions: dimensions, factory: factory)
         }

@@ -43,6 +43,7 @@ enum RedisCacheEvent: CaseIterable, Sendable {
     case timeout, connectionFault, outOfMemoryReply, errorReply
     case skippedBreakerOpen, skippedQueueFull, corruptValue, breakerOpened
     case fetchClaimed, fetchWaited, fetchAlone
+    case resultHit, resultMiss, resultStored, resultTooLarge, resultStoreFailed
 
     /// The fault kind a failed command or connect counts as.
     static func fault(_ kind: RedisFaultKind) -> Self {
@@ -101,6 +102,7 @@ final class RedisCacheCounters: Sendable {
             case .fetchClaimed: stats.fetchesClaimed += 1
             case .fetchWaited: stats.fetchesWaited += 1
             case .fetchAlone: stats.fetchesAlone += 1
+            case .resultHit, .resultMiss, .resultStored, .resultTooLarge, .resultStoreFailed: break
             }
         }
         metrics.record(event)

@@ -52,7 +52,12 @@ public final class RedisImageCache: ImageCache {
     /// GETRANGE reads at most one byte past the largest entry we store, so a foreign value of any
     /// size under our key costs no more memory than an entry may (a missing key reads as empty).
     public func entry(forKey key: String) async -> RedisCacheEntry? {
-        let largest = configuration.maxEntryBytes + 4096
+        await entry(forKey: key, maxBytes: configuration.maxEntryBytes)
+    }
+
+    /// `entry(forKey:)` for values whose payload may be up to `maxBytes`.
+    func entry(forKey key: String, maxBytes: Int) async -> RedisCacheEntry? {
+        let largest = maxBytes + 4096
         guard case .string(let value)? = await pool.run(["GETRANGE", valueKey(key), "0", String(largest)]), !value.isEmpty else {
             counters.record(.miss)
             return nil

@@ -13,6 +13,11 @@ public struct RedisSharedLoader: ImageLoader {
     public let origin: any ImageLoader
     public let cache: RedisImageCache
 
+    /// Whether keys carry the source's purge generation (`RedisImageCache.purgeGeneration(of:)`),
+    /// so a purge also reaches sources copied before it: one `MGET` more per load. While Redis
+    /// cannot be asked, loads go to the origin.
+    package var foldsPurgeGenerations = false
+
     public init(origin: any ImageLoader, cache: RedisImageCache) {
         self.origin = origin
         self.cache = cache
@@ -27,7 +32,13 @@ public struct RedisSharedLoader: ImageLoader {
         progress: (@Sendable (ImageLoadProgress) -> Void)?
     ) async throws -> ImageLoadResult {
         guard Self.shares(url) else { return try await origin.load(url, options: options, context: context, progress: progress) }
-        let key = url.absoluteString
+        var key = url.absoluteString
+        if foldsPurgeGenerations {
+            guard let generation = await cache.purgeGeneration(of: url) else {
+                return try await origin.load(url, options: options, context: context, progress: progress)
+            }
+            if !generation.isEmpty { key += "\n" + generation }
+        }
         if let stored = await storedCopy(of: url, key: key, progress: progress) { return stored }
         let fetch = { try await origin.load(url, options: options, context: context, progress: progress) }
         switch await cache.claimFetch(forKey: key) {

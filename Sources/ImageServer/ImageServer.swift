@@ -82,8 +82,8 @@ public struct ImageServer: Sendable {
 
     /// The main port's routes behind CORS (when configured), the access log, the request-shape
     /// checks (which answer HEAD and OPTIONS) and the secret (when configured). `/metrics` is
-    /// never answered here, only on `metricsPort`; `/info/…` describes a source; every other GET
-    /// is an image URL.
+    /// never answered here, only on `metricsPort`; `/info/…` describes a source; `POST /purge`
+    /// purges (with `adminSecret`; 404 without); every other GET is an image URL.
     func makeRouter() -> Router<ImageRequestContext> {
         let router = Router(context: ImageRequestContext.self)
         if let origin = configuration.allowOrigin { router.add(middleware: CORSMiddleware(origin: origin)) }
@@ -93,10 +93,14 @@ public struct ImageServer: Sendable {
         let handler = self.handler
         router.get("/health") { _, _ in handler.health() }
         router.get("/metrics") { _, _ -> Response in throw ServiceError.notFound }
+        router.post(RouterPath(Self.purgePath)) { request, _ in try await handler.purge(request: request) }
         router.get("/info/**") { request, context in try await handler.info(request: request, context: context) }
         router.get("**") { request, context in try await handler.image(request: request, context: context) }
         return router
     }
+
+    /// The purge route (`ImageRequestHandler.purge`), the one POST the server answers.
+    static let purgePath = "/purge"
 
     /// `/metrics` alone, on `metricsHost` and `port`.
     func makeMetricsApplication(port: Int) -> some ApplicationProtocol {

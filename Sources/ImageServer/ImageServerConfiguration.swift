@@ -57,6 +57,16 @@ public struct ImageServerConfiguration: Sendable {
     /// metrics. Nil fetches from the origins directly.
     public var sharedSources: (@Sendable (any ImageLoader, any MetricsFactory) -> any ImageLoader)?
 
+    // Fleet: rendered results shared through the same tier, and purges.
+    /// The tier results are shared through, made with the factory of the server's `/metrics`
+    /// (`imagepipe serve --redis` puts CacheRedis there). Each server keeps its memory tier in
+    /// front; every request reads its source's purge generation from the tier first. Nil keeps
+    /// results to this server.
+    package var sharedResults: (@Sendable (any MetricsFactory) -> any SharedResultStore)?
+    /// `POST /purge` answers requests carrying `Authorization: Bearer` this (403 otherwise); nil
+    /// answers it 404. Purges go through `sharedResults`.
+    public var adminSecret: String?
+
     /// Images decoded, transformed and encoded at once, one per worker; as many more requests
     /// fetch their sources meanwhile, so no worker waits on an origin. Default: one per core.
     public var workers = ProcessInfo.processInfo.activeProcessorCount

@@ -127,13 +127,16 @@ struct ServeRedisTests {
         #expect(breaker.count == 1 && breaker.first?.value == 0, "\(breaker)")
         #expect(breaker.first?.key.contains("server=\"127.0.0.1:\(redis.port)/0\"") == true, "\(breaker)")
 
-        // A miss: looked up (twice: before and after the lock), claimed, fetched, stored.
+        // A miss: the result and then its source looked up (each before and after its lock) and
+        // claimed; the source fetched and stored, the result rendered and stored.
         let url = { (width: Int) in "http://127.0.0.1:\(port)/insecure/w:\(width)/plain/\(origin.baseURL)/m.png@png" }
         #expect(try await Self.get([url(4)]).first?.hasPrefix("200") == true)
         let missed = try await Self.metrics(port: metricsPort)
-        #expect(missed["imagepipe_redis_lookups_total{result=\"miss\"}", default: 0] >= 1)
-        #expect(missed["imagepipe_redis_single_flight_total{outcome=\"claimed\"}"] == 1)
+        #expect(missed["imagepipe_redis_lookups_total{result=\"miss\"}", default: 0] >= 2)
+        #expect(missed["imagepipe_redis_single_flight_total{outcome=\"claimed\"}"] == 2)
         #expect(missed["imagepipe_redis_stores_total{result=\"stored\"}"] == 1)
+        #expect(missed["imagepipe_redis_results_total{outcome=\"miss\"}"] == 1)
+        #expect(missed["imagepipe_redis_results_total{outcome=\"stored\"}"] == 1)
         #expect(missed["imagepipe_redis_lookups_total{result=\"hit\"}"] == 0)
 
         // Another size of the same source: the result is new, the source comes from Redis.

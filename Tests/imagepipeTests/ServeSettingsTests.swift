@@ -209,7 +209,7 @@ struct ServeSettingsTableTests {
         for property in Mirror(reflecting: ImageServerConfiguration()).children.compactMap(\.label) {
             #expect(written.contains(property), "no setting of serve sets ImageServerConfiguration.\(property)")
         }
-        #expect(EffectiveSettings.credentials == ["signingKeys", "trustedSignatures", "secret", "sharedSources"])
+        #expect(EffectiveSettings.credentials == ["signingKeys", "trustedSignatures", "secret", "sharedSources", "sharedResults", "adminSecret"])
     }
 
     @Test("one setting under two of its names is a usage error")

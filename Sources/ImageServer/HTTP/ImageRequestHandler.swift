@@ -53,8 +53,9 @@ final class ImageRequestHandler: Sendable {
 
     /// The answer to an image URL; the cache tier that gave it goes to `context.outcome`.
     func image(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
-        let (job, url, negotiated) = try admit(request: request, outcome: context.outcome)
-        if url.options.raw { return try await raw(job, channel: context.channel) }
+        let (admitted, url, negotiated) = try admit(request: request, outcome: context.outcome)
+        if url.options.raw { return try await raw(admitted, channel: context.channel) }
+        let job = await renderer.withPurgeGeneration(admitted)
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl(expires: url.options.expires)
         headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
@@ -76,7 +77,7 @@ final class ImageRequestHandler: Sendable {
         context.outcome.tier = tier.rawValue
         headers[.eTag] = rendered.etag
         // The origin's, while this server still knows it, as imgproxy passes it on.
-        if let lastModified = renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified {
+        if let lastModified = rendered.lastModified ?? renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified {
             headers[.lastModified] = lastModified
         }
         if let ifNoneMatch, Self.matches(ifNoneMatch, rendered.etag) {

@@ -1,6 +1,7 @@
 import Hummingbird
 
-/// Refuses what no route answers before routing: methods other than GET, HEAD and OPTIONS (405)
+/// Refuses what no route answers before routing: methods other than GET, HEAD and OPTIONS (405;
+/// `POST /purge` passes, for its route)
 /// and targets longer than `--max-url-length` (414), so neither reaches the URL parser. HEAD and
 /// OPTIONS are answered 200 here, on any path and without any work, as imgproxy answers them
 /// (with CORS headers, when configured, for a browser's preflight).
@@ -10,14 +11,15 @@ struct RequestShapeMiddleware: RouterMiddleware {
     let maxURLLength: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head || request.method == .options else {
+        let isPurge = request.method == .post && request.uri.path == ImageServer.purgePath
+        guard request.method == .get || request.method == .head || request.method == .options || isPurge else {
             throw ServiceError(status: 405, reason: "only GET, HEAD and OPTIONS are answered")
         }
         let length = request.uri.path.utf8.count + (request.uri.query.map { $0.utf8.count + 1 } ?? 0)
         guard length <= maxURLLength else {
             throw ServiceError(status: 414, reason: "the URL is longer than the server takes (\(maxURLLength) bytes)")
         }
-        if request.method != .get { return Response(status: .ok) }
+        if request.method == .head || request.method == .options { return Response(status: .ok) }
         return try await next(request, context)
     }
 }

@@ -19,6 +19,9 @@ final class ImageRenderer: Sendable {
     let watermark: Watermark?
     let memoryOutputs: MemoryCache<String, RenderedImage>?
     let diskCache: DiskCache?
+    /// The fleet's tier of results and purge generations, when the server is in one.
+    let shared: (any SharedResultStore)?
+    let sharedOutages = SharedTierOutages()
     let metrics: ServerMetrics
     let logger: Logger
     /// Requests reserve their `WorkingMemoryEstimate` here before they take a worker.
@@ -33,17 +36,22 @@ final class ImageRenderer: Sendable {
         var skipProcessing: [ImageFormat] = []
         /// The digest of the watermark `wm:` draws, when it draws one.
         var watermark: String?
+        /// The source's purge generation (`SharedResultStore.purgeGeneration(of:)`), or while the
+        /// fleet's tier cannot be asked a token of this outage; empty without a tier or a purge.
+        var generation = ""
+        /// Whether the result is looked up in, and stored to, the fleet's tier.
+        var sharesResult = false
 
         /// The output caches' key: the source, the options in canonical form, the format (or that
-        /// the source's format decides), the quality and the watermark.
+        /// the source's format decides), the quality, the watermark and the purge generation.
         func key(defaultQuality: Int) -> String {
-            "\(source.absoluteString)\n\(options.canonical)\n\(format?.identifier ?? "source")\nq\(options.quality ?? defaultQuality)\(watermark.map { "\nwm" + $0 } ?? "")"
+            "\(source.absoluteString)\n\(options.canonical)\n\(format?.identifier ?? "source")\nq\(options.quality ?? defaultQuality)\(watermark.map { "\nwm" + $0 } ?? "")\(generation.isEmpty ? "" : "\n" + generation)"
         }
     }
 
     /// Where an answer came from, for the metrics and the access log.
     enum Tier: String, Sendable {
-        case memory, disk, source, origin
+        case memory, disk, shared, source, origin
     }
 
     init(configuration: ImageServerConfiguration, coders: ImageCodersManager, metrics: ServerMetrics, logger: Logger) {
@@ -57,6 +65,7 @@ final class ImageRenderer: Sendable {
         let prefixes = configuration.allowedSources
         loader = SourceLoader(configuration: configuration, metrics: metrics) { SourcePolicy.isAllowed($0, by: prefixes) }
         memoryOutputs = configuration.memoryLimit > 0 ? MemoryCache(costLimit: configuration.memoryLimit) : nil
+        shared = configuration.sharedResults?(metrics.factory)
         // The pipeline's metrics go to the server's registry, so `/metrics` shows them.
         let pipelineMetrics = PipelineMetrics(factory: metrics.factory)
         let cache: any ImageCache
@@ -81,8 +90,8 @@ final class ImageRenderer: Sendable {
         return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0.validator, key: key) }
     }
 
-    /// The answer to `job`: from the output caches, else fetched holding `admission`'s place and
-    /// processed holding a worker.
+    /// The answer to `job`: from the output caches (memory, disk, the fleet's), else fetched
+    /// holding `admission`'s place and processed holding a worker, once across the fleet.
     func render(_ job: Job, admission: WorkLimiter.Admission) async throws(ServiceError) -> (RenderedImage, Tier) {
         let key = job.key(defaultQuality: configuration.defaultQuality)
         if let cached = memoryOutputs?.value(forKey: key) {
@@ -95,6 +104,12 @@ final class ImageRenderer: Sendable {
             memoryOutputs?.set(cached, forKey: key, cost: cached.memoryCost(forKey: key))
             return (cached, .disk)
         }
+        guard job.sharesResult, let shared else { return try await renderHere(job, key: key, admission: admission) }
+        return try await renderInFleet(job, key: key, shared: shared, admission: admission)
+    }
+
+    /// `job` rendered on this server, kept in its memory and on its disk.
+    func renderHere(_ job: Job, key: String, admission: WorkLimiter.Admission) async throws(ServiceError) -> (RenderedImage, Tier) {
         let start = ContinuousClock.now
         let (data, format, tier): (Data, ImageFormat, Tier)
         if diskCache == nil || !job.skipProcessing.isEmpty {
@@ -112,10 +127,9 @@ final class ImageRenderer: Sendable {
                 return (data, format, tier)
             }
         }
-        let validator =
-            loader.validators.value(forKey: job.source.absoluteString)?.validator
-            ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
-        let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key))
+        let source = loader.validators.value(forKey: job.source.absoluteString)
+        let validator = source?.validator ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
+        let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key), lastModified: source?.lastModified)
         metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))
         memoryOutputs?.set(rendered, forKey: key, cost: rendered.memoryCost(forKey: key))
         if let diskCache {
@@ -152,6 +166,11 @@ final class ImageRenderer: Sendable {
         context[.storeCacheType] = ImageCacheType.none
         context[.originalQueryCacheType] = .disk
         context[.originalStoreCacheType] = .disk
+        // Sources kept on disk before a purge are not the purged source's copies after it.
+        if !job.generation.isEmpty {
+            let generation = job.generation
+            context[.cacheKeyFilter] = ImageCacheKeyFilter { url in url.absoluteString + "\n" + generation }
+        }
         var options: ImageOptions = diskCache == nil ? [] : [.waitStoreCache]
         if configuration.maxFrames > 1 { options.insert(.transformAnimatedImage) } else { options.insert(.decodeFirstFrameOnly) }
         return (options, context)

@@ -7,6 +7,8 @@ struct RenderedImage: Sendable {
     let format: ImageFormat
     /// Quoted, strong: `"…"`.
     let etag: String
+    /// The origin's `Last-Modified` when the result came with it (from the fleet's tier).
+    var lastModified: String?
 
     /// What keeping it under `key` in memory costs: its bytes, its ETag and the key, which a
     /// client chooses (a URL of kilobytes), plus a fixed overhead per entry.
@@ -17,11 +19,21 @@ struct RenderedImage: Sendable {
     /// What the disk cache keeps beside the bytes: the format's identifier and the ETag.
     var diskHeader: Data { Data("\(format.identifier)\n\(etag)".utf8) }
 
-    init(data: Data, format: ImageFormat, etag: String) {
+    init(data: Data, format: ImageFormat, etag: String, lastModified: String? = nil) {
         self.data = data
         self.format = format
         self.etag = etag
+        self.lastModified = lastModified
     }
+
+    /// A result from the fleet's tier; nil when its format is not one this server writes or its
+    /// ETag is not one this server would send.
+    init?(shared: SharedResult, formats: (String) -> ImageFormat?) {
+        guard let format = formats(shared.formatIdentifier), shared.etag.hasPrefix("\""), ImageRequestHandler.isHeaderSafe(shared.etag) else { return nil }
+        self.init(data: shared.data, format: format, etag: shared.etag, lastModified: shared.lastModified.flatMap { ImageRequestHandler.isHeaderSafe($0) ? $0 : nil })
+    }
+
+    var shared: SharedResult { SharedResult(data: data, formatIdentifier: format.identifier, etag: etag, lastModified: lastModified) }
 
     init?(data: Data, diskHeader: Data, formats: (String) -> ImageFormat?) {
         let lines = String(decoding: diskHeader, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

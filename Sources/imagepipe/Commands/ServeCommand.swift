@@ -65,6 +65,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(setting: \.noCache) var noCache: Bool
     @Option(setting: \.redis) var redis: String?
     @Option(setting: \.redisLockWait) var redisLockWait: Int?
+    @Option(setting: \.redisMaxResultBytes) var redisMaxResultBytes: ByteCount?
+    @Option(setting: \.adminSecret) var adminSecret: String?
     @Option(setting: \.memoryLimit) var memoryLimit: ByteCount
     @Option(setting: \.maxWorkingMemory) var maxWorkingMemory: ByteCount
     @Option(setting: \.metricsPort) var metricsPort: Int?
@@ -154,13 +156,34 @@ struct ServeCommand: AsyncParsableCommand {
         if settings.signingKeys.isEmpty && !settings.allowsUnsigned {
             throw ValidationError("give --key and --salt (or IMAGEPIPE_KEY and IMAGEPIPE_SALT), or --allow-unsigned")
         }
-        if let redis = try RedisOption.configuration(redis, lockWait: redisLockWait, environment: ProcessInfo.processInfo.environment) {
-            let pools = redisPools
-            settings.sharedSources = { origin, factory in
-                RedisSharedLoader(origin: origin, cache: pools.adding(RedisImageCache(configuration: redis, metrics: RedisCacheMetrics(factory: factory))))
-            }
-        }
+        try fleetSettings(into: &settings, redisPools: redisPools)
         return settings
+    }
+
+    /// `--redis` and the fleet's settings: sources and results shared through one `RedisImageCache`,
+    /// keys carrying purge generations, and `--admin-secret`'s purge route.
+    private func fleetSettings(into settings: inout ImageServerConfiguration, redisPools: RedisPoolService) throws {
+        guard var redis = try RedisOption.configuration(redis, lockWait: redisLockWait, environment: ProcessInfo.processInfo.environment) else {
+            if redisMaxResultBytes != nil { throw ValidationError("--redis-max-result-bytes needs --redis") }
+            if adminSecret != nil { throw ValidationError("--admin-secret needs --redis (purges go through the shared tier)") }
+            return
+        }
+        if let maxResultBytes = redisMaxResultBytes {
+            redis.maxResultBytes = try ServeSettings.within(maxResultBytes.bytes, 0...(512 << 20), "redis-max-result-bytes")
+        }
+        if let adminSecret {
+            guard !adminSecret.isEmpty, adminSecret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw ValidationError("--admin-secret must be printable ASCII without spaces (it is sent in a header)")
+            }
+            settings.adminSecret = adminSecret
+        }
+        let tier = ServeRedisTier(configuration: redis, pools: redisPools)
+        settings.sharedSources = { origin, factory in
+            var loader = RedisSharedLoader(origin: origin, cache: tier.cache(factory: factory))
+            loader.foldsPurgeGenerations = true
+            return loader
+        }
+        settings.sharedResults = { factory in RedisResultStore(cache: tier.cache(factory: factory)) }
     }
 
     /// The key/salt pairs of `--key` and `--salt`.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CacheRedis
 import Foundation
 import ImageServer
 import PipelineCore
@@ -211,12 +212,20 @@ struct ServeSettings: Sendable {
     }
     let noCache = ServeSetting<Bool>.flag("no-cache", \.noCache, into: nil, help: "Keep nothing, neither in memory nor on disk.")
     let redis = ServeSetting<String?>.optional(
-        "redis", credential: true, writesNamed: ["sharedSources"],
-        help: "Share fetched sources with every server using this Redis; a source they all miss is fetched once (password also from $IMAGEPIPE_REDIS_PASSWORD).",
+        "redis", credential: true, writesNamed: ["sharedSources", "sharedResults"],
+        help: "Share fetched sources and rendered results with every server using this Redis; what they all miss is fetched and rendered once (password also from $IMAGEPIPE_REDIS_PASSWORD).",
         valueName: "redis://[:password@]host:port[/db]", apply: nil)
     let redisLockWait = ServeSetting<Int?>.optional(
         "redis-lock-wait", help: "Seconds a source every server misses waits for the one fetching it before fetching itself (default 5).",
         valueName: "seconds", apply: nil)
+    let redisMaxResultBytes = ServeSetting<ByteCount?>.optional(
+        "redis-max-result-bytes",
+        help: "Results larger than this stay on the server that rendered them; smaller ones are shared through --redis (default: \(ByteCount(RedisCacheConfiguration().maxResultBytes))).",
+        valueName: "bytes", apply: nil)
+    let adminSecret = ServeSetting<String?>.optional(
+        "admin-secret", credential: true, writes: [\.adminSecret],
+        help: "Answer POST /purge (url= or prefix=) with Authorization: Bearer SECRET, fleet-wide through --redis (404 without).", valueName: "secret",
+        apply: nil)
     let memoryLimit = ServeSetting<ByteCount>.bytes(
         "memory-limit", \.memoryLimit, into: \.memoryLimit, 0...Int.max,
         help: "Bytes of results kept in memory; by default a fifth of RAM or of the cgroup limit (0 with --no-cache).")
