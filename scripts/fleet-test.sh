@@ -190,17 +190,9 @@ metric() {  # name [label="value"] -> the sum of its series over the servers
   echo "$total"
 }
 
-# --- switches for what result sharing and purge bring ---------------------------------------------------
-# LEAD: these run once the binary has --redis-max-result-bytes and --admin-secret (result sharing
-# and purge); adjust them to the merged routes and metric names if they differ.
-SERVE_HELP=$("$IMAGEPIPE" serve --help)
-HAS_SHARED_RESULTS=0
-if grep -q -- '--redis-max-result-bytes' <<<"$SERVE_HELP"; then HAS_SHARED_RESULTS=1; fi
-HAS_PURGE=0
-if grep -q -- '--admin-secret' <<<"$SERVE_HELP"; then HAS_PURGE=1; fi
+# --- result sharing and purge ------------------------------------------------------------------------
 ADMIN_SECRET="fleet-test-admin-secret"
-EXTRA_SERVE_FLAGS=()
-((HAS_PURGE)) && EXTRA_SERVE_FLAGS+=(--admin-secret "$ADMIN_SECRET")
+EXTRA_SERVE_FLAGS=(--admin-secret "$ADMIN_SECRET")
 
 check_shared_results() {  # url file of the share phase: one render per URL fleet-wide
   local urls renders hits
@@ -337,7 +329,7 @@ while read -r path; do
 done <"$WORK/share.txt"
 check "share: every server answers each URL with the same ETag ($differing of $(wc -l <"$WORK/share.txt") differ)" "differing == 0"
 echo "  renders: $(metric imagepipe_processing_duration_seconds_count) fleet-wide for $(wc -l <"$WORK/share.txt") URLs"
-if ((HAS_SHARED_RESULTS)); then check_shared_results "$WORK/share.txt"; else echo "  skip  one render per URL (the binary shares no results)"; fi
+check_shared_results "$WORK/share.txt"
 
 # --- kill: SIGKILL one server mid-run ----------------------------------------------------------------------
 echo "kill"
@@ -431,7 +423,8 @@ close_breakers
 check "slow: the breakers close again (${CLOSED_MS:+all closed $CLOSED_MS ms after the run})" "${#CLOSED_MS} > 0"
 
 # --- purge ------------------------------------------------------------------------------------------------------
-if ((HAS_PURGE)); then echo "purge"; check_purge; else echo "purge"; echo "  skip  purge (the binary has no --admin-secret)"; fi
+echo "purge"
+check_purge
 
 echo
 printf '%-8s %9s %8s %14s %9s %16s  %s\n' phase requests non-2xx "socket errors" "p99 ms" "origin requests" note
