@@ -91,8 +91,9 @@ def mean_curve(per_photo, qualities):
     return curve
 
 
-def plot(path, fmt, ours, theirs, default, summary):
-    """Bytes against SSIMULACRA2, ours and vips', the default quality marked; 800×500 pixels."""
+def plot(path, fmt, ours, theirs, default, summary, others=()):
+    """Bytes against SSIMULACRA2, ours and vips', the default quality marked; 800×500 pixels.
+    `others`: more (label, curve) pairs drawn dashed, e.g. an earlier build's."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -104,6 +105,8 @@ def plot(path, fmt, ours, theirs, default, summary):
         mark = next(point for point in curve if point[0] == default)
         axes.plot([mark[1]], [mark[2] / 1024], "*", color=colour, markersize=14, markeredgecolor="black",
                   label=f"{name} at the default Q{default}: {mark[1]:.1f}, {mark[2] / 1024:.1f} KiB, {mark[3]:.2f} s CPU")
+    for label, curve in others:
+        axes.plot([p[1] for p in curve], [p[2] / 1024 for p in curve], "s--", color="tab:gray", label=label, markersize=4)
     axes.set_yscale("log")
     kib = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
     axes.yaxis.set_major_formatter(kib)

@@ -9,10 +9,10 @@ import PipelineCore
 /// truncated or corrupt file is refused with `badImageData`: libavif decodes whole AV1 frames.
 public struct AVIFCoder: AnimatedImageCoder {
     /// libavif's encoder speed unless `ImageCodingExtras.avifSpeed` says otherwise: 5, the speed
-    /// vips asks of libaom by default (effort 4). At equal SSIMULACRA2 our photos are then a few
-    /// percent smaller than vips' for less CPU (one thread against its four). Speed 6 takes about
-    /// half the CPU for about a tenth more bytes, 8 (imgproxy's) a fifth of it for 1.4–2.5× the
-    /// bytes (Benchmarks/rate-quality-RESULTS.md).
+    /// vips asks of libaom by default (effort 4). At equal SSIMULACRA2 our photos are then as small
+    /// as vips' for a little less CPU (one thread against its four). Speed 6 takes about half the
+    /// CPU for about a tenth more bytes, 8 (imgproxy's) a fifth of it for 1.3–2.4× the bytes
+    /// (Benchmarks/rate-quality-RESULTS.md).
     public static let defaultSpeed = 5
 
     /// The cell side of grids unless `ImageCodingExtras.avifGridCellSize` says otherwise: 512, as
