@@ -10,7 +10,7 @@ import PipelineCore
 public struct AVIFCoder: AnimatedImageCoder {
     /// libavif's encoder speed unless `ImageCodingExtras.avifSpeed` says otherwise: 5, the speed
     /// vips asks of libaom by default (effort 4). At equal SSIMULACRA2 our photos are then as small
-    /// as vips' for a little less CPU (one thread against its four). Speed 6 takes about half the
+    /// as vips' for about the same CPU (one thread against its four). Speed 6 takes about half the
     /// CPU for about a tenth more bytes, 8 (imgproxy's) a fifth of it for 1.3–2.4× the bytes
     /// (Benchmarks/rate-quality-RESULTS.md).
     public static let defaultSpeed = 5
