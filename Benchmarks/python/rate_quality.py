@@ -1,18 +1,26 @@
 """Rate against quality, ours against libvips' encoders, in one run.
 
 For each photo and each lossy format (jpeg, webp, avif), encodes the photo at every quality of
-the sweep with `imagepipe convert IN OUT --quality Q` and with `vips copy IN OUT[Q=Q]` (vips'
-other defaults), decodes each output back to PNG with vips, and scores it against the source with
-SSIMULACRA2 (the `ssimulacra2` package from PyPI, a Python port of libjxl's tool). Reports, per
-format:
+the sweep, and at the format's default quality, with `imagepipe convert IN OUT --quality Q` and
+with `vips copy IN OUT[Q=Q]` (vips' other defaults), decodes each output back to PNG with vips,
+and scores it against the source with SSIMULACRA2 (the `ssimulacra2` package from PyPI, a Python
+port of libjxl's tool). Reports, per format:
 
 - BD-rate: the mean ratio of our bytes to vips' at equal SSIMULACRA2, over the scores both curves
   reach (log-bytes interpolated linearly in score); below 1 means our files are smaller;
-- CPU seconds per encode (user + system of the whole process), ours and vips'.
+- CPU seconds per encode (user + system of the whole process), ours and vips';
+- at the default quality (the service's: `--quality` 80, `--format-quality` webp=79, avif=63),
+  the SSIMULACRA2, bytes and CPU of each.
+
+With `--report FILE` the report is also written there as Markdown, with the command that made
+it, and a plot per format beside it (`rate-quality-FORMAT.png`: bytes against SSIMULACRA2, ours
+and vips', the default quality marked; needs matplotlib).
 
     python3 rate_quality.py --imagepipe BIN PHOTO... [--qualities 30,40,...] [--formats jpeg,webp,avif]
+        [--defaults jpeg=80,webp=79,avif=63] [--report FILE] [--command TEXT]
 """
 import argparse
+import datetime
 import math
 import os
 import subprocess
@@ -32,20 +40,20 @@ def run(command):
     return usage.ru_utime + usage.ru_stime
 
 
-def curve_points(tool, imagepipe, source, reference, fmt, qualities, folder):
-    """[(score, bytes, cpu)] for one tool, one photo, one format over the sweep."""
-    points = []
+def curve_points(tool, imagepipe, reference, fmt, qualities, folder):
+    """{quality: (score, bytes, cpu)} for one tool, one photo, one format."""
+    points = {}
     for quality in qualities:
         out = os.path.join(folder, f"{tool}-q{quality}.{fmt if fmt != 'jpeg' else 'jpg'}")
         if tool == "imagepipe":
-            cpu = run([imagepipe, "convert", source, out, "--quality", str(quality)])
+            cpu = run([imagepipe, "convert", reference, out, "--quality", str(quality)])
         else:
-            cpu = run(["vips", "copy", source, f"{out}[Q={quality}]"])
+            cpu = run(["vips", "copy", reference, f"{out}[Q={quality}]"])
         decoded = out + ".png"
         run(["vips", "copy", out, decoded])
         score = ssimulacra2.compute_ssimulacra2(reference, decoded)
-        points.append((score, os.path.getsize(out), cpu))
-    return sorted(points)
+        points[quality] = (score, os.path.getsize(out), cpu)
+    return points
 
 
 def log_bytes_at(points, score):
@@ -72,38 +80,128 @@ def bd_rate(ours, theirs, steps=50):
     return math.exp(sum(diffs) / len(diffs)) if diffs else None
 
 
+def mean_curve(per_photo, qualities):
+    """[(quality, mean score, geometric-mean bytes, mean cpu)] over the photos."""
+    curve = []
+    for quality in qualities:
+        points = [photo[quality] for photo in per_photo]
+        curve.append((quality, sum(p[0] for p in points) / len(points),
+                      math.exp(sum(math.log(p[1]) for p in points) / len(points)),
+                      sum(p[2] for p in points) / len(points)))
+    return curve
+
+
+def plot(path, fmt, ours, theirs, default, summary, others=()):
+    """Bytes against SSIMULACRA2, ours and vips', the default quality marked; 800×500 pixels.
+    `others`: more (label, curve) pairs drawn dashed, e.g. an earlier build's."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots(figsize=(8, 5), dpi=100)
+    for name, curve, colour in (("imagepipe", ours, "tab:blue"), ("vips", theirs, "tab:orange")):
+        axes.plot([p[1] for p in curve], [p[2] / 1024 for p in curve], "o-", color=colour, label=name, markersize=4)
+        for quality, score, size, _ in curve:
+            axes.annotate(str(quality), (score, size / 1024), textcoords="offset points", xytext=(4, -10), fontsize=7, color=colour)
+        mark = next(point for point in curve if point[0] == default)
+        axes.plot([mark[1]], [mark[2] / 1024], "*", color=colour, markersize=14, markeredgecolor="black",
+                  label=f"{name} at the default Q{default}: {mark[1]:.1f}, {mark[2] / 1024:.1f} KiB, {mark[3]:.2f} s CPU")
+    for label, curve in others:
+        axes.plot([p[1] for p in curve], [p[2] / 1024 for p in curve], "s--", color="tab:gray", label=label, markersize=4)
+    axes.set_yscale("log")
+    kib = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
+    axes.yaxis.set_major_formatter(kib)
+    axes.yaxis.set_minor_formatter(kib)
+    axes.tick_params(axis="y", which="minor", labelsize=7)
+    axes.set_xlabel("SSIMULACRA2 (higher is better)")
+    axes.set_ylabel("KiB per photo (geometric mean, log scale)")
+    rate = summary["bd_rate"]
+    axes.set_title(f"{fmt.upper()}: imagepipe / vips bytes at equal score (BD-rate) {rate:.3f}; "
+                   f"CPU per encode {summary['cpu_ours']:.2f} s / {summary['cpu_vips']:.2f} s", fontsize=10)
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8, loc="upper left")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--imagepipe", required=True)
     parser.add_argument("--qualities", default="30,40,50,60,70,80,90")
     parser.add_argument("--formats", default="jpeg,webp,avif")
+    parser.add_argument("--defaults", default="jpeg=80,webp=79,avif=63")
+    parser.add_argument("--report", help="also write the report here as Markdown, and a PNG per format beside it")
+    parser.add_argument("--command", help="the command to name in the report", default=" ".join(sys.argv))
     parser.add_argument("photos", nargs="+")
     args = parser.parse_args()
-    qualities = [int(q) for q in args.qualities.split(",")]
+    sweep = [int(q) for q in args.qualities.split(",")]
     formats = args.formats.split(",")
-    print(f"{'format':6} {'photo':24} {'BD-rate ours/vips':>18} {'CPU s ours':>11} {'CPU s vips':>11}")
-    summary = {fmt: ([], [], []) for fmt in formats}
+    defaults = {fmt: int(q) for fmt, q in (entry.split("=") for entry in args.defaults.split(","))}
+    lines = [f"{'format':6} {'photo':24} {'BD-rate ours/vips':>18} {'CPU s ours':>11} {'CPU s vips':>11}"]
+    print(lines[0], flush=True)
+    curves = {fmt: ([], []) for fmt in formats}
     with tempfile.TemporaryDirectory() as folder:
         for photo in args.photos:
             reference = os.path.join(folder, "reference.png")
             run(["vips", "copy", photo, reference])
             for fmt in formats:
-                ours = curve_points("imagepipe", args.imagepipe, reference, reference, fmt, qualities, folder)
-                theirs = curve_points("vips", args.imagepipe, reference, reference, fmt, qualities, folder)
-                rate = bd_rate(ours, theirs)
-                cpu_ours = sum(p[2] for p in ours) / len(ours)
-                cpu_vips = sum(p[2] for p in theirs) / len(theirs)
-                name = os.path.basename(photo)
-                print(f"{fmt:6} {name:24} {rate if rate else float('nan'):18.3f} {cpu_ours:11.3f} {cpu_vips:11.3f}", flush=True)
-                if rate:
-                    summary[fmt][0].append(math.log(rate))
-                summary[fmt][1].append(cpu_ours)
-                summary[fmt][2].append(cpu_vips)
-    for fmt, (rates, cpu_ours, cpu_vips) in summary.items():
-        if rates:
-            mean = math.exp(sum(rates) / len(rates))
-            print(f"{fmt}: BD-rate ours/vips {mean:.3f} (geometric mean over {len(rates)} photos); "
-                  f"CPU per encode {sum(cpu_ours) / len(cpu_ours):.3f} s ours, {sum(cpu_vips) / len(cpu_vips):.3f} s vips")
+                qualities = sorted(set(sweep) | ({defaults[fmt]} if fmt in defaults else set()))
+                ours = curve_points("imagepipe", args.imagepipe, reference, fmt, qualities, folder)
+                theirs = curve_points("vips", args.imagepipe, reference, fmt, qualities, folder)
+                curves[fmt][0].append(ours)
+                curves[fmt][1].append(theirs)
+                rate = bd_rate(sorted(ours[q] for q in sweep), sorted(theirs[q] for q in sweep))
+                cpu_ours = sum(ours[q][2] for q in sweep) / len(sweep)
+                cpu_vips = sum(theirs[q][2] for q in sweep) / len(sweep)
+                line = f"{fmt:6} {os.path.basename(photo):24} {rate if rate else float('nan'):18.3f} {cpu_ours:11.3f} {cpu_vips:11.3f}"
+                lines.append(line)
+                print(line, flush=True)
+    table = ["| format | BD-rate ours / vips | CPU s per encode, ours / vips | default Q | SSIMULACRA2 ours / vips | KiB ours / vips | CPU s ours / vips |",
+             "|---|---|---|---|---|---|---|"]
+    for fmt, (ours, theirs) in curves.items():
+        rates = [bd_rate(sorted(o[q] for q in sweep), sorted(t[q] for q in sweep)) for o, t in zip(ours, theirs)]
+        rates = [math.log(r) for r in rates if r]
+        mean = math.exp(sum(rates) / len(rates)) if rates else float("nan")
+        cpu_ours = sum(o[q][2] for o in ours for q in sweep) / (len(ours) * len(sweep))
+        cpu_vips = sum(t[q][2] for t in theirs for q in sweep) / (len(theirs) * len(sweep))
+        line = (f"{fmt}: BD-rate ours/vips {mean:.3f} (geometric mean over {len(rates)} photos); "
+                f"CPU per encode {cpu_ours:.3f} s ours, {cpu_vips:.3f} s vips")
+        default = defaults.get(fmt)
+        qualities = sorted(set(sweep) | ({default} if default else set()))
+        mine, vips = mean_curve(ours, qualities), mean_curve(theirs, qualities)
+        cells = "| | | | |"
+        if default:
+            a = next(p for p in mine if p[0] == default)
+            b = next(p for p in vips if p[0] == default)
+            line += (f"; at Q{default} SSIMULACRA2 {a[1]:.1f} ours, {b[1]:.1f} vips, "
+                     f"{a[2] / 1024:.1f} / {b[2] / 1024:.1f} KiB, {a[3]:.3f} / {b[3]:.3f} s CPU")
+            cells = f"| {default} | {a[1]:.1f} / {b[1]:.1f} | {a[2] / 1024:.1f} / {b[2] / 1024:.1f} | {a[3]:.3f} / {b[3]:.3f} |"
+        lines.append(line)
+        print(line, flush=True)
+        table.append(f"| {fmt} | **{mean:.3f}** | {cpu_ours:.3f} / {cpu_vips:.3f} {cells}")
+        if args.report and default:
+            summary = {"bd_rate": mean, "cpu_ours": cpu_ours, "cpu_vips": cpu_vips}
+            plot(os.path.join(os.path.dirname(os.path.abspath(args.report)), f"rate-quality-{fmt}.png"), fmt, mine, vips, default, summary)
+    if args.report:
+        write_report(args, sweep, defaults, formats, table, lines)
+
+
+def write_report(args, sweep, defaults, formats, table, lines):
+    version = subprocess.run(["vips", "--version"], capture_output=True, text=True).stdout.strip()
+    with open(args.report, "w") as report:
+        report.write("# Rate against quality: imagepipe and libvips\n\n")
+        report.write(f"Made by `{args.command}` on {datetime.date.today().isoformat()}, {version}, SSIMULACRA2 from PyPI's "
+                     f"`ssimulacra2` 0.3; photos: {', '.join(os.path.basename(p) for p in args.photos)}; qualities "
+                     f"{','.join(map(str, sweep))}, and each format's default quality "
+                     f"({', '.join(f'{f} {defaults[f]}' for f in formats if f in defaults)}: the service's `--quality` and "
+                     f"`--format-quality`). BD-rate: our bytes over vips' at equal SSIMULACRA2 (below 1: ours smaller), "
+                     f"geometric mean over the photos; CPU: user + system seconds per encode, every thread, "
+                     f"mean over the sweep. At the default quality: means over the photos (bytes geometric).\n\n")
+        report.write("\n".join(table) + "\n\n")
+        for fmt in formats:
+            if fmt in defaults:
+                report.write(f"![{fmt}: bytes against SSIMULACRA2](rate-quality-{fmt}.png)\n\n")
+        report.write("Per photo, as printed:\n\n```\n" + "\n".join(lines) + "\n```\n")
 
 
 if __name__ == "__main__":

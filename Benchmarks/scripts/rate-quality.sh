@@ -3,22 +3,31 @@
 # quality sweep by `imagepipe convert` and by `vips copy in out[Q=…]` (vips' other defaults), each
 # output scored against its source with SSIMULACRA2 (PyPI's `ssimulacra2` 0.3, a port of libjxl's
 # tool, in a venv of its own); prints the BD-rate (our bytes / vips' at equal score) and the CPU
-# seconds per encode of each, side by side in one run (Benchmarks/python/rate_quality.py).
+# seconds per encode of each, side by side in one run, and what each format's default quality
+# (the service's) gives (Benchmarks/python/rate_quality.py). With REPORT (default
+# Benchmarks/rate-quality-RESULTS.md; REPORT= for none) writes the report there, with this command,
+# and a plot per format beside it (rate-quality-FORMAT.png, matplotlib in the same venv).
 #
 #   Benchmarks/scripts/rate-quality.sh                     # PHOTOS=4 QUALITIES=30,40,50,60,70,80,90
-#   FORMATS=avif PHOTOS=2 Benchmarks/scripts/rate-quality.sh
+#   FORMATS=avif PHOTOS=2 REPORT= Benchmarks/scripts/rate-quality.sh
+#   IMAGEPIPE=.build/release/imagepipe Benchmarks/scripts/rate-quality.sh   # an imagepipe already built
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export CORPUS_DIR="${CORPUS_DIR:-/tmp/imagepipe-bench-corpus}"
 PHOTOS="${PHOTOS:-4}"
 QUALITIES="${QUALITIES:-30,40,50,60,70,80,90}"
 FORMATS="${FORMATS:-jpeg,webp,avif}"
+DEFAULTS="${DEFAULTS:-jpeg=80,webp=79,avif=63}"
+REPORT="${REPORT-$ROOT/Benchmarks/rate-quality-RESULTS.md}"
 VENV="${VENV:-/tmp/imagepipe-rate-quality-venv}"
 
 command -v vips >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q libvips-tools >/dev/null
 if [[ ! -x "$VENV/bin/python" ]]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q ssimulacra2==0.3.0 >&2
+fi
+if [[ -n "$REPORT" ]] && ! "$VENV/bin/python" -c 'import matplotlib' 2>/dev/null; then
+  "$VENV/bin/pip" install -q 'matplotlib>=3.6,<4' >&2
 fi
 bash "$ROOT/Benchmarks/scripts/make-corpus.sh" >&2
 if [[ -z "${IMAGEPIPE:-}" ]]; then
@@ -27,5 +36,7 @@ if [[ -z "${IMAGEPIPE:-}" ]]; then
   IMAGEPIPE="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)/imagepipe"
 fi
 mapfile -t photos < <(ls "$CORPUS_DIR"/jpeg/1920/*.jpg | head -n "$PHOTOS")
+command_line="PHOTOS=$PHOTOS QUALITIES=$QUALITIES FORMATS=$FORMATS Benchmarks/scripts/rate-quality.sh"
 "$VENV/bin/python" "$ROOT/Benchmarks/python/rate_quality.py" --imagepipe "$IMAGEPIPE" \
-  --qualities "$QUALITIES" --formats "$FORMATS" "${photos[@]}"
+  --qualities "$QUALITIES" --formats "$FORMATS" --defaults "$DEFAULTS" \
+  ${REPORT:+--report "$REPORT" --command "$command_line"} "${photos[@]}"

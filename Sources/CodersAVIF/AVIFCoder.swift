@@ -8,18 +8,21 @@ import PipelineCore
 /// Files are read as libavif 1.x reads them, also on libavif 0.11 (`AVIFFileRewrite`). A
 /// truncated or corrupt file is refused with `badImageData`: libavif decodes whole AV1 frames.
 public struct AVIFCoder: AnimatedImageCoder {
-    /// libavif's encoder speed unless `ImageCodingExtras.avifSpeed` says otherwise: 8, imgproxy's
-    /// default (libavif's own is 6: smaller files, slower encodes).
-    public static let defaultSpeed = 8
+    /// libavif's encoder speed unless `ImageCodingExtras.avifSpeed` says otherwise: 5, the speed
+    /// vips asks of libaom by default (effort 4). At equal SSIMULACRA2 our photos are then as small
+    /// as vips' for about the same CPU (one thread against its four). Speed 6 takes about half the
+    /// CPU for about a tenth more bytes, 8 (imgproxy's) a fifth of it for 1.3–2.4× the bytes
+    /// (Benchmarks/rate-quality-RESULTS.md).
+    public static let defaultSpeed = 5
 
     /// The cell side of grids unless `ImageCodingExtras.avifGridCellSize` says otherwise: 512, as
-    /// iPhones write HEIC. At speed 8 a cell takes about 0.1 s, the longest a cancelled encode
+    /// iPhones write HEIC. At speed 5 a cell takes about 0.2 s, the longest a cancelled encode
     /// runs on.
     public static let defaultGridCellSize = 512
 
     /// Stills above this many pixels are encoded as a grid unless
     /// `ImageCodingExtras.avifGridMinimumPixels` says otherwise: 4 megapixels (2048×2048). Below
-    /// it a single encode ends within about 2 s and its file is a little smaller.
+    /// it a single encode ends within a few seconds and its file is a little smaller.
     public static let defaultGridMinimumPixels = 2048 * 2048
 
     public init() {}

@@ -17,14 +17,14 @@ enum AVIFEncoder {
         if let layout = AVIFGridLayout.layout(for: buffer.size, cellSide: cellSide, minimumPixels: minimumPixels) {
             return try AVIFGridEncoder.encode(buffer, layout: layout, metadata: metadata, options: options)
         }
-        return try write(buffer, metadata: metadata, options: options, yuvFormat: defaultYUVFormat(options))
+        return try write(buffer, metadata: metadata, settings: AVIFEncoderSettings(options), yuvFormat: defaultYUVFormat(options))
     }
 
     /// One AV1 image of `buffer` (RGB or RGBA) in one file, as `avifEncoderWrite` writes it.
-    static func write(_ buffer: PixelBuffer, metadata: ImageMetadata, options: ImageEncodeOptions, yuvFormat: avifPixelFormat) throws -> Data {
-        let encoder = try makeEncoder(options)
+    static func write(_ buffer: PixelBuffer, metadata: ImageMetadata, settings: AVIFEncoderSettings, yuvFormat: avifPixelFormat) throws -> Data {
+        let encoder = try makeEncoder(settings)
         defer { ip_avifEncoderDestroy(encoder) }
-        let image = try makeImage(buffer, lossless: options.lossless, yuvFormat: yuvFormat)
+        let image = try makeImage(buffer, lossless: settings.lossless, yuvFormat: yuvFormat)
         defer { ip_avifImageDestroy(image) }
         if let icc = metadata.colorProfile?.iccData(describing: .rgb8) {
             icc.withUnsafeBytes { ip_avifImageSetProfileICC(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
@@ -61,7 +61,7 @@ enum AVIFEncoder {
         let first = try frame(0)
         let size = outputSize(first.buffer.size, options: options)
         let format: PixelFormat = first.buffer.format.hasAlpha ? .rgba8 : .rgb8
-        let encoder = try makeEncoder(options)
+        let encoder = try makeEncoder(AVIFEncoderSettings(options))
         defer { ip_avifEncoderDestroy(encoder) }
         encoder.pointee.timescale = 1000
         for index in 0..<frameCount {
@@ -81,22 +81,10 @@ enum AVIFEncoder {
         return Data(bytes: output.data, count: output.size)
     }
 
-    /// libavif's quantizer (0 best, 63 worst) for a quality, as libavif 1.x maps its 0-100 quality.
-    static func quantizer(forQualityPercent quality: Int) -> Int32 {
-        Int32(((100 - min(max(quality, 0), 100)) * 63 + 50) / 100)
-    }
-
-    static func makeEncoder(_ options: ImageEncodeOptions) throws -> UnsafeMutablePointer<avifEncoder> {
+    static func makeEncoder(_ settings: AVIFEncoderSettings) throws -> UnsafeMutablePointer<avifEncoder> {
         try AVIFLibrary.open()
         guard let encoder = ip_avifEncoderCreate() else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
-        // One thread: the pipeline runs encodes in parallel itself.
-        encoder.pointee.maxThreads = 1
-        encoder.pointee.speed = Int32(min(max(options.extras[.avifSpeed] ?? AVIFCoder.defaultSpeed, 0), 10))
-        let quantizer = options.lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : quantizer(forQualityPercent: options.qualityPercent)
-        encoder.pointee.minQuantizer = quantizer
-        encoder.pointee.maxQuantizer = quantizer
-        encoder.pointee.minQuantizerAlpha = quantizer
-        encoder.pointee.maxQuantizerAlpha = quantizer
+        settings.apply(to: encoder)
         return encoder
     }
 

@@ -13,6 +13,7 @@ enum AVIFGridEncoder {
         // MIAF allows 4:2:0 only for even output sizes; an odd one is written in 4:4:4.
         let evenSize = layout.size.width.isMultiple(of: 2) && layout.size.height.isMultiple(of: 2)
         let yuvFormat = evenSize ? AVIFEncoder.defaultYUVFormat(options) : AVIF_PIXEL_FORMAT_YUV444
+        let settings = AVIFEncoderSettings(options)
         // The ICC profile is a property of every cell (stored once); EXIF and XMP are items, taken from the first.
         var cellMetadata = metadata
         cellMetadata.exif = nil
@@ -25,7 +26,7 @@ enum AVIFGridEncoder {
             for column in 0..<layout.columns {
                 try DecodeCancellation.checkCurrent()
                 let pixels = cell(of: buffer, layout: layout, column: column, row: row)
-                let data = try AVIFEncoder.write(pixels, metadata: first == nil ? metadata : cellMetadata, options: options, yuvFormat: yuvFormat)
+                let data = try AVIFEncoder.write(pixels, metadata: first == nil ? metadata : cellMetadata, settings: settings, yuvFormat: yuvFormat)
                 let file = try AVIFCellFile([UInt8](data))
                 if first == nil { first = file }
                 colour.append(file.colour)
@@ -37,7 +38,7 @@ enum AVIFGridEncoder {
         var alphaCells: [AVIFCellFile.Item]?
         if let model = alpha.lazy.compactMap({ $0 }).first {
             // libavif leaves the alpha image out of a cell that is opaque; the alpha grid needs one for every cell.
-            let opaque = alpha.contains { $0 == nil } ? try opaqueAlpha(like: model, cell: layout.cell, options: options) : nil
+            let opaque = alpha.contains { $0 == nil } ? try opaqueAlpha(like: model, cell: layout.cell, settings: settings) : nil
             alphaCells = alpha.map { $0 ?? opaque ?? model }
         }
         return try Data(
@@ -69,9 +70,9 @@ enum AVIFGridEncoder {
 
     /// An alpha cell that is opaque everywhere: a white monochrome image's AV1 data (luma 255,
     /// full range, which is alpha 255) with the properties of `model`, another cell's alpha.
-    private static func opaqueAlpha(like model: AVIFCellFile.Item, cell: ImageSize, options: ImageEncodeOptions) throws -> AVIFCellFile.Item {
+    private static func opaqueAlpha(like model: AVIFCellFile.Item, cell: ImageSize, settings: AVIFEncoderSettings) throws -> AVIFCellFile.Item {
         let white = try PixelBuffer(width: cell.width, height: cell.height, format: .rgb8, fill: .white)
-        let data = try AVIFEncoder.write(white, metadata: ImageMetadata(), options: options, yuvFormat: AVIF_PIXEL_FORMAT_YUV400)
+        let data = try AVIFEncoder.write(white, metadata: ImageMetadata(), settings: settings, yuvFormat: AVIF_PIXEL_FORMAT_YUV400)
         let file = try AVIFCellFile([UInt8](data))
         return AVIFCellFile.Item(infoFlags: model.infoFlags, infoTail: model.infoTail, payload: file.colour.payload, properties: model.properties)
     }

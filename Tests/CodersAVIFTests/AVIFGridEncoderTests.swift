@@ -185,9 +185,9 @@ struct AVIFGridEncoderTests {
         }
         let stopped = ContinuousClock.now
         let cancelled = try #require(cancelledAt.instant.withLock { $0 })
-        // A 512-pixel cell takes about 0.1 s at speed 8; the bound leaves room for a loaded machine.
+        // A 512-pixel cell takes about 0.2 s at speed 5; the bound leaves room for a loaded machine.
         let late = stopped - cancelled
-        #expect(late < .seconds(1), "stopped \(late) after the flag was set, \(stopped - started) after the start")
+        #expect(late < .seconds(2), "stopped \(late) after the flag was set, \(stopped - started) after the start")
     }
 }
 
