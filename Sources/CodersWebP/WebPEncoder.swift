@@ -4,10 +4,13 @@ import PipelineCore
 
 /// Still and animated WebP encoding through libwebp's `WebPEncode` and `WebPAnimEncoder`.
 enum WebPEncoder {
-    static func encode(_ buffer: PixelBuffer, options: ImageEncodeOptions) throws -> Data {
+    static func encode(_ buffer: PixelBuffer, options: ImageEncodeOptions, slabRows: Int = WebPEncoder.slabRows) throws -> Data {
+        // The conversion and libwebp's import before the encode cannot be stopped midway (a tenth of
+        // a second each at 50 MP): a request given up before one starts does not run it.
+        try DecodeCancellation.checkCurrent()
         let buffer = prepared(buffer, options: options)
         var config = try makeConfig(options)
-        return try withPicture(lossless: options.lossless, importing: { buffer }) { picture in
+        return try withPicture(lossless: options.lossless, slabRows: slabRows, importing: { buffer }) { picture in
             var writer = WebPMemoryWriter()
             WebPMemoryWriterInit(&writer)
             defer { WebPMemoryWriterClear(&writer) }
@@ -137,7 +140,7 @@ enum WebPEncoder {
 
     /// A picture imported from the buffer `importing` makes, which is released before `body` runs.
     private static func withPicture<R>(
-        lossless: Bool, importing makeBuffer: () throws -> PixelBuffer,
+        lossless: Bool, slabRows: Int = WebPEncoder.slabRows, importing makeBuffer: () throws -> PixelBuffer,
         _ body: (UnsafeMutablePointer<WebPPicture>) throws -> R
     ) throws -> R {
         var picture = WebPPicture()
@@ -147,16 +150,54 @@ enum WebPEncoder {
         defer { WebPPictureFree(&picture) }
         do {
             let buffer = try makeBuffer()
+            try DecodeCancellation.checkCurrent()
             picture.width = Int32(clamping: buffer.width)
             picture.height = Int32(clamping: buffer.height)
             let stride = Int32(clamping: buffer.bytesPerRow)
-            let imported = buffer.bytes.withUnsafeBufferPointer { pixels in
-                buffer.format == .rgba8
-                    ? WebPPictureImportRGBA(&picture, pixels.baseAddress, stride)
-                    : WebPPictureImportRGB(&picture, pixels.baseAddress, stride)
+            let imported = try buffer.bytes.withUnsafeBufferPointer { pixels in
+                if buffer.format == .rgba8 { return WebPPictureImportRGBA(&picture, pixels.baseAddress, stride) }
+                if lossless || DecodeCancellation.current == nil { return WebPPictureImportRGB(&picture, pixels.baseAddress, stride) }
+                return try importInSlabs(&picture, rows: pixels, stride: Int(stride), slabRows: slabRows)
             }
             guard imported != 0 else { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
+            try DecodeCancellation.checkCurrent()
         }
         return try withUnsafeMutablePointer(to: &picture) { try body($0) }
+    }
+
+    /// Rows of RGB converted to YUV per call when an encode can be stopped: about a megapixel of a
+    /// wide image, an even count.
+    static let slabRows = 256
+
+    /// `rows` (8-bit RGB) imported into `picture` as YUV 4:2:0 in slabs of `slabRows` rows, checking
+    /// between slabs whether to stop: libwebp converts a whole picture in one call that cannot be
+    /// stopped (a few tenths of a second at 50 MP). Slabs are an even number of rows, so every 2×2
+    /// chroma block lies in one slab and the planes are those one whole import makes.
+    static func importInSlabs(
+        _ picture: inout WebPPicture, rows: UnsafeBufferPointer<UInt8>, stride: Int, slabRows: Int
+    ) throws -> Int32 {
+        guard WebPPictureAlloc(&picture) != 0, let base = rows.baseAddress else { return 0 }
+        let width = Int(picture.width), height = Int(picture.height)
+        let chromaWidth = (width + 1) / 2
+        let step = max(2, slabRows & ~1)
+        for top in Swift.stride(from: 0, to: height, by: step) {
+            try DecodeCancellation.checkCurrent()
+            var slab = WebPPicture()
+            guard WebPPictureInit(&slab) != 0 else { return 0 }
+            defer { WebPPictureFree(&slab) }
+            slab.use_argb = 0
+            slab.width = Int32(width)
+            slab.height = Int32(min(step, height - top))
+            guard WebPPictureImportRGB(&slab, base + top * stride, Int32(stride)) != 0 else { return 0 }
+            for row in 0..<Int(slab.height) {
+                (picture.y + (top + row) * Int(picture.y_stride)).update(from: slab.y + row * Int(slab.y_stride), count: width)
+            }
+            for row in 0..<(Int(slab.height) + 1) / 2 {
+                let target = (top / 2 + row) * Int(picture.uv_stride), source = row * Int(slab.uv_stride)
+                (picture.u + target).update(from: slab.u + source, count: chromaWidth)
+                (picture.v + target).update(from: slab.v + source, count: chromaWidth)
+            }
+        }
+        return 1
     }
 }
