@@ -21,6 +21,9 @@ package final class CPUWorkQueue: Sendable {
         self.limit = max(limit, 1)
     }
 
+    /// Jobs waiting for a worker now.
+    package var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     package func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         await acquire()
         defer { release() }

@@ -26,16 +26,18 @@ struct ImageTaskMetricsTests {
         #expect(metrics.transformDuration == nil && metrics.storeDuration == nil)
     }
 
-    /// TestCoder whose decodes of `slow` take 300 ms, counted in `slowStarted`; others take no time.
+    /// TestCoder whose decodes of `slow` hold their worker until `release` opens, counted in
+    /// `slowStarted`; others take no time.
     struct SlowCoder: ImageCoder {
         let base = TestCoder()
         let slow: Data
         let slowStarted = Counter()
+        let release = Gate()
         func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
         func decode(_ data: Data, options: ImageDecodeOptions) throws -> Image {
             if data == slow {
                 slowStarted.increment()
-                Thread.sleep(forTimeInterval: 0.3)
+                release.pass("slow")
             }
             return try base.decode(data, options: options)
         }
@@ -56,14 +58,19 @@ struct ImageTaskMetricsTests {
         loader.answer(slowURL.absoluteString, with: .data(slow))
         loader.answer(quickURL.absoluteString, with: .data(quick))
         let first = Task { try await manager.loadImage(with: slowURL) }
-        // The slow decode holds the only worker before the quick one asks for it.
+        // The slow decode holds the only worker; the quick one queues behind it, and is held there
+        // 200 ms more before the slow one lets go: its wait is at least that, whatever the load.
         #expect(await eventually { coder.slowStarted.count > 0 })
-        let queued = try #require(try await manager.loadImage(with: quickURL).metrics)
+        let second = Task { try await manager.loadImage(with: quickURL) }
+        #expect(await eventually { manager.cpu.waitingCount == 1 })
+        try await Task.sleep(for: .milliseconds(200))
+        coder.release.open()
+        let queued = try #require(try await second.value.metrics)
         _ = try await first.value
         let wait = try #require(queued.decodeWaitDuration), decode = try #require(queued.decodeDuration)
-        // Before, the wait was counted in decodeDuration: 200 ms and more.
-        #expect(wait >= .milliseconds(150), "wait \(wait)")
-        #expect(decode < .milliseconds(150), "decode \(decode)")
+        // Before, the wait was counted in decodeDuration.
+        #expect(wait >= .milliseconds(200), "wait \(wait)")
+        #expect(decode < wait, "decode \(decode)")
     }
 
     @Test("Waiting for the stores and running a transformer each add their stage")
