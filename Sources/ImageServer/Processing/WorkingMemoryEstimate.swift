@@ -13,18 +13,13 @@ enum WorkingMemoryEstimate {
             decoded.map { size in
                 options.changesPixels ? ResizePlan(source: size, options: options).stages.map { $0.pixelCount ?? .max }.max() ?? 0 : size.pixelCount ?? .max
             } ?? 0
-        return sum([decode?.bytes ?? 0, product(output, 4), coders.encoderWorkingBytes(pixels: output, format: format)])
+        return sum([decode?.bytes ?? 0, EncoderMemory.bytes(output, perPixel: 4), coders.encoderWorkingBytes(pixels: output, format: format)])
     }
 
     /// The bytes an encode of `image` as `format` holds: its pixels and the encoder's own.
     static func encodeBytes(of image: Image, as format: ImageFormat, coders: ImageCodersManager) -> Int {
         let pixels = image.pixelSize.pixelCount ?? .max
-        return sum([product(pixels, 4), coders.encoderWorkingBytes(pixels: pixels, format: format)])
-    }
-
-    private static func product(_ a: Int, _ b: Int) -> Int {
-        let (value, overflow) = a.multipliedReportingOverflow(by: b)
-        return overflow ? .max : value
+        return sum([EncoderMemory.bytes(pixels, perPixel: 4), coders.encoderWorkingBytes(pixels: pixels, format: format)])
     }
 
     private static func sum(_ values: [Int]) -> Int {
