@@ -20,7 +20,13 @@ final class BlockedURLList: Sendable {
 
     init() {}
 
-    func contains(_ url: URL, now: ContinuousClock.Instant = .now) -> Bool {
+    /// Reads the clock only when something is blocked: a clock read is a tenth of a memory hit.
+    func contains(_ url: URL) -> Bool {
+        guard storedCount.load(ordering: .acquiring) > 0 else { return false }
+        return contains(url, now: .now)
+    }
+
+    func contains(_ url: URL, now: ContinuousClock.Instant) -> Bool {
         guard storedCount.load(ordering: .acquiring) > 0 else { return false }
         let key = url.absoluteString
         return change { entries in

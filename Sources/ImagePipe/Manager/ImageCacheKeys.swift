@@ -9,8 +9,8 @@ struct ImageCacheKeys: Sendable {
     let final: String
     let transformer: (any ImageTransformer)?
 
-    init(url: URL?, context: ImageContext, settings: ImageManager.Settings) {
-        self.init(url: url, context: context, defaultTransformer: settings.transformer, defaultKeyFilter: settings.cacheKeyFilter)
+    init(url: URL?, context: ImageContext, settings: ImageManager.SettingsSnapshot) {
+        self.init(url: url, context: context, defaultTransformer: settings.value.transformer, defaultKeyFilter: settings.value.cacheKeyFilter)
     }
 
     /// The keys with the manager's transformer and key filter where the context has none.

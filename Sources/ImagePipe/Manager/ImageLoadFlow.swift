@@ -27,7 +27,7 @@ struct ImageLoadFlow: Sendable {
 
     /// `tracing`, which `load(for:)` sets before any step runs; not made in `init`, which a memory
     /// hit runs, because finding the bootstrapped tracer takes a lock.
-    private var stepTracing: LoadTracing { tracing ?? LoadTracing(manager.settings.tracer) }
+    private var stepTracing: LoadTracing { tracing ?? LoadTracing(manager.currentSettings.value.tracer) }
 
     /// The whole flow for `task`, its failure included.
     static func run(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext, for task: ImageTask) async {
@@ -50,19 +50,19 @@ struct ImageLoadFlow: Sendable {
     @inline(__always)
     init(manager: ImageManager, url: URL?, options: ImageOptions, context: ImageContext) throws(ImagePipeError) {
         started = .now
-        let settings = manager.settings
-        guard let url, !url.absoluteString.isEmpty else { throw Self.rejected(.invalidURL(""), url: url, settings: settings) }
+        let snapshot = manager.currentSettings
+        guard let url, !url.absoluteString.isEmpty else { throw Self.rejected(.invalidURL(""), url: url, settings: snapshot.value) }
         self.manager = manager
         self.url = url
         self.options = options
         self.context = context
-        logger = settings.logger
-        metrics = settings.metrics
-        Self.preprocess(url: url, options: &self.options, context: &self.context, settings: settings)
+        logger = snapshot.value.logger
+        metrics = snapshot.value.metrics
+        Self.preprocess(url: url, options: &self.options, context: &self.context, settings: snapshot.value)
         if !self.options.contains(.retryFailed) && manager.blockedURLs.contains(url) {
-            throw Self.rejected(.blockedURL(url.absoluteString), url: url, settings: settings)
+            throw Self.rejected(.blockedURL(url.absoluteString), url: url, settings: snapshot.value)
         }
-        keys = ImageCacheKeys(url: url, context: self.context, settings: settings)
+        keys = ImageCacheKeys(url: url, context: self.context, settings: snapshot)
     }
 
     /// 3. The manager's transformer, key filter and serializer fill the context's gaps (the caller
@@ -105,7 +105,7 @@ struct ImageLoadFlow: Sendable {
         let redactedURL = CredentialRedaction.redacting(url.absoluteString)
         flow.logger[metadataKey: "image.url"] = "\(redactedURL)"
         flow.logger[metadataKey: "cache.key"] = "\(CredentialRedaction.redacting(keys.final))"
-        let tracing = LoadTracing(manager.settings.tracer)
+        let tracing = LoadTracing(manager.currentSettings.value.tracer)
         flow.tracing = tracing
         let span = tracing.startLoad()
         span.attributes["url.full"] = redactedURL
@@ -246,7 +246,7 @@ struct ImageLoadFlow: Sendable {
     private func downloadDecision(cached: ImageCacheResult?, loader: any ImageLoader) -> DownloadDecision {
         guard !options.contains(.fromCacheOnly) else { return .answerCached }
         guard cached?.image == nil || options.contains(.refreshCached) else { return .answerCached }
-        if let veto = manager.settings.shouldDownload, !veto(url) { return .answerCached }
+        if let veto = manager.currentSettings.value.shouldDownload, !veto(url) { return .answerCached }
         return loader.canLoad(url, options: options, context: context) ? .download : .noLoader
     }
 
@@ -259,11 +259,11 @@ struct ImageLoadFlow: Sendable {
         }
         if error != .cancelled {
             let block =
-                manager.settings.shouldBlockURL?(url, error)
+                manager.currentSettings.value.shouldBlockURL?(url, error)
                 ?? loader.shouldBlockURL(url, error: error, options: options, context: context)
             if block {
-                let settings = manager.settings
-                manager.blockedURLs.insert(url, lifetime: settings.blockedURLLifetime, capacity: settings.maxBlockedURLs)
+                let settings = manager.currentSettings
+                manager.blockedURLs.insert(url, lifetime: settings.value.blockedURLLifetime, capacity: settings.value.maxBlockedURLs)
                 logger.notice(
                     "URL blocked after a permanent failure; the retryFailed option tries it again",
                     metadata: ["error.kind": "\(error.kind)"])
@@ -386,7 +386,7 @@ struct ImageLoadFlow: Sendable {
             input.metadata.decodeOptions = carried
         }
         let start = ContinuousClock.now
-        let timer = manager.settings.metrics.transformDuration
+        let timer = manager.currentSettings.value.metrics.transformDuration
         do {
             let output = try await tracing.span("ImagePipe.transform") { span in
                 span.attributes["imagepipe.transformer"] = transformer.key

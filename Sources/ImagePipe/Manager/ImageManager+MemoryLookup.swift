@@ -13,7 +13,7 @@ extension ImageManager {
     package func memoryImage(anyKeyOf url: URL, options: ImageOptions, context: ImageContext) -> Image? {
         let lookup = if let cache = context[.imageCache] { cache.synchronousMemoryLookup } else { memoryLookup }
         guard let lookup else { return nil }
-        let keys = ImageCacheKeys(url: url, context: context, settings: settings)
+        let keys = ImageCacheKeys(url: url, context: context, settings: currentSettings)
         return lookup.memoryImage(forKey: keys.final, options: options, context: context)
             ?? lookup.memoryImage(forKey: keys.original, options: options, context: context)
     }

@@ -19,11 +19,18 @@ public final class ImageManager: Sendable {
     /// URLs blocked after a failure a retry cannot fix; see `ImageOptions.retryFailed`.
     let blockedURLs = BlockedURLList()
 
-    private let settingsStorage: Mutex<Settings>
+    private let settingsStorage: Mutex<SettingsSnapshot>
     public var settings: Settings {
-        get { settingsStorage.withLock { $0 } }
-        set { settingsStorage.withLock { $0 = newValue } }
+        get { settingsStorage.withLock { $0.value } }
+        set {
+            let snapshot = SettingsSnapshot(newValue)
+            settingsStorage.withLock { $0 = snapshot }
+        }
     }
+
+    /// The settings as they are now, by reference: a load reads the fields it needs from it
+    /// instead of copying (and retaining) every field of `Settings`.
+    var currentSettings: SettingsSnapshot { settingsStorage.withLock { $0 } }
 
     let downloads = Coalescer<DownloadIdentity<LoaderRequest>, ImageLoadResult, ImageLoadProgress>()
     let decodes = Coalescer<DecodeIdentity, DecodedSource, ImageLoadProgress>()
@@ -41,7 +48,7 @@ public final class ImageManager: Sendable {
         coders: ImageCodersManager = .shared,
         cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
-        settingsStorage = Mutex(Settings())
+        settingsStorage = Mutex(SettingsSnapshot(Settings()))
         self.cache = cache
         self.memoryLookup = cache.synchronousMemoryLookup
         self.loader = loader
@@ -128,6 +135,6 @@ public final class ImageManager: Sendable {
     /// The key a request's final image is cached under: the URL through the key filter, then the
     /// thumbnail suffix, then the transformer's key (SDWebImage's `cacheKeyForURL:context:`).
     public func cacheKey(for url: URL?, context: ImageContext = ImageContext()) -> String {
-        ImageCacheKeys(url: url, context: context, settings: settings).final
+        ImageCacheKeys(url: url, context: context, settings: currentSettings).final
     }
 }

@@ -108,10 +108,10 @@ struct ImageColorHandlingTests {
         context[.colorHandling] = .keepSourceProfile
         #expect(ImageDecodeOptions(options: [], context: context).colorHandling == .keepSourceProfile)
         let url = URL(string: "https://example.com/a.jpg")!
-        let keys = ImageCacheKeys(url: url, context: context, settings: ImageManager.Settings())
+        let keys = ImageCacheKeys(url: url, context: context, settings: ImageManager.SettingsSnapshot(ImageManager.Settings()))
         #expect(keys.final == "https://example.com/a-ColorHandling(keepSourceProfile).jpg")
         #expect(keys.original == "https://example.com/a.jpg")
-        let plain = ImageCacheKeys(url: url, context: ImageContext(), settings: ImageManager.Settings())
+        let plain = ImageCacheKeys(url: url, context: ImageContext(), settings: ImageManager.SettingsSnapshot(ImageManager.Settings()))
         #expect(plain.final == plain.original)
     }
 

@@ -97,10 +97,10 @@ struct ImageMetadataHandlingTests {
         context[.metadataHandling] = .keep
         #expect(ImageDecodeOptions(options: [], context: context).metadataHandling == .keep)
         let url = URL(string: "https://example.com/a.jpg")!
-        let keys = ImageCacheKeys(url: url, context: context, settings: ImageManager.Settings())
+        let keys = ImageCacheKeys(url: url, context: context, settings: ImageManager.SettingsSnapshot(ImageManager.Settings()))
         #expect(keys.final == "https://example.com/a-Metadata(keep).jpg")
         #expect(keys.original == "https://example.com/a.jpg")
-        #expect(ImageCacheKeys(url: url, context: ImageContext(), settings: ImageManager.Settings()).final == "https://example.com/a.jpg")
+        #expect(ImageCacheKeys(url: url, context: ImageContext(), settings: ImageManager.SettingsSnapshot(ImageManager.Settings())).final == "https://example.com/a.jpg")
     }
 
     @Test("Metadata the coder did not read means the file's bytes no longer represent the image, unless all is kept")
