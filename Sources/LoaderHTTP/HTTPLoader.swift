@@ -19,8 +19,18 @@ public final class HTTPLoader: ImageLoader {
     /// The multi handle and its thread, started by the first download: a program that never
     /// downloads (a `fetch` of local files) opens no libcurl, sets up no TLS and starts no thread.
     private let multiState = Mutex<(multi: CurlMulti?, invalidated: Bool)>((nil, false))
-    /// Transfers in flight, shared by every caller of the same request.
-    private let transfers = Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress>()
+    /// Transfers in flight, shared by every caller of the same request. Made by the first download,
+    /// like the multi handle: making it costs a scan of the program's conformance records, which a
+    /// command that only reads files should not pay at start-up.
+    private let transfersState = Mutex<Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress>?>(nil)
+    private var transfers: Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress> {
+        transfersState.withLock { state in
+            if let transfers = state { return transfers }
+            let transfers = Coalescer<TransferKey, ImageLoadResult, ImageLoadProgress>()
+            state = transfers
+            return transfers
+        }
+    }
 
     public init(configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration()) {
         configurationState = Mutex(configuration)
@@ -72,7 +82,7 @@ public final class HTTPLoader: ImageLoader {
     var liveEasyHandleCount: Int { startedMulti?.liveEasyHandles.load(ordering: .relaxed) ?? 0 }
 
     /// Callers waiting on downloads in flight; several per download when coalesced.
-    var waitingCallerCount: Int { transfers.joinerCount }
+    var waitingCallerCount: Int { transfersState.withLock { $0?.joinerCount ?? 0 } }
 
     /// Cancels every download and releases every libcurl handle and connection. The loader cannot
     /// be used afterwards. Called by `deinit`; call it yourself to release sockets at a known time.

@@ -63,8 +63,10 @@ extension ImageFormat {
 
 extension ImageFormat.Signature {
     /// An ISO base media file (HEIF, AVIF) whose `ftyp` box names one of `brands` as its major
-    /// brand, the box's first bytes zero as SDWebImage requires.
-    static func isoBrand(_ brands: Set<String>) -> Self {
+    /// brand, the box's first bytes zero as SDWebImage requires. An array, not a set: a `Set<String>`
+    /// made while the built-in formats are set up costs every command a scan of the program's
+    /// conformance records.
+    static func isoBrand(_ brands: [String]) -> Self {
         Self { sniffed in
             guard sniffed.has([0]), sniffed.has("ftyp".utf8, at: 4), sniffed.head.count >= 12 else { return false }
             return brands.contains(String(decoding: sniffed.head[8..<12], as: UTF8.self))

@@ -46,7 +46,10 @@ package enum SystemMemory {
     package static func folders(mount: String, path: String) -> [String] {
         var folders = [mount], folder = mount
         for component in path.split(separator: "/") where component != "." && component != ".." {
-            folder += "/" + component
+            // String's own appends: `"/" + component` is a generic append that costs every
+            // command a scan of the binary's conformance records at start-up.
+            folder.append("/")
+            folder.append(String(component))
             folders.append(folder)
         }
         return folders
