@@ -83,17 +83,7 @@ wait_http() {  # url: 200 within 30 s
 # --- the origin's files: small noisy PNGs, a pool the phases take from in turn -----------------------
 mkdir "$WORK/origin"
 POOL=$((SOURCES * 6 + 200))
-python3 - "$WORK/origin" "$POOL" <<'PY'
-import random, struct, sys, zlib
-folder, count = sys.argv[1], int(sys.argv[2])
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-for n in range(count):
-    rng = random.Random(n)
-    rows = b"".join(b"\0" + bytes(((x + y + n) % 256 ^ rng.randrange(64)) for x in range(96) for _ in range(3)) for y in range(96))
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 96, 96, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b"")
-    open(f"{folder}/img{n}.png", "wb").write(png)
-PY
+python3 "$ROOT/Benchmarks/python/noisy_pngs.py" "$WORK/origin" "$POOL" 96
 NEXT_SOURCE=0
 take_sources() {  # count: sets FIRST and LAST to a range of sources no phase used yet
   FIRST=$NEXT_SOURCE

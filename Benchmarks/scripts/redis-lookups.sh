@@ -87,18 +87,8 @@ echo "median ratio: $(median "${ratios16[@]}") (16 connections), $(median "${rat
 
 # --- 2. the p99 a Redis lookup adds to a served request ---------------------------------------------
 mkdir "$WORK/sources"
-python3 - "$WORK/sources" "$SOURCES" <<'PY'
 # 256x256 RGB PNGs with noisy gradients (~190 KB each, a web image's size), one per name.
-import random, struct, sys, zlib
-folder, count = sys.argv[1], int(sys.argv[2])
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-for n in range(count):
-    rng = random.Random(n)
-    rows = b"".join(b"\0" + bytes(((x + y + n) % 256 ^ rng.randrange(64)) for x in range(256) for _ in range(3)) for y in range(256))
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 256, 256, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b"")
-    open(f"{folder}/img{n}.png", "wb").write(png)
-PY
+python3 "$ROOT/Benchmarks/python/noisy_pngs.py" "$WORK/sources" "$SOURCES" 256
 ORIGIN_PORT=$(free_port)
 python3 -m http.server "$ORIGIN_PORT" --bind 127.0.0.1 --directory "$WORK/sources" >/dev/null 2>&1 &
 ORIGIN_PID=$!
