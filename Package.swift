@@ -185,6 +185,9 @@ let package = Package(
         .executableTarget(name: "linkage-probe-avif", dependencies: ["PipelineCore", "CodersAVIF"], path: "Tests/LinkageProbes/avif-only"),
         .executableTarget(name: "linkage-probe-heif", dependencies: ["PipelineCore", "CodersHEIF"], path: "Tests/LinkageProbes/heif-only"),
         .executableTarget(name: "linkage-probe-tiff", dependencies: ["PipelineCore", "CodersTIFF"], path: "Tests/LinkageProbes/tiff-only"),
+        .executableTarget(name: "linkage-probe-bmp", dependencies: ["PipelineCore", "CodersBMP"], path: "Tests/LinkageProbes/bmp-only"),
+        .executableTarget(name: "linkage-probe-jxl", dependencies: ["PipelineCore", "CodersJXL"], path: "Tests/LinkageProbes/jxl-only"),
+        .executableTarget(name: "linkage-probe-svg", dependencies: ["PipelineCore", "CodersSVG"], path: "Tests/LinkageProbes/svg-only"),
         .executableTarget(name: "linkage-probe-http", dependencies: ["PipelineCore", "LoaderHTTP"], path: "Tests/LinkageProbes/http-only"),
 
         // Shared by the test targets: the corpus in Tests/Fixtures, reference PNGs, an HTTPS server,
@@ -229,7 +232,8 @@ let package = Package(
             "CodersHEIF", "CodersTIFF", "CodersBMP", "LoaderFile", "LoaderHTTP", "TestSupport",
         ]),
         .testTarget(name: "ProductLinkageTests", dependencies: [
-            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "linkage-probe-tiff", "linkage-probe-http", "TestSupport",
+            "linkage-probe-png", "linkage-probe-avif", "linkage-probe-heif", "linkage-probe-tiff", "linkage-probe-bmp", "linkage-probe-jxl",
+            "linkage-probe-svg", "linkage-probe-http", "TestSupport",
         ]),
         // Start their own redis-server (and nutcracker) on free loopback ports.
         .testTarget(name: "CacheRedisTests", dependencies: [

@@ -38,9 +38,19 @@ let package = Package(
             .product(name: "PipelineCore", package: "ImagePipe"),
             .product(name: "ImagePipe", package: "ImagePipe"),
         ]),
-        // CodersTIFF against c/decode_tiff.c (Benchmarks/scripts/coders-tiff.sh).
+        // CodersTIFF against c/decode_tiff.c, 256 px thumbnails against vipsthumbnail
+        // (Benchmarks/scripts/coders-tiff.sh).
         .executableTarget(name: "coders-tiff-bench", dependencies: [
             .product(name: "CodersTIFF", package: "ImagePipe"),
+            .product(name: "CodersJPEG", package: "ImagePipe"),
+            .product(name: "PipelineCore", package: "ImagePipe"),
+        ]),
+        // CodersJXL decode against c/decode_jxl.c, 256 px thumbnails against vipsthumbnail, encode
+        // against cjxl (Benchmarks/scripts/coders-jxl.sh).
+        .executableTarget(name: "coders-jxl-bench", dependencies: [
+            .product(name: "CodersJXL", package: "ImagePipe"),
+            .product(name: "CodersJPEG", package: "ImagePipe"),
+            .product(name: "CodersPNG", package: "ImagePipe"),
             .product(name: "PipelineCore", package: "ImagePipe"),
         ]),
         // HTTPLoader against `curl --parallel` on a local server (Benchmarks/scripts/loader-http.sh).

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# CodersTIFF full decodes and 256 px thumbnails against libtiff called from C (c/decode_tiff.c),
-# images per CPU second, one thread each, on TIFFs made here with vips from the bench photo
+# CodersTIFF (release build) on TIFFs made here with vips from the bench photo
 # (Examples/images/photo.jpg enlarged to 4000 px): RGB LZW in strips, RGB Deflate in 256 px tiles,
-# RGB JPEG in strips. Usage: Benchmarks/scripts/coders-tiff.sh [ROUNDS]
+# RGB JPEG in strips. Side by side in one run, one thread each, images per CPU second:
+#   - full decodes against libtiff called from C (c/decode_tiff.c), its tiles left in tile order
+#     and, with --assemble, copied into an image of rows as CodersTIFF must;
+#   - 256 px thumbnails decoded (not encoded);
+#   - 256 px JPEG thumbnails (quality 75) against vipsthumbnail (VIPS_CONCURRENCY=1), best of two.
+# Usage: Benchmarks/scripts/coders-tiff.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-10}
@@ -12,11 +16,28 @@ vips resize Examples/images/photo.jpg "$dir/big.v" "$(vipsheader -f width Exampl
 vips copy "$dir/big.v" "$dir/strips-lzw.tif[compression=lzw]"
 vips copy "$dir/big.v" "$dir/tiles-deflate.tif[compression=deflate,tile,tile-width=256,tile-height=256]"
 vips copy "$dir/big.v" "$dir/strips-jpeg.tif[compression=jpeg,Q=90]"
+rm "$dir/big.v"
 cc -O2 -o "$dir/decode_tiff" Benchmarks/c/decode_tiff.c $(pkg-config --cflags --libs libtiff-4)
 swift build -c release --package-path Benchmarks --product coders-tiff-bench >/dev/null
 bench=Benchmarks/.build/release/coders-tiff-bench
 files=("$dir/strips-lzw.tif" "$dir/tiles-deflate.tif" "$dir/strips-jpeg.tif")
 vipsheader "${files[@]}"
 "$dir/decode_tiff" "$rounds" "${files[@]}"
+"$dir/decode_tiff" --assemble "$rounds" "$dir/tiles-deflate.tif"
 "$bench" decode "$rounds" "${files[@]}"
 "$bench" thumbnail "$rounds" "${files[@]}"
+mkdir -p "$dir/out-vips" "$dir/out-ours"
+best() { awk -v a="$1" -v b="$2" 'BEGIN{print (b>a)?b:a}'; }
+printf '%-20s %14s %14s %7s\n' "256px JPEG thumbnail" "swift img/s" "vips img/s" ratio
+for file in "${files[@]}"; do
+  # Each file four times, so a process start is a small part; alternated, best of two.
+  set4=("$file" "$file" "$file" "$file")
+  best_v=0 best_s=0
+  for _ in 1 2; do
+    cpu=$(VIPS_CONCURRENCY=1 python3 Benchmarks/python/measure.py vipsthumbnail "${set4[@]}" -s 256 -o "$dir/out-vips/%s.jpg" | awk '{print $4}')
+    best_v=$(best "$best_v" "$(awk -v c="$cpu" 'BEGIN{printf "%.2f", 4/c}')")
+    cpu=$(python3 Benchmarks/python/measure.py "$bench" thumbnail-jpeg "$dir/out-ours" "${set4[@]}" | awk '{print $4}')
+    best_s=$(best "$best_s" "$(awk -v c="$cpu" 'BEGIN{printf "%.2f", 4/c}')")
+  done
+  printf '%-20s %14s %14s %7s\n' "$(basename "$file")" "$best_s" "$best_v" "$(awk -v s="$best_s" -v v="$best_v" 'BEGIN{printf "%.2f", s/v}')"
+done

@@ -42,7 +42,8 @@ public struct TIFFCoder: AnimatedImageCoder {
         }
         return Image(
             page.pixels, format: .tiff, orientation: page.orientation, scale: options.scaleFactor,
-            metadata: ImageMetadata(decodeOptions: options, warnings: page.warnings, colorProfile: page.colorProfile, xmp: page.xmp))
+            metadata: ImageMetadata(
+                decodeOptions: options, warnings: page.warnings, colorProfile: page.colorProfile, xmp: page.xmp, colorModel: page.colorModel))
     }
 
     public func animatedImageProvider(for data: Data, options: ImageDecodeOptions) throws -> (any AnimatedImageProvider)? {

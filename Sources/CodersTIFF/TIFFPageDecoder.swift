@@ -11,19 +11,19 @@ enum TIFFPageDecoder {
         _ file: TIFFFile, layout: TIFFPageLayout, target: ImageSize, cmyk: (any CMYKRowConverter)?, options: ImageDecodeOptions,
         checkpoint: DecodeCheckpoint
     ) throws -> PixelBuffer {
-        var sink = try TIFFRowSink(size: layout.size, format: layout.outputFormat, target: target)
-        if !layout.isNative {
-            try readThroughRGBAHelper(file, layout: layout, into: &sink, options: options, checkpoint: checkpoint)
-        } else {
-            let colormap = layout.model == .palette ? TIFFColormap(file, bits: layout.bitsPerSample) : nil
-            let converter = try TIFFRowConverter(layout: layout, colormap: colormap, cmyk: cmyk)
-            if !layout.isTiled && !layout.isPlanar {
-                try readScanlines(file, layout: layout, converter: converter, into: &sink, checkpoint: checkpoint)
+        try TIFFRowSink.collect(size: layout.size, format: layout.outputFormat, target: target) { sink in
+            if !layout.isNative {
+                try readThroughRGBAHelper(file, layout: layout, into: &sink, options: options, checkpoint: checkpoint)
             } else {
-                try readBands(file, layout: layout, converter: converter, into: &sink, options: options, checkpoint: checkpoint)
+                let colormap = layout.model == .palette ? TIFFColormap(file, bits: layout.bitsPerSample) : nil
+                let converter = try TIFFRowConverter(layout: layout, colormap: colormap, cmyk: cmyk)
+                if !layout.isTiled && !layout.isPlanar {
+                    try readScanlines(file, layout: layout, converter: converter, into: &sink, checkpoint: checkpoint)
+                } else {
+                    try readBands(file, layout: layout, converter: converter, into: &sink, options: options, checkpoint: checkpoint)
+                }
             }
         }
-        return try sink.finish()
     }
 
     /// Bytes the reader holds at once: a band of interleaved samples and one plane's strip or tile
@@ -84,11 +84,14 @@ enum TIFFPageDecoder {
         let (blockBytes, overflow) = blockRowBytes.multipliedReportingOverflow(by: block.height)
         guard !overflow else { throw ImagePipeError.badImageData(reason: "TIFF: \(block) blocks overflow") }
         try options.checkDecoderMemory(bandBytes(layout))
-        var band = [UInt8](repeating: 0, count: bandRowBytes * block.height)
+        // 8-bit samples the output keeps as they are, into the full image: each tile's rows go
+        // straight to their place in the image, instead of through the band and a row copy.
+        let direct = converter.isIdentity && planes == 1 && sink.holdsFullImage
+        var band = [UInt8](repeating: 0, count: direct ? 0 : bandRowBytes * block.height)
         var piece = [UInt8](repeating: 0, count: blockBytes)
         let stripsPerPlane = (height + block.height - 1) / block.height
-        for y0 in stride(from: 0, to: height, by: block.height) {
-            let rows = min(block.height, height - y0)
+        /// Reads the band of rows from `y0` into `target` (rows `bandRowBytes` apart), interleaved.
+        func readBand(_ y0: Int, rows: Int, into target: UnsafeMutableRawPointer) throws {
             for x0 in stride(from: 0, to: width, by: block.width) {
                 try checkpoint.check()
                 let columns = min(block.width, width - x0)
@@ -109,31 +112,37 @@ enum TIFFPageDecoder {
                         throw ImagePipeError.badImageData(reason: "TIFF: a \(layout.isTiled ? "tile" : "strip") decoded to \(read) bytes, too few for its rows")
                     }
                     piece.withUnsafeBytes { source in
-                        band.withUnsafeMutableBytes { target in
-                            for r in 0..<rows {
-                                let from = source.baseAddress! + r * blockRowBytes
-                                let rowStart = target.baseAddress! + r * bandRowBytes
-                                if planes == 1 {
-                                    // Tiles start on a whole byte: their width is a multiple of 16 pixels.
-                                    let offset = x0 * bitsPerPixel / 8
-                                    let count = min((columns * bitsPerPixel + 7) / 8, bandRowBytes - offset)
-                                    (rowStart + offset).copyMemory(from: from, byteCount: count)
-                                } else {
-                                    // One plane's samples into every `samplesPerPixel`-th slot.
-                                    let stride = layout.samplesPerPixel * bytesPerSample
-                                    var to = rowStart + x0 * stride + plane * bytesPerSample
-                                    var sample = from
-                                    for _ in 0..<columns {
-                                        to.copyMemory(from: sample, byteCount: bytesPerSample)
-                                        to += stride
-                                        sample += bytesPerSample
-                                    }
+                        for r in 0..<rows {
+                            let from = source.baseAddress! + r * blockRowBytes
+                            let rowStart = target + r * bandRowBytes
+                            if planes == 1 {
+                                // Tiles start on a whole byte: their width is a multiple of 16 pixels.
+                                let offset = x0 * bitsPerPixel / 8
+                                let count = min((columns * bitsPerPixel + 7) / 8, bandRowBytes - offset)
+                                (rowStart + offset).copyMemory(from: from, byteCount: count)
+                            } else {
+                                // One plane's samples into every `samplesPerPixel`-th slot.
+                                let stride = layout.samplesPerPixel * bytesPerSample
+                                var to = rowStart + x0 * stride + plane * bytesPerSample
+                                var sample = from
+                                for _ in 0..<columns {
+                                    to.copyMemory(from: sample, byteCount: bytesPerSample)
+                                    to += stride
+                                    sample += bytesPerSample
                                 }
                             }
                         }
                     }
                 }
             }
+        }
+        for y0 in stride(from: 0, to: height, by: block.height) {
+            let rows = min(block.height, height - y0)
+            if direct {
+                try sink.addRows(rows) { try readBand(y0, rows: rows, into: $0) }
+                continue
+            }
+            try band.withUnsafeMutableBytes { try readBand(y0, rows: rows, into: $0.baseAddress!) }
             band.withUnsafeBytes { buffer in
                 for r in 0..<rows {
                     sink.addRow { converter.convert(buffer.baseAddress! + r * bandRowBytes, into: $0) }

@@ -41,6 +41,9 @@ struct TIFFPageLayout {
     /// A reduced-resolution copy of another page (SubfileType bit 0): not a page of its own.
     let isReducedImage: Bool
     let outputFormat: PixelFormat
+    /// What the file stores its samples as, by its Photometric tag (`ImageMetadata.colorModel`);
+    /// nil for models without a shared name (CIE L*a*b*, LogLuv, …).
+    let sourceColorModel: String?
     let iccProfile: Data?
     let xmp: Data?
 
@@ -56,6 +59,14 @@ struct TIFFPageLayout {
         samplesPerPixel = samples
         var photometric = Int(file.u16(UInt32(TIFFTAG_PHOTOMETRIC), default: samples >= 3 ? UInt16(PHOTOMETRIC_RGB) : UInt16(PHOTOMETRIC_MINISBLACK)) ?? 1)
         let compression = Int(file.u16(UInt32(TIFFTAG_COMPRESSION)) ?? 1)
+        switch Int32(photometric) {
+        case PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_MINISWHITE: sourceColorModel = ImageColorModel.gray
+        case PHOTOMETRIC_PALETTE: sourceColorModel = ImageColorModel.palette
+        case PHOTOMETRIC_RGB: sourceColorModel = ImageColorModel.rgb
+        case PHOTOMETRIC_SEPARATED: sourceColorModel = ImageColorModel.cmyk
+        case PHOTOMETRIC_YCBCR: sourceColorModel = ImageColorModel.ycbcr
+        default: sourceColorModel = nil
+        }
         let sampleFormat = Int(file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) ?? 1)
         isPlanar = Int(file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? 1) == PLANARCONFIG_SEPARATE
         isTiled = TIFFIsTiled(tiff) != 0

@@ -11,6 +11,7 @@ struct TIFFPageReader: Sendable {
         var orientation: ImageOrientation
         var colorProfile: ImageColorProfile?
         var xmp: Data?
+        var colorModel: String?
         var warnings: [ImageDecodeWarning]
     }
 
@@ -38,6 +39,7 @@ struct TIFFPageReader: Sendable {
         if cmyk != nil { profile = .sRGB }
         let (xmp, xmpWarning) = options.acceptingMetadata(layout.xmp, kind: "XMP", format: "TIFF")
         warnings += [xmpWarning, file.warning].compactMap { $0 }
-        return Page(pixels: pixels, orientation: layout.orientation, colorProfile: profile, xmp: xmp, warnings: warnings)
+        return Page(
+            pixels: pixels, orientation: layout.orientation, colorProfile: profile, xmp: xmp, colorModel: layout.sourceColorModel, warnings: warnings)
     }
 }

@@ -48,6 +48,27 @@ struct ProductLinkageTests {
         try Self.expect("linkage-probe-tiff", links: "libtiff", notAny: ["libpng16", "libwebpdemux", "libgif", "libavif", "libheif", "libcurl"])
     }
 
+    @Test("CodersBMP links no image library: it is Swift")
+    func bmpOnly() throws {
+        try Self.expect(
+            "linkage-probe-bmp", links: "libc",
+            notAny: ["libpng16", "libjpeg", "libtiff", "libwebp", "libgif", "libavif", "libheif", "libjxl", "librsvg-2", "libcurl"])
+    }
+
+    @Test("CodersJXL links neither libjxl nor its dependencies (it opens libjxl on first use), nor the other coders' libraries")
+    func jxlOnly() throws {
+        try Self.expect(
+            "linkage-probe-jxl", links: "libc",
+            notAny: ["libjxl", "libjxl_threads", "libhwy", "libbrotlidec", "libbrotlienc", "liblcms2", "libpng16", "libtiff", "libavif", "libheif", "libcurl"])
+    }
+
+    @Test("CodersSVG links neither librsvg nor cairo or GLib (it opens librsvg on first use), nor the other coders' libraries")
+    func svgOnly() throws {
+        try Self.expect(
+            "linkage-probe-svg", links: "libc",
+            notAny: ["librsvg-2", "libcairo", "libglib-2.0", "libgobject-2.0", "libgio-2.0", "libpango-1.0", "libxml2", "libpng16", "libjxl", "libcurl"])
+    }
+
     @Test("LoaderHTTP links no curl, TLS or HTTP/2 library: it opens libcurl on the first download")
     func httpOnly() throws {
         try Self.expect(

@@ -17,6 +17,10 @@ struct InfoColorModelTests {
             ("jpeg/jpeg-decoder/reftest/mozilla/jpg-gray.jpg", "gray", "gray8"),
             ("pngsuite/basn3p08.png", "palette", "rgb8"),
             ("pngsuite/basn0g08.png", "gray", "gray8"),
+            ("tiff/cmyk8-lzw.tif", "cmyk", "rgb8"),
+            ("tiff/palette-lzw.tif", "palette", "rgb8"),
+            ("tiff/ycbcr-420-none.tif", "ycbcr", "rgb8"),
+            ("tiff/gray8-miniswhite-lzw.tif", "gray", "gray8"),
         ])
     func colorModel(file: String, model: String, pixelFormat: String) async throws {
         let path = Self.corpus(file)
