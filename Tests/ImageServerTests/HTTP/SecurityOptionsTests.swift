@@ -63,6 +63,9 @@ struct SecurityOptionsTests {
             }
             try await client.execute(uri: fixture.url("msr:0.02/msfs:0", "/geometry.png"), method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: fixture.url("msr:abc", "/geometry.png"), method: .get) { #expect($0.status == .notFound) }
+            // /info describes the source within the same limits.
+            try await client.execute(uri: InfoTests.info(fixture.url("", "/geometry.png")), method: .get) { #expect($0.status.code == 422) }
+            try await client.execute(uri: InfoTests.info(fixture.url("msr:0.02", "/geometry.png")), method: .get) { #expect($0.status == .ok) }
         }
     }
 
