@@ -103,7 +103,8 @@ public struct ImageServerConfiguration: Sendable {
     public var maxResultDimension = 0
     /// Let URLs override the source and result limits above with imgproxy's security options
     /// (`msr`, `msfs`, `maf`, `mafr`, `mrd`); off, they answer 403 (`IMGPROXY_ALLOW_SECURITY_OPTIONS`).
-    /// `msfs` stays within `maxSourceBytes`, the most this server fetches.
+    /// `msfs` stays within `maxSourceBytes`, the most this server fetches. Off, a URL using a
+    /// preset that carries one is refused as if it carried the option itself.
     public var allowsSecurityOptions = false
     /// Pixels of the result, and of any resized image on the way to it.
     public var maxOutputPixels = 50_000_000
