@@ -95,6 +95,17 @@ public struct ImageServerConfiguration: Sendable {
     public var maxSourcePixels = 50_000_000
     /// Frames of an animation processed; 1 (imgproxy's default) turns animations into their first frame.
     public var maxFrames = 1
+    /// Pixels of each frame of an animation, when over 0: then an animation's frames are not
+    /// summed against `maxSourcePixels` (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`).
+    public var maxAnimationFramePixels = 0
+    /// The longest side of a result: a larger one is scaled down to fit, padding and extend
+    /// included; 0 for no limit (imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION`).
+    public var maxResultDimension = 0
+    /// Let URLs override the source and result limits above with imgproxy's security options
+    /// (`msr`, `msfs`, `maf`, `mafr`, `mrd`); off, they answer 403 (`IMGPROXY_ALLOW_SECURITY_OPTIONS`).
+    /// `msfs` stays within `maxSourceBytes`, the most this server fetches. Off, a URL using a
+    /// preset that carries one is refused as if it carried the option itself.
+    public var allowsSecurityOptions = false
     /// Pixels of the result, and of any resized image on the way to it.
     public var maxOutputPixels = 50_000_000
     /// Bytes the requests being processed may hold together, each counted at its estimate before it
@@ -102,6 +113,26 @@ public struct ImageServerConfiguration: Sendable {
     /// buffers). A request that does not fit waits for others to finish, within its timeout; one
     /// larger than the whole budget answers 503. Default: half of RAM or of the cgroup limit.
     public var maxWorkingMemory = DecodeMemoryBudget.defaultLimitBytes
+    // What URLs' options start from, before `--preset default=…` and the URL's own (imgproxy's
+    // `IMGPROXY_STRIP_METADATA` and the rest).
+    /// `sm:`: drop EXIF and XMP.
+    public var stripsMetadata = true
+    /// `kcr:`: keep the copyright fields while stripping.
+    public var keepsCopyright = true
+    /// `scp:`: convert to sRGB and drop the colour profile.
+    public var stripsColorProfile = true
+    /// `ar:`: turn images upright by their EXIF orientation.
+    public var autoRotates = true
+    /// `eth:`: use the thumbnail embedded in HEIC and AVIF sources.
+    public var enforcesThumbnail = false
+    /// `ph:`: keep high bit depth.
+    public var preservesHDR = false
+    /// `att:`: answer `Content-Disposition: attachment`.
+    public var returnsAttachment = false
+    /// `skp:`: source formats answered as they are (imgproxy's names: `png`, `svg`…); a URL's
+    /// `skp:` adds to them.
+    public var skipProcessingFormats: [String] = []
+
     /// Quality when the URL names none, 1–100 (imgproxy's default).
     public var defaultQuality = 80
     /// Quality per output format (`webp`, `avif`, `jpeg`…), when the URL names none for it
@@ -156,4 +187,14 @@ extension ImagePipeError.Limit {
     public static let outputPixels = Self(name: "outputPixels", setting: "ImageServerConfiguration.maxOutputPixels")
     /// Bytes the requests being processed hold together: `ImageServerConfiguration.maxWorkingMemory`.
     public static let workingMemory = Self(name: "workingMemory", setting: "ImageServerConfiguration.maxWorkingMemory")
+}
+
+extension ImageServerConfiguration {
+    /// imgproxy's format names, as its URLs and settings write them (`jpg`, `png`…).
+    package static var imgproxyFormatNames: [String] { OptionArguments.formatNames.sorted() }
+
+    /// `name` as the server reads it (`jpg` is `jpeg`); nil for a name imgproxy does not know.
+    package static func imgproxyFormatName(_ name: String) -> String? {
+        OptionArguments.formatNames.contains(name) ? (name == "jpg" ? "jpeg" : name) : nil
+    }
 }

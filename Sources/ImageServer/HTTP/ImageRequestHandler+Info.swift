@@ -7,12 +7,13 @@ extension ImageRequestHandler {
     /// `GET /info/{signature}/{options}/{source}`: the source described as JSON (`ImageInfo`),
     /// signed as image URLs are, over the path after the signature, and checked in the same order.
     /// The options are read (a bad one is a 404) but describe nothing: the source is described as
-    /// it is. Fetched holding a place and decoded holding a worker, within the request deadline.
+    /// it is, held to its source limits (the server's, or its `msr:` where allowed). Fetched
+    /// holding a place and decoded holding a worker, within the request deadline.
     func info(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
         let (url, source) = try admitURL(target: String(request.uri.path.dropFirst("/info".count)))
-        let (renderer, limiter, metrics) = (self.renderer, self.limiter, self.metrics)
+        let (renderer, limiter, metrics, maxPixels) = (self.renderer, self.limiter, self.metrics, url.options.limits.maxSourcePixels)
         let description = try await bounded(channel: context.channel) {
-            try await Self.limited(limiter, metrics) { admission in try await renderer.describe(source, admission: admission) }
+            try await Self.limited(limiter, metrics) { admission in try await renderer.describe(source, maxPixels: maxPixels, admission: admission) }
         }
         context.outcome.tier = ImageRenderer.Tier.origin.rawValue
         var headers = HTTPFields()
@@ -24,9 +25,9 @@ extension ImageRequestHandler {
 
 extension ImageRenderer {
     /// `source` fetched holding `admission`'s place, then decoded and described holding a worker.
-    func describe(_ source: URL, admission: WorkLimiter.Admission) async throws(ServiceError) -> ImageInfo {
+    func describe(_ source: URL, maxPixels: Int, admission: WorkLimiter.Admission) async throws(ServiceError) -> ImageInfo {
         let loaded = try await fetch(source)
-        let (coders, options) = (self.coders, ImageInfo.decodeOptions(maxPixels: configuration.maxSourcePixels))
+        let (coders, options) = (self.coders, ImageInfo.decodeOptions(maxPixels: maxPixels))
         do {
             return try await admission.process {
                 try await coders.decodeImage(loaded.data, options: options) { decode in

@@ -12,6 +12,8 @@ final class ImageRequestHandler: Sendable {
     let verifier: URLSignatureVerifier
     /// The configuration's presets by name, a later one winning.
     let presets: [String: [String]]
+    /// What every URL's options start from: the configuration's per-option defaults and limits.
+    let optionDefaults: ProcessingOptions
     let policy: SourcePolicy
     let renderer: ImageRenderer
     let limiter: WorkLimiter
@@ -28,6 +30,7 @@ final class ImageRequestHandler: Sendable {
             keys: configuration.signingKeys, allowsUnsigned: configuration.allowsUnsigned, signatureSize: configuration.signatureSize,
             trusted: configuration.trustedSignatures)
         presets = Dictionary(configuration.presets.map { ($0.name, $0.segments) }, uniquingKeysWith: { $1 })
+        optionDefaults = Self.optionDefaults(configuration)
         policy = SourcePolicy(
             allowedPrefixes: configuration.allowedSources,
             localRoot: configuration.localRoot.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
@@ -145,7 +148,26 @@ final class ImageRequestHandler: Sendable {
     private func urlSettings() -> ProcessingURL.Settings {
         ProcessingURL.Settings(
             presets: presets, onlyPresets: configuration.onlyPresets, now: Int64(Date().timeIntervalSince1970),
-            allowedOptions: configuration.allowedProcessingOptions, baseURL: configuration.baseURL)
+            allowedOptions: configuration.allowedProcessingOptions, baseURL: configuration.baseURL, defaults: optionDefaults,
+            allowsSecurityOptions: configuration.allowsSecurityOptions)
+    }
+
+    /// The options a URL without any has: imgproxy's, with the configuration's per-option
+    /// defaults and limits.
+    static func optionDefaults(_ configuration: ImageServerConfiguration) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        options.stripMetadata = configuration.stripsMetadata
+        options.keepCopyright = configuration.keepsCopyright
+        options.stripColorProfile = configuration.stripsColorProfile
+        options.autoRotate = configuration.autoRotates
+        options.enforceThumbnail = configuration.enforcesThumbnail
+        options.preserveHDR = configuration.preservesHDR
+        options.returnAttachment = configuration.returnsAttachment
+        options.skipProcessing = configuration.skipProcessingFormats.map { $0 == "jpg" ? "jpeg" : $0 }
+        options.limits = SecurityLimits(
+            maxSourcePixels: configuration.maxSourcePixels, maxSourceBytes: configuration.maxSourceBytes, maxFrames: configuration.maxFrames,
+            maxFramePixels: configuration.maxAnimationFramePixels, maxResultDimension: configuration.maxResultDimension)
+        return options
     }
 
     /// imgproxy's spelling: `max-age=` the TTL, or less when `exp:` comes sooner (it writes no

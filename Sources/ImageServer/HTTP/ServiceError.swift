@@ -106,6 +106,7 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
         case .pixels: "source pixels"
         case .frames: "animation frames"
         case .animationPixels: "animation pixels"
+        case .animationFramePixels: "animation frame pixels"
         case .outputPixels: "output pixels"
         default: limit.name
         }

@@ -56,6 +56,9 @@ final class SourceLoader: ImageLoader {
                 throw ImagePipeError.limitExceeded(.responseBytes, value: result.data.count, maximum: maxSourceBytes)
             }
         }
+        if let limit = context[.sourceByteLimit], result.data.count > limit {
+            throw ImagePipeError.limitExceeded(.responseBytes, value: result.data.count, maximum: limit)
+        }
         let source = url.absoluteString
         var lastModified = result.response?.cacheValidators?.lastModified
         if let value = lastModified, !ImageRequestHandler.isHeaderSafe(value) { lastModified = nil }
@@ -77,6 +80,11 @@ final class SourceLoader: ImageLoader {
         }
         return "sha256:" + Data(SHA256.hash(data: result.data)).base64URLEncodedWithoutPadding
     }
+}
+
+extension ImageContext.Key where Value == Int {
+    /// A request's own source byte limit, under the server's (a URL's `msfs:`).
+    static var sourceByteLimit: Self { .init("imageServer.sourceByteLimit") }
 }
 
 /// What the server remembers of a source's answer: the validator its results' ETags are made from,

@@ -122,7 +122,7 @@ final class ImageRenderer: Sendable {
                 let format = job.format ?? formats.fallback(for: image)
                 // The manager's decode held the coders' budget; the encode holds this one.
                 let data = try await holdingWorkingMemory(WorkingMemoryEstimate.encodeBytes(of: image, as: format, coders: coders)) { () async throws(ServiceError) in
-                    try await encode(image, as: format, options: encodeOptions(job, format: format))
+                    try await encode(image, as: format, options: encodeOptions(job, format: format), maxFrames: job.options.limits.maxFrames)
                 }
                 return (data, format, tier)
             }
@@ -149,12 +149,17 @@ final class ImageRenderer: Sendable {
     func requestParameters(for job: Job) -> (ImageOptions, ImageContext) {
         var context = ImageContext()
         var decodeOptions = ImageDecodeOptions()
-        decodeOptions.maxPixels = configuration.maxSourcePixels
+        let limits = job.options.limits
+        decodeOptions.maxPixels = limits.maxSourcePixels
+        // imgproxy sums an animation's frames against the source limit, unless each frame has one.
+        decodeOptions.maxAnimationPixels = limits.maxFramePixels > 0 ? ImageDecodeOptions.defaultMaxAnimationPixels : limits.maxSourcePixels
+        decodeOptions.maxAnimationFramePixels = limits.maxFramePixels
         decodeOptions.metadataHandling = job.options.stripMetadata ? .strip : .keep
         if !job.options.stripColorProfile { decodeOptions.colorHandling = .keepSourceProfile }
         // One frame allowed means animations become their first frame (imgproxy), not a refusal.
-        decodeOptions.firstFrameOnly = configuration.maxFrames <= 1
-        if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = configuration.maxFrames }
+        decodeOptions.firstFrameOnly = limits.maxFrames <= 1
+        if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = limits.maxFrames }
+        if limits.maxSourceBytes > 0 && limits.maxSourceBytes < configuration.maxSourceBytes { context[.sourceByteLimit] = limits.maxSourceBytes }
         context[.decodeOptions] = decodeOptions
         context[.thumbnailPixelSize] = Self.decodeBox(for: job.options)
         let transformer: any ImageTransformer =
@@ -172,7 +177,7 @@ final class ImageRenderer: Sendable {
             context[.cacheKeyFilter] = ImageCacheKeyFilter { url in url.absoluteString + "\n" + generation }
         }
         var options: ImageOptions = diskCache == nil ? [] : [.waitStoreCache]
-        if configuration.maxFrames > 1 { options.insert(.transformAnimatedImage) } else { options.insert(.decodeFirstFrameOnly) }
+        if limits.maxFrames > 1 { options.insert(.transformAnimatedImage) } else { options.insert(.decodeFirstFrameOnly) }
         return (options, context)
     }
 
@@ -226,7 +231,7 @@ final class ImageRenderer: Sendable {
         _ data: Data, job: Job, decodeOptions: ImageDecodeOptions, context: ImageContext, transformer: (any ImageTransformer)?,
         admission: WorkLimiter.Admission, encodeOptions: @escaping @Sendable (ImageFormat) -> ImageEncodeOptions
     ) async throws(ServiceError) -> (Data, ImageFormat) {
-        let (coders, formats, logger, maxFrames, metrics) = (self.coders, self.formats, self.logger, configuration.maxFrames, manager.settings.metrics)
+        let (coders, formats, logger, maxFrames, metrics) = (self.coders, self.formats, self.logger, job.options.limits.maxFrames, manager.settings.metrics)
         do {
             return try await coders.decodeImage(data, options: decodeOptions, context: context) { decode in
                 try await Self.processing(admission) { () async throws(ServiceError) in
@@ -259,7 +264,7 @@ final class ImageRenderer: Sendable {
         let (_, context) = requestParameters(for: job)
         let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
         let encodeOptions: @Sendable (ImageFormat) -> ImageEncodeOptions = { [self] format in self.encodeOptions(job, format: format) }
-        let (coders, formats, logger, maxFrames) = (self.coders, self.formats, self.logger, configuration.maxFrames)
+        let (coders, formats, logger, maxFrames) = (self.coders, self.formats, self.logger, job.options.limits.maxFrames)
         return try await Self.processing(admission) { () async throws(ServiceError) in
             do {
                 return try await CPUWorkQueue.runOffPool {
@@ -343,8 +348,8 @@ final class ImageRenderer: Sendable {
     }
 
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core).
-    private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions) async throws(ServiceError) -> Data {
-        let input = Self.encodeInput(image, as: format, maxFrames: configuration.maxFrames)
+    private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions, maxFrames: Int) async throws(ServiceError) -> Data {
+        let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
         let (coders, timer) = (self.coders, manager.settings.metrics.encodeDuration)
         let result: Result<Data, ImagePipeError> = await withSpan("ImageServer.encode") { span in
             span.attributes["imagepipe.image.format"] = format.identifier

@@ -29,13 +29,29 @@ struct ResizePlan: Hashable, Sendable {
     /// Every size the work passes through, for the output-pixel limit.
     var stages: [ImageSize] { [scaled, output] + [extended, aspectExtended].compactMap { $0 } }
 
+    /// The plan for `source`; a result past `options.limits.maxResultDimension` on either side is
+    /// scaled down to fit, padding and extend included, no side under 1 pixel (imgproxy's `limitScale`).
     init(source: ImageSize, options: ProcessingOptions) {
         let cropWidth = options.crop.map { Self.cropSide(source.width, $0.width) } ?? 0
         let cropHeight = options.crop.map { Self.cropSide(source.height, $0.height) } ?? 0
         let base = ImageSize(width: cropWidth > 0 ? cropWidth : source.width, height: cropHeight > 0 ? cropHeight : source.height)
-        sourceCrop = base == source ? nil : base
 
         let (wscale, hscale, dprScale) = Self.scale(base, options)
+        var plan = Self(source: source, base: base, options: options, wscale: wscale, hscale: hscale, dprScale: dprScale)
+        let limit = options.limits.maxResultDimension
+        let longest = max(plan.output.width, plan.output.height)
+        if limit > 0 && longest > limit {
+            let downScale = Double(limit) / Double(longest)
+            plan = Self(
+                source: source, base: base, options: options, wscale: max(wscale * downScale, 1 / Double(base.width)),
+                hscale: max(hscale * downScale, 1 / Double(base.height)), dprScale: dprScale * downScale)
+        }
+        self = plan
+    }
+
+    /// The plan at these scales: imgproxy's `calcSizes`.
+    private init(source: ImageSize, base: ImageSize, options: ProcessingOptions, wscale: Double, hscale: Double, dprScale: Double) {
+        sourceCrop = base == source ? nil : base
         self.dprScale = dprScale
         scaled = ImageSize(width: Self.side(Double(base.width) * wscale), height: Self.side(Double(base.height) * hscale))
 

@@ -9,7 +9,7 @@ struct ProcessingOptionDescription: Sendable {
     /// The arguments as imgproxy's docs write them: `%width:%height`.
     let arguments: String
     let summary: String
-    /// The security options: refused with 403 unless the server allows them (it does not yet).
+    /// The security options: refused with 403 unless the server allows them.
     var isSecurityOption = false
     let apply: @Sendable (OptionArguments, inout ProcessingOptions, inout ProcessingOptionCatalog.Context) throws(ProcessingURL.Malformed) -> Void
 
@@ -20,10 +20,12 @@ enum ProcessingOptionCatalog {
     typealias Malformed = ProcessingURL.Malformed
     typealias Options = ProcessingOptions
 
-    /// What applying an option may need besides its arguments: the presets, and the clock for `exp`.
+    /// What applying an option may need besides its arguments: the presets, the clock for `exp`,
+    /// and whether the security options may override the server's limits.
     struct Context {
         var presets: [String: [String]]
         var now: Int64
+        var allowsSecurityOptions = false
         /// The presets being applied, outermost first: one met again is skipped, as imgproxy does.
         var presetChain: [String] = []
     }
@@ -35,8 +37,8 @@ enum ProcessingOptionCatalog {
         guard let description = byName[name] else {
             throw Malformed(reason: "unknown processing option '\(ProcessingURL.printable(name))'")
         }
-        if description.isSecurityOption {
-            throw Malformed(status: 403, reason: "\(name): security options are not allowed on this server")
+        if description.isSecurityOption && !context.allowsSecurityOptions {
+            throw Malformed(status: 403, reason: "\(name): security options are not allowed on this server (--allow-security-options)")
         }
         try description.apply(OptionArguments(name: name, values: Array(parts.dropFirst())), &options, &context)
     }
@@ -60,8 +62,12 @@ enum ProcessingOptionCatalog {
         option(name, aliases, arguments, summary) { (args, options, _) throws(Malformed) in try apply(args, try args.single(), &options) }
     }
 
-    static func security(_ name: String, _ aliases: [String], _ summary: String) -> ProcessingOptionDescription {
-        var description = option(name, aliases, "%value", summary) { _, _, _ in }
+    /// A security option: one value overriding one of the server's limits for this URL.
+    static func security(
+        _ name: String, _ aliases: [String], _ arguments: String, _ summary: String,
+        _ apply: @escaping @Sendable (OptionArguments, String, inout SecurityLimits) throws(Malformed) -> Void
+    ) -> ProcessingOptionDescription {
+        var description = single(name, aliases, arguments, summary) { (args, value, options) throws(Malformed) in try apply(args, value, &options.limits) }
         description.isSecurityOption = true
         return description
     }
@@ -277,13 +283,34 @@ enum ProcessingOptionCatalog {
         },
     ]
 
+    /// Each overrides one server limit for the URL, with --allow-security-options (403 without).
     static let securityOptions: [ProcessingOptionDescription] = [
-        security("max_src_resolution", ["msr"], "source pixel limit, in megapixels"),
-        security("max_src_file_size", ["msfs"], "source byte limit"),
-        security("max_animation_frames", ["maf"], "animation frame limit"),
-        security("max_animation_frame_resolution", ["mafr"], "per-frame pixel limit, in megapixels"),
-        security("max_result_dimension", ["mrd"], "largest result side"),
+        security("max_src_resolution", ["msr"], "%megapixels", "most source pixels, frames summed (422 past it); overrides --max-src-resolution") {
+            (args, value, limits) throws(Malformed) in
+            limits.maxSourcePixels = try megapixels(args, value)
+        },
+        security("max_src_file_size", ["msfs"], "%bytes", "largest source (422 past it), 0 for none; within --max-source-bytes") { (args, value, limits) throws(Malformed) in
+            limits.maxSourceBytes = try args.int(value, "bytes")
+        },
+        security("max_animation_frames", ["maf"], "%frames", "animation frames processed (422 past it); overrides --max-frames") { (args, value, limits) throws(Malformed) in
+            let frames = try args.int(value, "frames", atLeast: 1)
+            limits.maxFrames = min(frames, ImageDecodeOptions.defaultMaxFrames)
+        },
+        security("max_animation_frame_resolution", ["mafr"], "%megapixels", "most pixels of each animation frame, 0 to sum frames; overrides --max-animation-frame-resolution") {
+            (args, value, limits) throws(Malformed) in
+            limits.maxFramePixels = try megapixels(args, value)
+        },
+        security("max_result_dimension", ["mrd"], "%px", "scale the result down to fit this side, 0 for none; overrides --max-result-dimension") {
+            (args, value, limits) throws(Malformed) in
+            limits.maxResultDimension = try args.int(value, "size")
+        },
     ]
+
+    /// imgproxy's megapixels: a number of 0 or more, as whole pixels (beyond any image saturates).
+    private static func megapixels(_ args: OptionArguments, _ value: String) throws(Malformed) -> Int {
+        let megapixels = try args.number(value, "megapixels", 0...Double.greatestFiniteMagnitude)
+        return Int(min(megapixels * 1_000_000, Double(1 << 40)))
+    }
 
     /// `single` for options that also read the context (`exp`).
     static func singleWithContext(

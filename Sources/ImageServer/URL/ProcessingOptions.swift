@@ -146,6 +146,10 @@ struct ProcessingOptions: Hashable, Sendable {
     var returnAttachment = false
     var usedPresets: [String] = []
 
+    // Security
+    /// The server's limits, or the URL's security options' where the server allows them.
+    var limits = SecurityLimits()
+
     /// Every option that shapes the pixels or the encoding, in one canonical spelling, for cache
     /// keys and ETags: two URLs asking for the same output (`w:100/h:50` and `s:100:50`) give the
     /// same text. The format is not in it; `cb` is, to bust caches as imgproxy's users expect.
@@ -178,6 +182,7 @@ struct ProcessingOptions: Hashable, Sendable {
         add(!stripColorProfile, "scp:0")
         add(!skipProcessing.isEmpty, "skp:" + skipProcessing.joined(separator: ":"))
         add(!cacheBuster.isEmpty, "cb:\(cacheBuster)")
+        if let limits = limits.canonical { parts.append(limits) }
         return parts.joined(separator: "/")
     }
 
@@ -185,6 +190,6 @@ struct ProcessingOptions: Hashable, Sendable {
     var changesPixels: Bool {
         width > 0 || height > 0 || minWidth > 0 || minHeight > 0 || zoomX != 1 || zoomY != 1 || blur > 0 || sharpen > 0
             || pixelate > 1 || rotate != 0 || flipHorizontal || flipVertical || crop != nil || !padding.isZero || background != nil
-            || extend.enabled || extendAspectRatio.enabled || trim != nil || !autoRotate || watermark.opacity > 0
+            || extend.enabled || extendAspectRatio.enabled || trim != nil || !autoRotate || watermark.opacity > 0 || limits.maxResultDimension > 0
     }
 }

@@ -8,6 +8,11 @@ public struct ProcessingPreset: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(name)=\(segments.joined(separator: "/"))" }
 
+    /// The security options (`msr`, `mrd`…) it sets, as written.
+    package var securityOptions: [String] {
+        segments.map { String($0.prefix { $0 != ":" }) }.filter { ProcessingOptionCatalog.byName[$0]?.isSecurityOption == true }
+    }
+
     /// Why a preset definition is refused.
     public struct Invalid: Error, Hashable, CustomStringConvertible {
         public let description: String
@@ -22,8 +27,10 @@ public struct ProcessingPreset: Sendable, Hashable, CustomStringConvertible {
         let segments = value.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         // Each option as a URL would have it, against empty options: a bad argument fails here,
         // not in every request. Presets named inside are checked when a URL uses them.
+        // Security options are read here as any other; where the server does not allow them a
+        // URL using the preset is refused, and `imagepipe serve` refuses to start.
         var options = ProcessingOptions()
-        var context = ProcessingOptionCatalog.Context(presets: [:], now: 0)
+        var context = ProcessingOptionCatalog.Context(presets: [:], now: 0, allowsSecurityOptions: true)
         for segment in segments {
             guard segment.contains(":") else { throw Invalid(description: "preset \(name): '\(ProcessingURL.printable(segment))' is not an option (name:arguments)") }
             if let option = ProcessingOptionCatalog.byName[String(segment.prefix { $0 != ":" })], option.name == "preset" { continue }

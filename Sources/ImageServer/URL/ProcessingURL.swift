@@ -26,13 +26,17 @@ struct ProcessingURL: Hashable, Sendable {
         var allowedOptions: Set<String> = []
         /// Put in front of a source that does not start with it.
         var baseURL: String?
+        /// What the URL's options start from: the server's per-option defaults and limits.
+        var defaults = ProcessingOptions()
+        /// Whether the security options may override `defaults.limits`; 403 otherwise.
+        var allowsSecurityOptions = false
     }
 
     /// Parses `path`, `ImagePath.path`: what follows the signature, repaired, leading slash included.
     init(path: String, settings: Settings = Settings()) throws(Malformed) {
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        var options = ProcessingOptions()
-        var context = ProcessingOptionCatalog.Context(presets: settings.presets, now: settings.now)
+        var options = settings.defaults
+        var context = ProcessingOptionCatalog.Context(presets: settings.presets, now: settings.now, allowsSecurityOptions: settings.allowsSecurityOptions)
         if settings.presets["default"] != nil {
             try ProcessingOptionCatalog.applyPreset("default", to: &options, context: &context)
         }

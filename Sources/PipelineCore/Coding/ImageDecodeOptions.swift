@@ -29,6 +29,9 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// and re-encoding an animation composite every frame at full canvas size, so this bounds their
     /// work; a still image or a first-frame-only decode is one frame, which `maxPixels` bounds.
     public var maxAnimationPixels: Int
+    /// When over 0, an animation's canvas is held to this instead, frame by frame, and its frames
+    /// are not summed (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`).
+    package var maxAnimationFramePixels = 0
     /// Bytes a decoder may hold besides the pixels it hands out: libjpeg's coefficient buffers (a
     /// progressive JPEG keeps every block of every component), libpng's chunk buffers, frame
     /// buffers of animated formats. Coders estimate their working set from the header and refuse
@@ -200,6 +203,13 @@ public struct ImageDecodeOptions: Hashable, Sendable {
     /// `maxPixels` bounds it, not this.
     public func checkAnimationPixels(frameCount frames: Int, canvas: ImageSize) throws {
         guard frames > 1, !firstFrameOnly else { return }
+        if maxAnimationFramePixels > 0 {
+            let pixels = canvas.pixelCount ?? .max
+            if pixels > maxAnimationFramePixels {
+                throw ImagePipeError.limitExceeded(.animationFramePixels, value: pixels, maximum: maxAnimationFramePixels)
+            }
+            return
+        }
         guard let pixels = canvas.pixelCount else {
             throw ImagePipeError.limitExceeded(.animationPixels, value: .max, maximum: maxAnimationPixels)
         }

@@ -61,6 +61,8 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         package static let frames = Limit(name: "frames", setting: "ImageDecodeOptions.maxFrames")
         /// Canvas pixels summed over an animation's frames: `ImageDecodeOptions.maxAnimationPixels`.
         package static let animationPixels = Limit(name: "animationPixels", setting: "ImageDecodeOptions.maxAnimationPixels")
+        /// Pixels of each frame's canvas of an animation: `ImageDecodeOptions.maxAnimationFramePixels`.
+        package static let animationFramePixels = Limit(name: "animationFramePixels", setting: "ImageDecodeOptions.maxAnimationFramePixels")
         /// Bytes of a decoder's working memory: `ImageDecodeOptions.maxDecoderMemory`.
         package static let decoderMemory = Limit(name: "decoderMemory", setting: "ImageDecodeOptions.maxDecoderMemory")
         /// Scans of a progressive JPEG: `ImageDecodeOptions.maxProgressiveScans`.

@@ -82,6 +82,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(setting: \.maxSrcResolution) var maxSrcResolution: Double?
     @Option(setting: \.maxFrames) var maxFrames: Int
     @Option(setting: \.maxOutputPixels) var maxOutputPixels: Int
+    @Option(setting: \.maxAnimationFrameResolution) var maxAnimationFrameResolution: Double
+    @Option(setting: \.maxResultDimension) var maxResultDimension: Int
+    @Flag(setting: \.allowSecurityOptions) var allowSecurityOptions: Bool
+    @Option(setting: \.stripMetadata) var stripMetadata: Switch
+    @Option(setting: \.keepCopyright) var keepCopyright: Switch
+    @Option(setting: \.stripColorProfile) var stripColorProfile: Switch
+    @Option(setting: \.autoRotate) var autoRotate: Switch
+    @Option(setting: \.enforceThumbnail) var enforceThumbnail: Switch
+    @Option(setting: \.preserveHDR) var preserveHDR: Switch
+    @Option(setting: \.returnAttachment) var returnAttachment: Switch
+    @Option(setting: \.skipProcessingFormats) var skipProcessingFormats: [String]
     @Option(setting: \.otelEndpoint) var otelEndpoint: String?
     @Option(setting: \.logFormat) var logFormat: LogFormat
     @Flag(setting: \.quiet) var quiet: Bool

@@ -280,6 +280,60 @@ struct ServeSettings: Sendable {
     let maxOutputPixels = ServeSetting<Int>.number(
         "max-output-pixels", \.maxOutputPixels, into: \.maxOutputPixels, 1...(1 << 40), help: "Most pixels a result may have; more answers 422.",
         valueName: "pixels")
+    let maxAnimationFrameResolution = ServeSetting<Double>(
+        "max-animation-frame-resolution", default: 0, imgproxy: [.same("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION")], writes: [\.maxAnimationFramePixels],
+        help: "Most megapixels of each frame of an animation, its frames then not summed against --max-source-pixels; 0 sums them.",
+        valueName: "megapixels"
+    ) { command, configuration in
+        let megapixels = command.maxAnimationFrameResolution
+        guard megapixels >= 0 && megapixels <= 1_000_000 else { throw ValidationError("--max-animation-frame-resolution must be a number of megapixels, 0 or more") }
+        configuration.maxAnimationFramePixels = Int((megapixels * 1_000_000).rounded())
+    }
+    let maxResultDimension = ServeSetting<Int>.number(
+        "max-result-dimension", \.maxResultDimension, into: \.maxResultDimension, 0...Int(Int32.max), imgproxy: [.same("IMGPROXY_MAX_RESULT_DIMENSION")],
+        help: "Scale results down to fit this many pixels on their longest side, padding and extend included; 0 for no limit.", valueName: "pixels")
+    let allowSecurityOptions = ServeSetting<Bool>(
+        "allow-security-options", default: false, kind: .flag, imgproxy: [.same("IMGPROXY_ALLOW_SECURITY_OPTIONS")], writes: [\.allowsSecurityOptions],
+        help: "Let URLs and presets override the source and result limits with msr, msfs (within --max-source-bytes), maf, mafr and mrd (403 otherwise).",
+        accepts: { Switch(argument: $0) != nil }
+    ) { command, configuration in
+        if !command.allowSecurityOptions, let preset = configuration.presets.first(where: { !$0.securityOptions.isEmpty }) {
+            throw ValidationError("--preset \(preset.name) sets \(preset.securityOptions.joined(separator: ", ")), a security option: give --allow-security-options")
+        }
+        configuration.allowsSecurityOptions = command.allowSecurityOptions
+    }
+    let stripMetadata = ServeSetting<Switch>.onOff(
+        "strip-metadata", \.stripMetadata, into: \.stripsMetadata, imgproxy: [.same("IMGPROXY_STRIP_METADATA")],
+        help: "What sm: is when a URL and its presets do not say: drop EXIF and XMP.")
+    let keepCopyright = ServeSetting<Switch>.onOff(
+        "keep-copyright", \.keepCopyright, into: \.keepsCopyright, imgproxy: [.same("IMGPROXY_KEEP_COPYRIGHT")],
+        help: "What kcr: is when a URL and its presets do not say: keep the copyright fields while stripping.")
+    let stripColorProfile = ServeSetting<Switch>.onOff(
+        "strip-color-profile", \.stripColorProfile, into: \.stripsColorProfile, imgproxy: [.same("IMGPROXY_STRIP_COLOR_PROFILE")],
+        help: "What scp: is when a URL and its presets do not say: convert to sRGB and drop the profile.")
+    let autoRotate = ServeSetting<Switch>.onOff(
+        "auto-rotate", \.autoRotate, into: \.autoRotates, imgproxy: [.same("IMGPROXY_AUTO_ROTATE")],
+        help: "What ar: is when a URL and its presets do not say: turn images upright by their EXIF orientation.")
+    let enforceThumbnail = ServeSetting<Switch>.onOff(
+        "enforce-thumbnail", \.enforceThumbnail, into: \.enforcesThumbnail, imgproxy: [.same("IMGPROXY_ENFORCE_THUMBNAIL")],
+        help: "What eth: is when a URL and its presets do not say: use the thumbnail embedded in HEIC and AVIF.")
+    let preserveHDR = ServeSetting<Switch>.onOff(
+        "preserve-hdr", \.preserveHDR, into: \.preservesHDR, imgproxy: [.same("IMGPROXY_PRESERVE_HDR")],
+        help: "What ph: is when a URL and its presets do not say: keep high bit depth.")
+    let returnAttachment = ServeSetting<Switch>.onOff(
+        "return-attachment", \.returnAttachment, into: \.returnsAttachment, imgproxy: [.same("IMGPROXY_RETURN_ATTACHMENT")],
+        help: "What att: is when a URL and its presets do not say: answer Content-Disposition: attachment.")
+    let skipProcessingFormats = ServeSetting<[String]>.list(
+        "skip-processing-formats", writes: [\.skipProcessingFormats], imgproxy: [.same("IMGPROXY_SKIP_PROCESSING_FORMATS")],
+        help: "Answer sources of this format as they are, as skp: does (a URL's skp: adds to them); repeatable or comma-separated.", valueName: "format"
+    ) { command, configuration in
+        configuration.skipProcessingFormats = try ServeSettings.items(command.skipProcessingFormats).map { name in
+            guard let format = ImageServerConfiguration.imgproxyFormatName(name) else {
+                throw ValidationError("--skip-processing-formats '\(name)' is not a format name (\(ImageServerConfiguration.imgproxyFormatNames.joined(separator: " ")))")
+            }
+            return format
+        }
+    }
     let otelEndpoint = ServeSetting<String?>.optional(
         "otel-endpoint", help: "Export traces over OTLP/HTTP to this collector (default: no traces).", valueName: "http://host:4318", apply: nil)
     let logFormat = ServeSetting<LogFormat>(
