@@ -396,7 +396,7 @@ final class ImageRenderer: Sendable {
             ?? configuration.defaultQuality
         return ImageEncodeOptions(
             quality: Double(quality) / 100, maxFileSize: job.options.maxBytes > 0 ? job.options.maxBytes : nil,
-            backgroundColor: job.options.background ?? .white)
+            backgroundColor: job.options.background ?? .white, extras: configuration.encodeExtras)
     }
 
     static func diskKey(_ key: String) -> String { "imagepipe-serve-output:" + key }
