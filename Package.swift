@@ -90,7 +90,8 @@ let package = Package(
         .target(name: "CodersJPEG", dependencies: ["PipelineCore", "CJPEG", "CJPEGShim"]),
         // libwebp, libwebpdemux and libwebpmux, reached through their system headers.
         .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
-        .target(name: "CodersWebP", dependencies: ["PipelineCore", "CWebP"]),
+        .target(name: "CWebPShim", dependencies: ["CWebP"]),
+        .target(name: "CodersWebP", dependencies: ["PipelineCore", "CWebP", "CWebPShim"]),
         // giflib ships no .pc file; the module map links -lgif.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
@@ -248,6 +249,7 @@ let package = Package(
         ]),
         .testTarget(name: "imagepipeTests", dependencies: [
             "imagepipe", "ImagePipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "LoaderFile", "PipelineConformance", "TestSupport",
+            "CZlib",
         ]),
 
         // What the fuzz targets (the package in Fuzz/, built with sanitizers by `make fuzz`) do with

@@ -30,3 +30,17 @@ void ip_avifEncoderDestroy(avifEncoder *encoder);
 avifResult ip_avifEncoderAddImage(avifEncoder *encoder, const avifImage *image, uint64_t durationInTimescales,
                                   avifAddImageFlags addImageFlags);
 avifResult ip_avifEncoderFinish(avifEncoder *encoder, avifRWData *output);
+
+/// Forks a child process that runs `avifEncoderWrite` on (its copy of) `encoder` and `image`,
+/// writing the file's bytes to a pipe, and exits: 0 when done, 100 + libavif's result when libavif
+/// failed, 99 when the pipe did. The encoder must use one thread (the child has one and runs no
+/// Swift). Returns the child's process ID with the pipe's read end in `read_fd` (close-on-exec; the
+/// caller closes it), or -1 with errno. The parent's encoder and image are left as they were.
+int ip_avif_encode_in_child(avifEncoder *encoder, const avifImage *image, int *read_fd);
+
+/// Waits for the child `pid` and returns its exit status, or -1 when it did not exit by itself.
+int ip_avif_child_exit_status(int pid);
+
+/// Kills the child `pid` and reaps it on a detached thread of its own, so that the caller does not
+/// wait while the kernel frees the child's memory.
+void ip_avif_child_kill(int pid);

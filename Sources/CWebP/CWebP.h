@@ -4,3 +4,22 @@
 #include <webp/encode.h>
 #include <webp/demux.h>
 #include <webp/mux.h>
+
+// A still's `WebPEncode` run in a forked child process, so that a cancelled encode ends at once:
+// libwebp asks its progress hook only when the percentage changes (1 % of a 49-megapixel encode is
+// about 190 ms of CPU) and not while it writes the tokens out (VP8EmitTokens, about 26 ms a
+// megapixel); the child can be killed anywhere. Defined by CWebPShim (WebPChildEncode.c).
+
+/// Forks a child process that runs `WebPEncode(config, picture)` on its copy of both, its progress
+/// hook cleared and its output written to a pipe, and exits: 0 when done, 100 + libwebp's error
+/// code when libwebp failed, 99 when the pipe did. Returns the child's process ID with the pipe's
+/// read end in `read_fd` (close-on-exec; the caller closes it), or -1 with errno. The parent's
+/// picture is left as it was.
+int ip_webp_encode_in_child(const WebPConfig *config, WebPPicture *picture, int *read_fd);
+
+/// Waits for the child `pid` and returns its exit status, or -1 when it did not exit by itself.
+int ip_webp_child_exit_status(int pid);
+
+/// Kills the child `pid` and reaps it on a detached thread of its own, so that the caller does not
+/// wait while the kernel frees the child's memory.
+void ip_webp_child_kill(int pid);

@@ -38,7 +38,12 @@ enum AVIFEncoder {
         return try write(image, encoder: encoder)
     }
 
+    /// In a child process when the work can be cancelled and the image is large enough for it to
+    /// matter (`AVIFChildProcessEncode`).
     static func write(_ image: UnsafeMutablePointer<avifImage>, encoder: UnsafeMutablePointer<avifEncoder>) throws -> Data {
+        if AVIFChildProcessEncode.isUsed(pixels: Int(image.pointee.width) * Int(image.pointee.height)) {
+            return try AVIFChildProcessEncode.write(image, encoder: encoder)
+        }
         var output = avifRWData()
         defer { ip_avifRWDataFree(&output) }
         let result = ip_avifEncoderWrite(encoder, image, &output)

@@ -4,9 +4,9 @@ import PipelineCore
 
 /// A large still written as an AVIF grid: each cell encoded alone by libavif, the work's
 /// cancellation asked before each one (libavif 0.11 and libaom have no hook to stop inside an
-/// encode), and the cells' AV1 data put together by `AVIFGridWriter`. A 512-pixel cell takes a
-/// fraction of a second, which bounds how long a cancelled encode runs on, and libaom's buffers
-/// are a cell's, not the whole image's.
+/// encode; a cell of work that can be cancelled is encoded by a child process it kills,
+/// `AVIFChildProcessEncode`), and the cells' AV1 data put together by `AVIFGridWriter`. libaom's
+/// buffers are a cell's, not the whole image's.
 enum AVIFGridEncoder {
     /// Writes `buffer` (RGB or RGBA, as `AVIFEncoder` prepared it) in the cells of `layout`.
     static func encode(_ buffer: PixelBuffer, layout: AVIFGridLayout, metadata: ImageMetadata, options: ImageEncodeOptions) throws -> Data {

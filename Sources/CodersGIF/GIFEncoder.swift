@@ -77,7 +77,7 @@ enum GIFEncoder {
                 duration = frame.duration
                 var buffer = frame.buffer
                 if buffer.size != size { buffer = buffer.resampled(to: size) }
-                return GIFQuantizer.quantize(buffer)
+                return try GIFQuantizer.quantize(buffer)
             }()
             // Disposal 2 on transparent frames: each frame replaces the last instead of showing
             // through it, which is what a sequence of full RGBA frames means.

@@ -12,14 +12,23 @@ struct GIFPalettedFrame {
 /// Median cut (Heckbert): frames with at most 255/256 colours keep them exactly; others get their
 /// colours from a 15-bit histogram split box by box along the longest axis at the weighted median.
 /// Pixels with alpha under 128 become the transparent index, since GIF has 1-bit alpha.
+///
+/// Each pass over the pixels asks the work's cancellation every `checkInterval` pixels: a frame
+/// of tens of megapixels takes seconds to quantize, which a cancelled encode must not spend.
 enum GIFQuantizer {
-    static func quantize(_ source: PixelBuffer) -> GIFPalettedFrame {
+    /// Pixels between two cancellation checks: well under a millisecond of any pass.
+    static let checkInterval = 1 << 16
+
+    static func quantize(_ source: PixelBuffer) throws -> GIFPalettedFrame {
+        try DecodeCancellation.checkCurrent()
         let buffer = source.format == .rgba8 ? source : source.converted(to: .rgba8)
+        try DecodeCancellation.checkCurrent()
         let pixels = buffer.bytes
         let pixelCount = buffer.width * buffer.height
         var hasTransparency = false
         var i = 3
         while i < pixels.count {
+            if i & (checkInterval * 4 - 1) == 3 { try DecodeCancellation.checkCurrent() }
             if pixels[i] < 128 {
                 hasTransparency = true
                 break
@@ -28,7 +37,7 @@ enum GIFQuantizer {
         }
         let maxColors = hasTransparency ? 255 : 256
 
-        if let exact = exactPalette(pixels, maxColors: maxColors) {
+        if let exact = try exactPalette(pixels, maxColors: maxColors) {
             var indices = [UInt8](repeating: 0, count: pixelCount)
             var palette: [UInt8] = []
             var lookup: [UInt32: UInt8] = [:]
@@ -38,6 +47,7 @@ enum GIFQuantizer {
             }
             let transparent = hasTransparency ? exact.count : nil
             for p in 0..<pixelCount {
+                if p & (checkInterval - 1) == 0 { try DecodeCancellation.checkCurrent() }
                 let o = p * 4
                 if pixels[o + 3] < 128, let transparent {
                     indices[p] = UInt8(transparent)
@@ -48,7 +58,7 @@ enum GIFQuantizer {
             if transparent != nil { palette += [0, 0, 0] }
             return GIFPalettedFrame(palette: palette, indices: indices, transparentIndex: transparent)
         }
-        return medianCut(pixels, pixelCount: pixelCount, maxColors: maxColors, hasTransparency: hasTransparency)
+        return try medianCut(pixels, pixelCount: pixelCount, maxColors: maxColors, hasTransparency: hasTransparency)
     }
 
     @inline(__always)
@@ -57,11 +67,12 @@ enum GIFQuantizer {
     }
 
     /// The distinct opaque colours, or nil as soon as there are more than `maxColors`.
-    private static func exactPalette(_ pixels: [UInt8], maxColors: Int) -> [UInt32]? {
+    private static func exactPalette(_ pixels: [UInt8], maxColors: Int) throws -> [UInt32]? {
         var seen = Set<UInt32>()
         var order: [UInt32] = []
         var o = 0
         while o < pixels.count {
+            if o & (checkInterval * 4 - 1) == 0 { try DecodeCancellation.checkCurrent() }
             if pixels[o + 3] >= 128 {
                 let color = key(pixels, o)
                 if seen.insert(color).inserted {
@@ -82,10 +93,11 @@ enum GIFQuantizer {
         var b: Int
     }
 
-    private static func medianCut(_ pixels: [UInt8], pixelCount: Int, maxColors: Int, hasTransparency: Bool) -> GIFPalettedFrame {
+    private static func medianCut(_ pixels: [UInt8], pixelCount: Int, maxColors: Int, hasTransparency: Bool) throws -> GIFPalettedFrame {
         var histogram = [Bin](repeating: Bin(bin: 0, count: 0, r: 0, g: 0, b: 0), count: 32768)
         var binOfPixel = [UInt16](repeating: 0, count: pixelCount)
         for p in 0..<pixelCount {
+            if p & (checkInterval - 1) == 0 { try DecodeCancellation.checkCurrent() }
             let o = p * 4
             guard pixels[o + 3] >= 128 else { continue }
             let r = Int(pixels[o]), g = Int(pixels[o + 1]), b = Int(pixels[o + 2])
@@ -119,6 +131,7 @@ enum GIFQuantizer {
             return (axis, ranges[axis], population)
         }
         while boxes.count < maxColors {
+            try DecodeCancellation.checkCurrent()
             // Split the box where it matters most: widest colour range weighted by pixels in it.
             var best: (box: Int, axis: Int, score: Int)?
             for (n, box) in boxes.enumerated() where box.count > 1 {
@@ -161,6 +174,7 @@ enum GIFQuantizer {
         if hasTransparency { palette += [0, 0, 0] }
         var indices = [UInt8](repeating: 0, count: pixelCount)
         for p in 0..<pixelCount {
+            if p & (checkInterval - 1) == 0 { try DecodeCancellation.checkCurrent() }
             if let transparent, pixels[p * 4 + 3] < 128 { indices[p] = UInt8(transparent) } else { indices[p] = binToIndex[Int(binOfPixel[p])] }
         }
         return GIFPalettedFrame(palette: palette, indices: indices, transparentIndex: transparent)

@@ -11,6 +11,9 @@ enum WebPEncoder {
         let buffer = prepared(buffer, options: options)
         var config = try makeConfig(options)
         return try withPicture(lossless: options.lossless, slabRows: slabRows, importing: { buffer }) { picture in
+            if WebPChildProcessEncode.isUsed(pixels: Int(picture.pointee.width) * Int(picture.pointee.height)) {
+                return try WebPChildProcessEncode.encode(&config, picture)
+            }
             var writer = WebPMemoryWriter()
             WebPMemoryWriterInit(&writer)
             defer { WebPMemoryWriterClear(&writer) }

@@ -138,6 +138,9 @@ public struct ImageServerConfiguration: Sendable {
     /// Quality per output format (`webp`, `avif`, `jpeg`…), when the URL names none for it
     /// (`q:`, `fq:`); before `defaultQuality`. imgproxy's defaults (`IMGPROXY_FORMAT_QUALITY`).
     public var formatQuality: [String: Int] = ["webp": 79, "avif": 63, "jxl": 77]
+    /// Coder options every encode gets (AVIF's speed, `ImageCodingExtras.Key.avifSpeed`, is
+    /// `imagepipe serve --avif-speed`); a coder's own default where none is set.
+    public var encodeExtras = ImageCodingExtras()
     /// Answer WebP or AVIF to a client whose `Accept` names it, when the URL names no format
     /// (imgproxy's `IMGPROXY_AUTO_WEBP`, `IMGPROXY_AUTO_AVIF`); AVIF first when both are accepted.
     public var autoWebP = true

@@ -165,6 +165,23 @@ struct AVIFGridEncoderTests {
         }
     }
 
+    @Test("work that can be cancelled is encoded by a child process, byte for byte as in the process, grid or not")
+    func childProcessSameBytes() throws {
+        let source = Image(Self.photo(width: 700, height: 300))
+        var single = ImageEncodeOptions(quality: 0.8)
+        single.extras[.avifSpeed] = 10
+        // 210,000 pixels in one image, and two 350 x 300 cells: each over the child's minimum.
+        for options in [single, Self.options(cellSide: 350)] {
+            let inProcess = try AVIFCoder().encode(source, as: .avif, options: options)
+            let inChild = try DecodeCancellation.$current.withValue(DecodeCancellation()) {
+                #expect(AVIFChildProcessEncode.isUsed(pixels: 350 * 300))
+                return try AVIFCoder().encode(source, as: .avif, options: options)
+            }
+            #expect(inChild == inProcess)
+        }
+        #expect(!AVIFChildProcessEncode.isUsed(pixels: 350 * 300))
+    }
+
     @Test("a flag set from another thread mid-encode stops it within about one cell", .timeLimit(.minutes(2)))
     func cancelledMidway() throws {
         // 24 MP: about a hundred cells, so the flag lands mid-encode even on a quiet machine.

@@ -27,6 +27,22 @@ struct WebPEncoderCancellationTests {
         #expect(slabs == whole)
     }
 
+    @Test("a stoppable encode over a megapixel runs in a child process and writes the same file, RGB or RGBA, to a size or not")
+    func childProcessSameFile() throws {
+        let rgb = try Self.photo(width: 1201, height: 901)
+        #expect(!WebPChildProcessEncode.isUsed(pixels: 1201 * 901))
+        for buffer in [rgb, rgb.converted(to: .rgba8)] {
+            for options in [ImageEncodeOptions(quality: 0.75), ImageEncodeOptions(quality: 0.75, maxFileSize: 40_000)] {
+                let inProcess = try WebPEncoder.encode(buffer, options: options)
+                let inChild = try DecodeCancellation.$current.withValue(DecodeCancellation()) {
+                    #expect(WebPChildProcessEncode.isUsed(pixels: 1201 * 901))
+                    return try WebPEncoder.encode(buffer, options: options)
+                }
+                #expect(inChild == inProcess)
+            }
+        }
+    }
+
     @Test("a set flag stops the encode with cancelled before libwebp runs")
     func cancelled() throws {
         let flag = DecodeCancellation()

@@ -347,20 +347,18 @@ final class ImageRenderer: Sendable {
         return (image, result.cacheType == .none ? .origin : .source)
     }
 
-    /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core).
+    /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core), stopping
+    /// when the request is cancelled (its deadline, its client gone) as the decode does.
     private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions, maxFrames: Int) async throws(ServiceError) -> Data {
         let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
         let (coders, timer) = (self.coders, manager.settings.metrics.encodeDuration)
         let result: Result<Data, ImagePipeError> = await withSpan("ImageServer.encode") { span in
             span.attributes["imagepipe.image.format"] = format.identifier
-            let result: Result<Data, ImagePipeError> = await withCheckedContinuation { continuation in
-                DispatchQueue.global(qos: .userInitiated).async {
-                    do {
-                        continuation.resume(returning: .success(try PipelineMetrics.time(timer) { try coders.encode(input, as: format, options: options) }))
-                    } catch {
-                        continuation.resume(returning: .failure(error as? ImagePipeError ?? .encodingFailed(reason: "\(error)")))
-                    }
-                }
+            let result: Result<Data, ImagePipeError>
+            do {
+                result = .success(try await CPUWorkQueue.runOffPool { try PipelineMetrics.time(timer) { try coders.encode(input, as: format, options: options) } })
+            } catch {
+                result = .failure(error as? ImagePipeError ?? .encodingFailed(reason: "\(error)"))
             }
             if case .success(let data) = result { span.attributes["imagepipe.encode.bytes"] = Int64(data.count) }
             return result
@@ -401,7 +399,7 @@ final class ImageRenderer: Sendable {
             ?? configuration.defaultQuality
         return ImageEncodeOptions(
             quality: Double(quality) / 100, maxFileSize: job.options.maxBytes > 0 ? job.options.maxBytes : nil,
-            backgroundColor: job.options.background ?? .white)
+            backgroundColor: job.options.background ?? .white, extras: configuration.encodeExtras)
     }
 
     static func diskKey(_ key: String) -> String { "imagepipe-serve-output:" + key }

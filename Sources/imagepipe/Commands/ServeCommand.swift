@@ -37,6 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(setting: \.baseURL) var baseURL: String?
     @Option(setting: \.quality) var quality: Int
     @Option(setting: \.formatQuality) var formatQuality: [String]
+    @Option(setting: \.avifSpeed) var avifSpeed: Int
     @Option(setting: \.autoWebp) var autoWebp: Switch
     @Option(setting: \.autoAvif) var autoAvif: Switch
     @Option(setting: \.enforceWebp) var enforceWebp: Switch

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheRedis
+import CodersAVIF
 import Foundation
 import ImageServer
 import PipelineCore
@@ -82,6 +83,10 @@ struct ServeSettings: Sendable {
             configuration.formatQuality[format.identifier] = value
         }
     }
+    let avifSpeed = ServeSetting<Int>(
+        "avif-speed", default: AVIFCoder.defaultSpeed, imgproxy: [.same("IMGPROXY_AVIF_SPEED")], writes: [\.encodeExtras],
+        help: "libaom's speed for AVIF, 0 (slowest, smallest files) to 10 (fastest); imgproxy's 0 to 9 mean the same.", valueName: "0-10"
+    ) { command, configuration in configuration.encodeExtras[.avifSpeed] = try ServeSettings.within(command.avifSpeed, 0...10, "avif-speed") }
     let autoWebp = ServeSetting<Switch>.onOff(
         "auto-webp", \.autoWebp, into: \.autoWebP, imgproxy: [.same("IMGPROXY_AUTO_WEBP"), .same("IMGPROXY_ENABLE_WEBP_DETECTION")],
         help: "Answer WebP when the URL names no format and Accept names image/webp.")
