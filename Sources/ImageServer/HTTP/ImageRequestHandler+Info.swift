@@ -9,7 +9,7 @@ extension ImageRequestHandler {
     /// The options are read (a bad one is a 404) but describe nothing: the source is described as
     /// it is. Fetched holding a place and decoded holding a worker, within the request deadline.
     func info(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
-        let (url, source) = try admitURL(target: String(request.uri.path.dropFirst("/info".count)))
+        let (url, source) = try admitURL(target: String((prefix.strip(request.uri.path) ?? request.uri.path).dropFirst("/info".count)))
         let (renderer, limiter, metrics) = (self.renderer, self.limiter, self.metrics)
         let description = try await bounded(channel: context.channel) {
             try await Self.limited(limiter, metrics) { admission in try await renderer.describe(source, admission: admission) }

@@ -26,6 +26,17 @@ struct ProcessingURL: Hashable, Sendable {
         var allowedOptions: Set<String> = []
         /// Put in front of a source that does not start with it.
         var baseURL: String?
+        /// Applied to the decoded source, in turn, before `baseURL`.
+        var urlReplacements: [URLReplacement] = []
+    }
+
+    /// `source` as the server fetches it: rewritten by each replacement in turn, then behind
+    /// `baseURL` unless it starts with it, imgproxy's order.
+    static func rewritten(_ source: String, replacements: [URLReplacement], baseURL: String?) -> String {
+        var source = source
+        for replacement in replacements { source = replacement.apply(to: source) }
+        if let baseURL, !source.hasPrefix(baseURL) { source = baseURL + source }
+        return source
     }
 
     /// Parses `path`, `ImagePath.path`: what follows the signature, repaired, leading slash included.
@@ -55,7 +66,7 @@ struct ProcessingURL: Hashable, Sendable {
             }
         }
         var (source, ext) = try Self.source(segments)
-        if let base = settings.baseURL, !source.hasPrefix(base) { source = base + source }
+        source = Self.rewritten(source, replacements: settings.urlReplacements, baseURL: settings.baseURL)
         if let ext, !options.raw {
             options.format = try OptionArguments(name: "extension", values: []).formatName(ext)
         }
