@@ -81,21 +81,25 @@ public struct ImageServer: Sendable {
     }
 
     /// The main port's routes behind CORS (when configured), the access log, the request-shape
-    /// checks (which answer HEAD and OPTIONS) and the secret (when configured). `/metrics` is
-    /// never answered here, only on `metricsPort`; `/info/…` describes a source; `POST /purge`
-    /// purges (with `adminSecret`; 404 without); every other GET is an image URL.
+    /// checks (which answer HEAD and OPTIONS) and the secret (when configured), every route under
+    /// the path prefix (when configured). `/metrics` is never answered here, only on
+    /// `metricsPort` (without the prefix: imgproxy's metrics port answers on any path);
+    /// `/info/…` describes a source; `POST /purge` purges (with `adminSecret`; 404 without);
+    /// every other GET is an image URL.
     func makeRouter() -> Router<ImageRequestContext> {
         let router = Router(context: ImageRequestContext.self)
         if let origin = configuration.allowOrigin { router.add(middleware: CORSMiddleware(origin: origin)) }
-        router.add(middleware: AccessLogMiddleware(logger: logger, metrics: handler.metrics))
-        router.add(middleware: RequestShapeMiddleware(maxURLLength: configuration.maxURLLength))
-        if let secret = configuration.secret { router.add(middleware: SecretMiddleware(secret: secret)) }
+        let prefix = handler.prefix
+        router.add(middleware: AccessLogMiddleware(logger: logger, metrics: handler.metrics, prefix: prefix))
+        router.add(middleware: RequestShapeMiddleware(maxURLLength: configuration.maxURLLength, prefix: prefix))
+        if let secret = configuration.secret { router.add(middleware: SecretMiddleware(secret: secret, prefix: prefix)) }
         let handler = self.handler
-        router.get("/health") { _, _ in handler.health() }
-        router.get("/metrics") { _, _ -> Response in throw ServiceError.notFound }
-        router.post(RouterPath(Self.purgePath)) { request, _ in try await handler.purge(request: request) }
-        router.get("/info/**") { request, context in try await handler.info(request: request, context: context) }
-        router.get("**") { request, context in try await handler.image(request: request, context: context) }
+        let routes = prefix.isEmpty ? router.group() : router.group(RouterPath(prefix.value))
+        routes.get("/health") { _, _ in handler.health() }
+        routes.get("/metrics") { _, _ -> Response in throw ServiceError.notFound }
+        routes.post(RouterPath(Self.purgePath)) { request, _ in try await handler.purge(request: request) }
+        routes.get("/info/**") { request, context in try await handler.info(request: request, context: context) }
+        routes.get("**") { request, context in try await handler.image(request: request, context: context) }
         return router
     }
 

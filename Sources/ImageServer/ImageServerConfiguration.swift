@@ -31,6 +31,10 @@ public struct ImageServerConfiguration: Sendable {
     /// `Access-Control-Allow-Origin` on every answer, with `Access-Control-Allow-Methods: GET,
     /// OPTIONS` (imgproxy's `IMGPROXY_ALLOW_ORIGIN`); nil sends no CORS headers.
     public var allowOrigin: String?
+    /// Every route of the main port lives under this (`/img` answers `/img/health` and
+    /// `/img/SIG/…`), taken off before the signature is checked; empty serves from `/`
+    /// (imgproxy's `IMGPROXY_PATH_PREFIX`). It starts with `/`; a trailing `/` is ignored.
+    public var pathPrefix = ""
 
     /// Named option lists URLs apply with `pr:NAME`; the one named `default` applies to every URL
     /// first. A later preset of the same name replaces an earlier one.
@@ -41,6 +45,9 @@ public struct ImageServerConfiguration: Sendable {
     /// Put in front of every source URL that does not already start with it (imgproxy's
     /// `IMGPROXY_BASE_URL`): URLs then carry `images/cat.jpg` for `https://cdn.example.com/images/cat.jpg`.
     public var baseURL: String?
+    /// Rewrites of source URLs, each applied in turn to the decoded source before `baseURL` and
+    /// the allow-list (imgproxy's `IMGPROXY_URL_REPLACEMENTS`).
+    public var urlReplacements: [URLReplacement] = []
     /// URLs name presets only: the segment after the signature is `NAME:NAME…` (no `pr:`), and no
     /// other option is read (imgproxy's `IMGPROXY_ONLY_PRESETS`).
     public var onlyPresets = false
@@ -166,6 +173,14 @@ public struct ImageServerConfiguration: Sendable {
     /// Answer JPEG XL, before WebP and AVIF, when the URL names no format and `Accept` names
     /// `image/jxl` (imgproxy's `IMGPROXY_AUTO_JXL`); off by default, as there.
     public var negotiatesJXL = false
+
+    /// Send an ETag with each image (from the source's validator and everything that shapes the
+    /// result) and answer a matching `If-None-Match` with 304 (imgproxy's `IMGPROXY_USE_ETAG`).
+    public var usesETag = true
+    /// Pass the origin's `Last-Modified` on, and answer an `If-Modified-Since` it is not newer than
+    /// with 304 (imgproxy's `IMGPROXY_USE_LAST_MODIFIED`). `raw:1` forwards the client's
+    /// `If-None-Match` and `If-Modified-Since` to the origin and passes its 304 on.
+    public var usesLastModified = true
 
     /// `Cache-Control: max-age` of successful answers, in seconds (imgproxy's default: a year).
     public var cacheTTL = 31_536_000

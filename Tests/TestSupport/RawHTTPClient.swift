@@ -45,6 +45,19 @@ public final class RawHTTPClient: @unchecked Sendable {
         return n == 0 || (n < 0 && errno == ECONNRESET)
     }
 
+    /// What arrives until `enough` says it is enough (or the server closes, or the read times
+    /// out): for watching an answer arrive while the server is still sending it.
+    public func receive(until enough: (Data) -> Bool) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !enough(data) {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return data
+    }
+
     /// Everything until the server closes, parsed as status, headers and body.
     public func readResponse() -> (status: Int, headers: [String: String], body: Data)? {
         var data = Data()

@@ -137,6 +137,32 @@ struct ImgproxyVariablesTests {
         #expect(try configuration(["--allow-unsigned"], ["IMGPROXY_AUTO_WEBP": "false", "IMGPROXY_ENABLE_WEBP_DETECTION": "true"]).autoWebP == false)
     }
 
+    @Test("--path-prefix, --url-replacement, --use-etag and --use-last-modified, and imgproxy's variables for them")
+    func routingAndValidators() throws {
+        let flags = try configuration(
+            [
+                "--allow-unsigned", "--path-prefix", "/img", "--url-replacement", "s3://*/=https://${1}.example.com/", "--url-replacement", "a:=b:;c:=d:",
+                "--use-etag", "off", "--use-last-modified", "false",
+            ], [:])
+        #expect(flags.pathPrefix == "/img" && !flags.usesETag && !flags.usesLastModified)
+        #expect(flags.urlReplacements.map(\.description) == ["s3://*/=https://${1}.example.com/", "a:=b:", "c:=d:"])
+        let defaults = try configuration(["--allow-unsigned"], [:])
+        #expect(defaults.pathPrefix.isEmpty && defaults.urlReplacements.isEmpty && defaults.usesETag && defaults.usesLastModified)
+        let imgproxy = try configuration(
+            ["--allow-unsigned"],
+            [
+                "IMGPROXY_PATH_PREFIX": "/cdn/img", "IMGPROXY_URL_REPLACEMENTS": "s3://*/=https://${1}.example.com/;a:=b:", "IMGPROXY_USE_ETAG": "false",
+                "IMGPROXY_USE_LAST_MODIFIED": "0",
+            ])
+        #expect(imgproxy.pathPrefix == "/cdn/img" && !imgproxy.usesETag && !imgproxy.usesLastModified)
+        #expect(imgproxy.urlReplacements.map(\.description) == ["s3://*/=https://${1}.example.com/", "a:=b:"])
+        #expect(try configuration(["--allow-unsigned"], ["IMAGEPIPE_URL_REPLACEMENT": "a:=b:,c:=d:"]).urlReplacements.count == 2)
+        #expect(usageError(["--allow-unsigned", "--path-prefix", "img"], [:]).contains("--path-prefix 'img' must start with /"))
+        #expect(usageError(["--allow-unsigned", "--path-prefix", "/a b"], [:]).contains("--path-prefix"))
+        #expect(usageError(["--allow-unsigned", "--url-replacement", "no-equals"], [:]).contains("--url-replacement 'no-equals' must be PATTERN=REPLACEMENT"))
+        #expect(usageError(["--allow-unsigned"], ["IMGPROXY_USE_ETAG": "maybe"]).contains("IMGPROXY_USE_ETAG 'maybe'"))
+    }
+
     @Test("IMGPROXY_LOG_LEVEL and IMGPROXY_LOG_FORMAT choose our log level and format")
     func logging() throws {
         #expect(try command(["--allow-unsigned"], ["IMGPROXY_LOG_LEVEL": "debug"]).verbose)
@@ -158,17 +184,17 @@ struct ImgproxyVariablesTests {
 
     @Test("IMGPROXY_ variables no setting reads are listed, to be logged once at start")
     func ignored() {
-        let environment = ["IMGPROXY_PATH_PREFIX": "/x", "IMGPROXY_KEY": "aa", "IMGPROXY_PRESETS_SEPARATOR": ";", "IMGPROXY_USE_ETAG": "true", "HOME": "/root"]
-        #expect(ServeEnvironment.ignoredImgproxyVariables(environment) == ["IMGPROXY_PATH_PREFIX", "IMGPROXY_USE_ETAG"])
+        let environment = ["IMGPROXY_USE_S3": "true", "IMGPROXY_KEY": "aa", "IMGPROXY_PRESETS_SEPARATOR": ";", "IMGPROXY_ENABLE_CLIENT_HINTS": "true", "HOME": "/root"]
+        #expect(ServeEnvironment.ignoredImgproxyVariables(environment) == ["IMGPROXY_ENABLE_CLIENT_HINTS", "IMGPROXY_USE_S3"])
     }
 
     @Test("serve started with imgproxy's variables listens where IMGPROXY_BIND says and logs the ignored ones once")
     func startsFromImgproxyEnvironment() async throws {
-        let server = try ServeProcess(["--allow-unsigned"], environment: ["IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_USE_ETAG": "true", "IMGPROXY_TTL": "60"])
+        let server = try ServeProcess(["--allow-unsigned"], environment: ["IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_USE_S3": "true", "IMGPROXY_TTL": "60"])
         _ = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         server.signal(SIGINT)
         #expect(try await server.exitStatus() == 0)
-        let ignored = server.stderr.split(separator: "\n").filter { $0.contains("ignored: IMGPROXY_USE_ETAG") }
+        let ignored = server.stderr.split(separator: "\n").filter { $0.contains("ignored: IMGPROXY_USE_S3") }
         #expect(ignored.count == 1, "\(server.stderr)")
         #expect(server.stderr.contains("cacheTTL=60"), "\(server.stderr)")
     }

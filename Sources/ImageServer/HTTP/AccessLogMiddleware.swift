@@ -12,6 +12,7 @@ struct AccessLogMiddleware: RouterMiddleware {
 
     let logger: Logger
     let metrics: ServerMetrics
+    var prefix = PathPrefix("")
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -19,8 +20,8 @@ struct AccessLogMiddleware: RouterMiddleware {
         var context = context
         context.logger[metadataKey: "hb.request.id"] = .string(id)
         // Redacting the path costs more than a memory hit's lookup: only for a line or a span.
-        let path = { AccessLog.redacted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")) }
-        var response = try await RequestSpan.around(request, id: id, path: path) {
+        let path = { AccessLog.redacted(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""), prefix: prefix) }
+        var response = try await RequestSpan.around(request, id: id, prefix: prefix, path: path) {
             do {
                 return try await next(request, context)
             } catch let error as any HTTPResponseError {
@@ -68,13 +69,15 @@ enum AccessLog {
         logger.info("\(request.method) \(path) \(response.status.code)", metadata: metadata)
     }
 
-    /// The target with its signature (the first segment, the second after `/info`) replaced by `*`
-    /// and the credentials of a plain source URL by `***`, cut to 512 characters.
-    static func redacted(_ target: String) -> String {
-        var segments = target.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+    /// The target with its signature (the first segment after the path prefix, the second after
+    /// `/info`) replaced by `*` and the credentials of a plain source URL by `***`, cut to 512 characters.
+    static func redacted(_ target: String, prefix: PathPrefix = PathPrefix("")) -> String {
+        let routed = prefix.strip(target)
+        var segments = (routed ?? target).split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
         let signature = segments.count >= 4 && segments[1] == "info" ? 2 : 1
         if segments.count >= signature + 2 { segments[signature] = "*" }
-        return ProcessingURL.printable(CredentialRedaction.redacting(segments.joined(separator: "/")), limit: 512)
+        let path = (routed == nil ? "" : prefix.value) + segments.joined(separator: "/")
+        return ProcessingURL.printable(CredentialRedaction.redacting(path), limit: 512)
     }
 }
 

@@ -10,7 +10,7 @@ extension ImageRequestHandler {
     /// it is, held to its source limits (the server's, or its `msr:` where allowed). Fetched
     /// holding a place and decoded holding a worker, within the request deadline.
     func info(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
-        let (url, source) = try admitURL(target: String(request.uri.path.dropFirst("/info".count)))
+        let (url, source) = try admitURL(target: String((prefix.strip(request.uri.path) ?? request.uri.path).dropFirst("/info".count)))
         let (renderer, limiter, metrics, maxPixels) = (self.renderer, self.limiter, self.metrics, url.options.limits.maxSourcePixels)
         let description = try await bounded(channel: context.channel) {
             try await Self.limited(limiter, metrics) { admission in try await renderer.describe(source, maxPixels: maxPixels, admission: admission) }

@@ -46,10 +46,10 @@ extension ImageRequestHandler {
         return Self.text(.ok, "purged \(ProcessingURL.printable(what))\n")
     }
 
-    /// The source `text` names as image URLs name it (after `baseURL`), so its keys are theirs.
-    private func purgeSource(_ text: String) throws(ServiceError) -> URL {
-        var source = text
-        if let base = configuration.baseURL, !source.hasPrefix(base) { source = base + source }
+    /// The source `text` names as image URLs name it (after the URL replacements and `baseURL`),
+    /// so its keys are theirs.
+    private func purgeSource(_ text: String, rewrite: Bool = true) throws(ServiceError) -> URL {
+        let source = rewrite ? rewritten(text) : text
         do {
             return try policy.resolve(source)
         } catch {
@@ -59,16 +59,20 @@ extension ImageRequestHandler {
         }
     }
 
-    /// The prefix as source URLs spell it: after `baseURL`, a `local:///` folder as the file path
-    /// its sources resolve to. The allow-list is not asked: a prefix may span several of its entries.
+    /// The prefix as source URLs spell it: after the URL replacements and `baseURL`, a `local:///`
+    /// folder as the file path its sources resolve to. The allow-list is not asked: a prefix may
+    /// span several of its entries.
     private func purgePrefix(_ text: String) throws(ServiceError) -> String {
-        var prefix = text
-        if let base = configuration.baseURL, !prefix.hasPrefix(base) { prefix = base + prefix }
-        if prefix.lowercased().hasPrefix("local:") { return try purgeSource(prefix).absoluteString }
+        let prefix = rewritten(text)
+        if prefix.lowercased().hasPrefix("local:") { return try purgeSource(prefix, rewrite: false).absoluteString }
         guard let url = URL(string: prefix), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
             throw ServiceError.badRequest("the prefix is not an http(s) or local:/// URL")
         }
         return prefix
+    }
+
+    private func rewritten(_ source: String) -> String {
+        ProcessingURL.rewritten(source, replacements: configuration.urlReplacements, baseURL: configuration.baseURL)
     }
 
     /// `application/x-www-form-urlencoded` fields (a query or a body): `+` is a space, the rest

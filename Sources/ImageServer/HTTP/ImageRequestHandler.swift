@@ -15,6 +15,8 @@ final class ImageRequestHandler: Sendable {
     /// What every URL's options start from: the configuration's per-option defaults and limits.
     let optionDefaults: ProcessingOptions
     let policy: SourcePolicy
+    /// Where the main port's routes live; taken off a path before anything reads it.
+    let prefix: PathPrefix
     let renderer: ImageRenderer
     let limiter: WorkLimiter
     let metrics: ServerMetrics
@@ -29,6 +31,7 @@ final class ImageRequestHandler: Sendable {
         verifier = URLSignatureVerifier(
             keys: configuration.signingKeys, allowsUnsigned: configuration.allowsUnsigned, signatureSize: configuration.signatureSize,
             trusted: configuration.trustedSignatures)
+        prefix = PathPrefix(configuration.pathPrefix)
         presets = Dictionary(configuration.presets.map { ($0.name, $0.segments) }, uniquingKeysWith: { $1 })
         optionDefaults = Self.optionDefaults(configuration)
         policy = SourcePolicy(
@@ -57,17 +60,23 @@ final class ImageRequestHandler: Sendable {
     /// The answer to an image URL; the cache tier that gave it goes to `context.outcome`.
     func image(request: Request, context: ImageRequestContext) async throws(ServiceError) -> Response {
         let (admitted, url, negotiated) = try admit(request: request, outcome: context.outcome)
-        if url.options.raw { return try await raw(admitted, channel: context.channel) }
+        if url.options.raw { return try await raw(admitted, request: request, channel: context.channel) }
+        let conditions = ConditionalRequest(
+            headers: request.headers, usesETag: configuration.usesETag, usesLastModified: configuration.usesLastModified)
         let job = await renderer.withPurgeGeneration(admitted)
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl(expires: url.options.expires)
         headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         if negotiated { headers[.vary] = "Accept" }
-        let ifNoneMatch = request.headers[.ifNoneMatch]
-        if let ifNoneMatch, let etag = renderer.knownETag(for: job), Self.matches(ifNoneMatch, etag) {
-            headers[.eTag] = etag
-            context.outcome.tier = "memory"
-            return Response(status: .notModified, headers: headers)
+        // What this server already knows of the source answers a conditional request unrendered.
+        if conditions.isConditional {
+            let etag = renderer.knownETag(for: job)
+            let lastModified = renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified
+            if conditions.isNotModified(etag: etag, lastModified: lastModified) {
+                setValidators(&headers, etag: etag, lastModified: lastModified)
+                context.outcome.tier = "memory"
+                return Response(status: .notModified, headers: headers)
+            }
         }
         let (rendered, tier): (RenderedImage, ImageRenderer.Tier)
         do throws(ServiceError) {
@@ -78,12 +87,10 @@ final class ImageRequestHandler: Sendable {
         }
         if tier != .origin { metrics.countCacheHit(tier: tier.rawValue) }
         context.outcome.tier = tier.rawValue
-        headers[.eTag] = rendered.etag
-        // The origin's, while this server still knows it, as imgproxy passes it on.
-        if let lastModified = rendered.lastModified ?? renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified {
-            headers[.lastModified] = lastModified
-        }
-        if let ifNoneMatch, Self.matches(ifNoneMatch, rendered.etag) {
+        // The origin's Last-Modified, while this server still knows it, as imgproxy passes it on.
+        let lastModified = rendered.lastModified ?? renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified
+        setValidators(&headers, etag: rendered.etag, lastModified: lastModified)
+        if conditions.isNotModified(etag: rendered.etag, lastModified: lastModified) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = rendered.format.mimeType
@@ -91,9 +98,15 @@ final class ImageRequestHandler: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rendered.data)))
     }
 
+    /// `ETag` and `Last-Modified`, each while its setting is on.
+    private func setValidators(_ headers: inout HTTPFields, etag: String?, lastModified: String?) {
+        if configuration.usesETag, let etag { headers[.eTag] = etag }
+        if configuration.usesLastModified, let lastModified { headers[.lastModified] = lastModified }
+    }
+
     /// imgproxy's order (after `admitURL`'s): the watermark, then the format.
     private func admit(request: Request, outcome: RequestOutcome) throws(ServiceError) -> (ImageRenderer.Job, ProcessingURL, negotiated: Bool) {
-        let (url, source) = try admitURL(target: request.uri.path, outcome: outcome)
+        let (url, source) = try admitURL(target: prefix.strip(request.uri.path) ?? request.uri.path, outcome: outcome)
         var options = url.options
         // Without a watermark image `wm:` does nothing, and costs nothing.
         if renderer.watermark == nil { options.watermark.opacity = 0 }
@@ -148,7 +161,8 @@ final class ImageRequestHandler: Sendable {
     private func urlSettings() -> ProcessingURL.Settings {
         ProcessingURL.Settings(
             presets: presets, onlyPresets: configuration.onlyPresets, now: Int64(Date().timeIntervalSince1970),
-            allowedOptions: configuration.allowedProcessingOptions, baseURL: configuration.baseURL, defaults: optionDefaults,
+            allowedOptions: configuration.allowedProcessingOptions, baseURL: configuration.baseURL, urlReplacements: configuration.urlReplacements,
+            defaults: optionDefaults,
             allowsSecurityOptions: configuration.allowsSecurityOptions)
     }
 
@@ -197,28 +211,6 @@ final class ImageRequestHandler: Sendable {
 
     /// imgproxy's, on every image: an SVG or a mislabelled source opened directly runs nothing.
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
-
-    /// `raw:1`: the source's bytes as fetched, without checks or processing, and without a worker
-    /// or a place in the queue (imgproxy streams it past its workers), within the request
-    /// deadline; the origin's `ETag` and `Last-Modified` are passed on. The origin's type is passed
-    /// on when it names an image (imgproxy passes any); otherwise the sniffed format's, or
-    /// `application/octet-stream`, so this host never serves an origin's HTML as its own.
-    private func raw(_ job: ImageRenderer.Job, channel: any Channel) async throws(ServiceError) -> Response {
-        let renderer = self.renderer
-        let loaded = try await bounded(channel: channel) { () async throws -> ImageLoadResult in try await renderer.fetch(job.source) }
-        var headers = HTTPFields()
-        let sniffed = ImageFormat.detect(in: loaded.data)
-        headers[.contentType] =
-            loaded.response?.mimeType.flatMap { $0.hasPrefix("image/") ? $0 : nil }
-            ?? (sniffed == .undefined ? "application/octet-stream" : sniffed.mimeType)
-        headers[.cacheControl] = cacheControl(expires: job.options.expires)
-        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
-        if let validators = loaded.response?.cacheValidators {
-            if let etag = validators.etag, Self.isHeaderSafe(etag) { headers[.eTag] = etag }
-            if let lastModified = validators.lastModified, Self.isHeaderSafe(lastModified) { headers[.lastModified] = lastModified }
-        }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: loaded.data)))
-    }
 
     /// Printable ASCII only: an origin's header value passed on must not break ours.
     static func isHeaderSafe(_ value: String) -> Bool {

@@ -9,13 +9,16 @@ import Tracing
 /// request id and the status. The pipeline's spans for the request are its children. Without a
 /// bootstrapped tracer nothing is recorded.
 enum RequestSpan {
-    static func around(_ request: Request, id: String, path: () -> String, _ answer: () async throws -> Response) async throws -> Response {
+    static func around(
+        _ request: Request, id: String, prefix: PathPrefix = PathPrefix(""), path: () -> String, _ answer: () async throws -> Response
+    ) async throws -> Response {
         let instrument = InstrumentationSystem.instrument
         // No tracer bootstrapped: no span, not even a no-op one (a memory hit is microseconds).
         if instrument is NoOpInstrument { return try await answer() }
         var parent = InstrumentationContext.current ?? .topLevel
         instrument.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
-        let route = request.uri.path == "/health" || request.uri.path == "/metrics" ? request.uri.path : "image"
+        let routed = prefix.strip(request.uri.path)
+        let route = routed == "/health" || routed == "/metrics" ? routed ?? "" : "image"
         return try await withSpan("\(request.method.rawValue) \(route)", context: parent, ofKind: .server) { span in
             // Nothing to describe when no tracer records (the no-op span).
             guard span.isRecording else { return try await answer() }

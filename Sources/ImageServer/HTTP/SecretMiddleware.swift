@@ -8,11 +8,16 @@ struct SecretMiddleware: RouterMiddleware {
     typealias Context = ImageRequestContext
 
     let credential: BearerCredential
+    let prefix: PathPrefix
 
-    init(secret: String) { credential = BearerCredential(secret: secret) }
+    init(secret: String, prefix: PathPrefix = PathPrefix("")) {
+        credential = BearerCredential(secret: secret)
+        self.prefix = prefix
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path == "/health" || request.uri.path == ImageServer.purgePath || credential.matches(request.headers[.authorization]) else {
+        let path = prefix.strip(request.uri.path)
+        guard path == "/health" || path == ImageServer.purgePath || credential.matches(request.headers[.authorization]) else {
             throw ServiceError.forbidden("the request does not carry the server's secret")
         }
         return try await next(request, context)

@@ -382,10 +382,12 @@ final class ImageRenderer: Sendable {
     }
 
     /// The source's bytes as the loader gives them (`raw:1`, `skp:`), holding no worker.
-    func fetch(_ source: URL, options: ImageOptions = [], context: ImageContext = ImageContext()) async throws(ServiceError) -> ImageLoadResult {
+    func fetch(
+        _ source: URL, options: ImageOptions = [], context: ImageContext = ImageContext(), progress: (@Sendable (ImageLoadProgress) -> Void)? = nil
+    ) async throws(ServiceError) -> ImageLoadResult {
         do {
             guard loader.canLoad(source, options: options, context: context) else { throw ImagePipeError.invalidURL(source.absoluteString) }
-            return try await loader.load(source, options: options, context: context, progress: nil)
+            return try await loader.load(source, options: options, context: context, progress: progress)
         } catch {
             throw Self.serviceError(error, otherwise: .cancelled)
         }

@@ -32,7 +32,7 @@ enum ProcessingOptionCatalog {
 
     /// Applies one `name:arg:…` segment to `options`.
     static func apply(_ segment: String, to options: inout Options, context: inout Context) throws(Malformed) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = ProcessingURL.fields(segment, separator: ":")
         let name = parts[0]
         guard let description = byName[name] else {
             throw Malformed(reason: "unknown processing option '\(ProcessingURL.printable(name))'")

@@ -71,6 +71,11 @@ struct ImgproxyVariable: Sendable {
         return text.components(separatedBy: separator).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
+    /// `IMGPROXY_URL_REPLACEMENTS`: `PATTERN=REPLACEMENT` items divided by `;`.
+    static let urlReplacements = Self(name: "IMGPROXY_URL_REPLACEMENTS", note: "divided by `;`") { text, _ in
+        text.split(separator: ";").map(String.init).filter { !$0.isEmpty }
+    }
+
     /// `IMGPROXY_LOG_FORMAT`: `json` and `gcp` write JSON lines, `pretty` and `structured` text.
     static let logFormat = Self(name: "IMGPROXY_LOG_FORMAT", note: "`json` and `gcp` are `json`, `pretty` and `structured` `text`") { text, _ in
         switch text.lowercased() {

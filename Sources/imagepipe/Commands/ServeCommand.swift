@@ -35,6 +35,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(setting: \.allowOrigin) var allowOrigin: String?
     @Option(setting: \.allowedProcessingOptions) var allowedProcessingOptions: [String]
     @Option(setting: \.baseURL) var baseURL: String?
+    @Option(setting: \.pathPrefix) var pathPrefix: String?
+    @Option(setting: \.urlReplacement) var urlReplacement: [String]
+    @Option(setting: \.useEtag) var useEtag: Switch
+    @Option(setting: \.useLastModified) var useLastModified: Switch
     @Option(setting: \.quality) var quality: Int
     @Option(setting: \.formatQuality) var formatQuality: [String]
     @Option(setting: \.avifSpeed) var avifSpeed: Int

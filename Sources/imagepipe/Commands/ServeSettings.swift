@@ -65,6 +65,33 @@ struct ServeSettings: Sendable {
         "base-url", writes: [\.baseURL], imgproxy: [.same("IMGPROXY_BASE_URL")], help: "Put this in front of every source URL that does not start with it.",
         valueName: "url"
     ) { command, configuration in configuration.baseURL = command.baseURL }
+    let pathPrefix = ServeSetting<String?>.optional(
+        "path-prefix", writes: [\.pathPrefix], imgproxy: [.same("IMGPROXY_PATH_PREFIX")],
+        help: "Serve every route under this path (/img: /img/health, /img/SIGNATURE/…, /img/info/…, /img/purge); signatures cover the path after it.",
+        valueName: "/path"
+    ) { command, configuration in
+        guard let prefix = command.pathPrefix else { return }
+        if let problem = PathPrefix.problem(with: prefix) { throw ValidationError("--path-prefix '\(prefix)' \(problem)") }
+        configuration.pathPrefix = prefix
+    }
+    let urlReplacement = ServeSetting<[String]>.list(
+        "url-replacement", aliases: ["url-replacements"], writes: [\.urlReplacements], imgproxy: [.urlReplacements],
+        help: "Rewrite a source starting with PATTERN (* is any run of characters but /) to start with REPLACEMENT (${1} is what the first * matched), before --base-url and --allow-source; repeatable, in turn.",
+        valueName: "PATTERN=REPLACEMENT"
+    ) { command, configuration in
+        configuration.urlReplacements = try command.urlReplacement.flatMap { $0.split(separator: ";") }.map { definition in
+            guard let replacement = URLReplacement(String(definition)) else {
+                throw ValidationError("--url-replacement '\(definition)' must be PATTERN=REPLACEMENT, e.g. s3://images/*=https://${1}.cdn.example.com/")
+            }
+            return replacement
+        }
+    }
+    let useEtag = ServeSetting<Switch>.onOff(
+        "use-etag", \.useEtag, into: \.usesETag, imgproxy: [.same("IMGPROXY_USE_ETAG")],
+        help: "Send an ETag with each image and answer If-None-Match with 304 Not Modified when it matches.")
+    let useLastModified = ServeSetting<Switch>.onOff(
+        "use-last-modified", \.useLastModified, into: \.usesLastModified, imgproxy: [.same("IMGPROXY_USE_LAST_MODIFIED")],
+        help: "Pass the origin's Last-Modified on and answer If-Modified-Since with 304 Not Modified when the source is no newer.")
     let quality = ServeSetting<Int>.number(
         "quality", \.quality, into: \.defaultQuality, 1...100, imgproxy: [.same("IMGPROXY_QUALITY")], help: "Quality when the URL names none, 1 to 100.",
         valueName: "1-100")
