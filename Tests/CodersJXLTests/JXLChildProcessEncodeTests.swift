@@ -66,13 +66,16 @@ struct JXLChildProcessEncodeTests {
         return try PixelBuffer(width: width, height: height, format: .rgb8, bytes: bytes)
     }
 
-    /// The process IDs of this process's children, from every thread's `/proc` entry.
+    /// The process IDs of this process's forked children, from every thread's `/proc` entry: those
+    /// named as one of its threads (a fork keeps its thread's name, even once it exits unreaped),
+    /// not the servers and tools other tests start meanwhile.
     static func childProcesses() -> Set<String> {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let names = Set(tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) })
         return Set(
             tasks.flatMap { task in
                 ((try? String(contentsOfFile: "/proc/self/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").map(String.init)
-            })
+            }.filter { child in (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8)).map(names.contains) ?? false })
     }
 
     @Test("a large lossless still with alpha gives every pixel back")
