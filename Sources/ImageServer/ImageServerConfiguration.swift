@@ -181,6 +181,12 @@ public struct ImageServerConfiguration: Sendable {
     /// with 304 (imgproxy's `IMGPROXY_USE_LAST_MODIFIED`). `raw:1` forwards the client's
     /// `If-None-Match` and `If-Modified-Since` to the origin and passes its 304 on.
     public var usesLastModified = true
+    /// Put in front of every ETag (`"BUSTER/…"`): changing it makes every ETag clients and caches
+    /// hold a miss at once (imgproxy's `IMGPROXY_ETAG_BUSTER`). Empty sends the ETags as they are.
+    public var etagBuster = ""
+    /// A `Last-Modified` older than this is sent as this, so that a change affecting every image
+    /// shows to `If-Modified-Since` (imgproxy's `IMGPROXY_LAST_MODIFIED_BUSTER`).
+    public var lastModifiedBuster: Date?
 
     /// `Cache-Control: max-age` of successful answers, in seconds (imgproxy's default: a year).
     public var cacheTTL = 31_536_000

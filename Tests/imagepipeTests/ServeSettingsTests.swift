@@ -163,6 +163,20 @@ struct ImgproxyVariablesTests {
         #expect(usageError(["--allow-unsigned"], ["IMGPROXY_USE_ETAG": "maybe"]).contains("IMGPROXY_USE_ETAG 'maybe'"))
     }
 
+    @Test("--etag-buster and --last-modified-buster, and imgproxy's variables for them")
+    func validatorBusters() throws {
+        let flags = try configuration(["--allow-unsigned", "--etag-buster", "v2", "--last-modified-buster", "2026-11-29T12:00:00Z"], [:])
+        #expect(flags.etagBuster == "v2" && flags.lastModifiedBuster == Date(timeIntervalSince1970: 1_795_953_600))
+        let defaults = try configuration(["--allow-unsigned"], [:])
+        #expect(defaults.etagBuster.isEmpty && defaults.lastModifiedBuster == nil)
+        let imgproxy = try configuration(
+            ["--allow-unsigned"], ["IMGPROXY_ETAG_BUSTER": "2026a", "IMGPROXY_LAST_MODIFIED_BUSTER": "2026-11-29T13:00:00+01:00"])
+        #expect(imgproxy.etagBuster == "2026a" && imgproxy.lastModifiedBuster == Date(timeIntervalSince1970: 1_795_953_600))
+        #expect(usageError(["--allow-unsigned", "--etag-buster", "a b"], [:]).contains("--etag-buster must be printable ASCII"))
+        #expect(usageError(["--allow-unsigned", "--etag-buster", "a\"b"], [:]).contains("--etag-buster must be printable ASCII"))
+        #expect(usageError(["--allow-unsigned", "--last-modified-buster", "yesterday"], [:]).contains("--last-modified-buster 'yesterday' must be an RFC 3339 time"))
+    }
+
     @Test("IMGPROXY_LOG_LEVEL and IMGPROXY_LOG_FORMAT choose our log level and format")
     func logging() throws {
         #expect(try command(["--allow-unsigned"], ["IMGPROXY_LOG_LEVEL": "debug"]).verbose)

@@ -16,4 +16,13 @@ enum HTTPDate {
         }
         return nil
     }
+
+    /// `date` as IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form a server sends.
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
 }

@@ -17,6 +17,7 @@ final class ImageRequestHandler: Sendable {
     let policy: SourcePolicy
     /// Where the main port's routes live; taken off a path before anything reads it.
     let prefix: PathPrefix
+    let busters: ValidatorBusters
     let renderer: ImageRenderer
     let limiter: WorkLimiter
     let metrics: ServerMetrics
@@ -32,6 +33,7 @@ final class ImageRequestHandler: Sendable {
             keys: configuration.signingKeys, allowsUnsigned: configuration.allowsUnsigned, signatureSize: configuration.signatureSize,
             trusted: configuration.trustedSignatures)
         prefix = PathPrefix(configuration.pathPrefix)
+        busters = ValidatorBusters(etag: configuration.etagBuster, lastModified: configuration.lastModifiedBuster)
         presets = Dictionary(configuration.presets.map { ($0.name, $0.segments) }, uniquingKeysWith: { $1 })
         optionDefaults = Self.optionDefaults(configuration)
         policy = SourcePolicy(
@@ -70,8 +72,8 @@ final class ImageRequestHandler: Sendable {
         if negotiated { headers[.vary] = "Accept" }
         // What this server already knows of the source answers a conditional request unrendered.
         if conditions.isConditional {
-            let etag = renderer.knownETag(for: job)
-            let lastModified = renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified
+            let etag = busters.etag(renderer.knownETag(for: job))
+            let lastModified = busters.lastModified(renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified)
             if conditions.isNotModified(etag: etag, lastModified: lastModified) {
                 setValidators(&headers, etag: etag, lastModified: lastModified)
                 context.outcome.tier = "memory"
@@ -88,9 +90,10 @@ final class ImageRequestHandler: Sendable {
         if tier != .origin { metrics.countCacheHit(tier: tier.rawValue) }
         context.outcome.tier = tier.rawValue
         // The origin's Last-Modified, while this server still knows it, as imgproxy passes it on.
-        let lastModified = rendered.lastModified ?? renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified
-        setValidators(&headers, etag: rendered.etag, lastModified: lastModified)
-        if conditions.isNotModified(etag: rendered.etag, lastModified: lastModified) {
+        let lastModified = busters.lastModified(rendered.lastModified ?? renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified)
+        let etag = busters.etag(rendered.etag)
+        setValidators(&headers, etag: etag, lastModified: lastModified)
+        if conditions.isNotModified(etag: etag, lastModified: lastModified) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = rendered.format.mimeType

@@ -39,6 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(setting: \.urlReplacement) var urlReplacement: [String]
     @Option(setting: \.useEtag) var useEtag: Switch
     @Option(setting: \.useLastModified) var useLastModified: Switch
+    @Option(setting: \.etagBuster) var etagBuster: String?
+    @Option(setting: \.lastModifiedBuster) var lastModifiedBuster: String?
     @Option(setting: \.quality) var quality: Int
     @Option(setting: \.formatQuality) var formatQuality: [String]
     @Option(setting: \.avifSpeed) var avifSpeed: Int

@@ -92,6 +92,27 @@ struct ServeSettings: Sendable {
     let useLastModified = ServeSetting<Switch>.onOff(
         "use-last-modified", \.useLastModified, into: \.usesLastModified, imgproxy: [.same("IMGPROXY_USE_LAST_MODIFIED")],
         help: "Pass the origin's Last-Modified on and answer If-Modified-Since with 304 Not Modified when the source is no newer.")
+    let etagBuster = ServeSetting<String?>.optional(
+        "etag-buster", writes: [\.etagBuster], imgproxy: [.same("IMGPROXY_ETAG_BUSTER")],
+        help: "Put this in front of every ETag (\"v2/…\"): change it to make every ETag clients and caches hold stale.", valueName: "text"
+    ) { command, configuration in
+        guard let buster = command.etagBuster else { return }
+        // Sent inside an ETag: printable ASCII without spaces or quotes (RFC 9110's etagc).
+        guard buster.utf8.allSatisfy({ $0 == 0x21 || (0x23...0x7E).contains($0) }) else {
+            throw ValidationError("--etag-buster must be printable ASCII without spaces or quotes")
+        }
+        configuration.etagBuster = buster
+    }
+    let lastModifiedBuster = ServeSetting<String?>.optional(
+        "last-modified-buster", writes: [\.lastModifiedBuster], imgproxy: [.same("IMGPROXY_LAST_MODIFIED_BUSTER")],
+        help: "Send an older Last-Modified as this time (RFC 3339: 2026-11-29T12:00:00Z).", valueName: "time"
+    ) { command, configuration in
+        guard let text = command.lastModifiedBuster else { return }
+        guard let date = ISO8601DateFormatter().date(from: text) else {
+            throw ValidationError("--last-modified-buster '\(text)' must be an RFC 3339 time such as 2026-11-29T12:00:00Z")
+        }
+        configuration.lastModifiedBuster = date
+    }
     let quality = ServeSetting<Int>.number(
         "quality", \.quality, into: \.defaultQuality, 1...100, imgproxy: [.same("IMGPROXY_QUALITY")], help: "Quality when the URL names none, 1 to 100.",
         valueName: "1-100")

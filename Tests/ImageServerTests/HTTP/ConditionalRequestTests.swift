@@ -57,6 +57,39 @@ struct ConditionalRequestTests {
         #expect(fixture.origin.requestCount("/tagged.png") == 1, "304s come from what the server knows of the source")
     }
 
+    @Test("--etag-buster wraps every ETag, so an old one is a miss; --last-modified-buster raises an older Last-Modified")
+    func busters() async throws {
+        let buster = try #require(ISO8601DateFormatter().date(from: "2026-11-20T08:30:00Z"))
+        let busted = try Self.fixture {
+            $0.etagBuster = "v2"
+            $0.lastModifiedBuster = buster
+        }
+        let bustedURL = ServerFixture.signed("/w:10/plain/\(busted.origin.baseURL)/tagged.png")
+        try await busted.makeServer().makeApplication().test(.router) { client in
+            let etag = try await client.execute(uri: bustedURL, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.lastModified] == "Fri, 20 Nov 2026 08:30:00 GMT")
+                return try #require(response.headers[.eTag])
+            }
+            #expect(etag.hasPrefix("\"v2/") && etag.hasSuffix("\"") && etag.count > 6, "the buster goes in front of the ETag: \(etag)")
+            let unbusted = "\"" + etag.dropFirst(4)
+            try await client.execute(uri: bustedURL, method: .get, headers: [.ifNoneMatch: unbusted]) { #expect($0.status == .ok, "an ETag from before the buster") }
+            try await client.execute(uri: bustedURL, method: .get, headers: [.ifNoneMatch: etag]) { #expect($0.status == .notModified) }
+            try await client.execute(uri: bustedURL, method: .get, headers: [.ifModifiedSince: Self.lastModified]) {
+                #expect($0.status == .ok, "the origin's date is older than the buster's")
+            }
+            try await client.execute(uri: bustedURL, method: .get, headers: [.ifModifiedSince: "Fri, 20 Nov 2026 08:30:00 GMT"]) {
+                #expect($0.status == .notModified)
+                #expect($0.headers[.eTag] == etag)
+            }
+        }
+        let later = try Self.fixture { $0.lastModifiedBuster = Date(timeIntervalSince1970: 1_790_812_800) }  // 2026-10-01
+        let laterURL = ServerFixture.signed("/w:10/plain/\(later.origin.baseURL)/tagged.png")
+        try await later.makeServer().makeApplication().test(.router) { client in
+            try await client.execute(uri: laterURL, method: .get) { #expect($0.headers[.lastModified] == Self.lastModified, "a later origin date stays") }
+        }
+    }
+
     @Test("a cold server answers If-Modified-Since after fetching the source")
     func ifModifiedSinceCold() async throws {
         let fixture = try Self.fixture()
