@@ -1,7 +1,7 @@
 /// One of imgproxy's source URL rewrites (`IMGPROXY_URL_REPLACEMENTS`): a source starting with
 /// `pattern`, in which each `*` stands for a run of characters other than `/`, has that start
 /// replaced by `replacement`, in which `${N}` (or `$N`) is what the N-th `*` matched and `$$` a `$`.
-/// Every replacement is tried in turn, each on the previous one's result, after the source is
+/// Replacements apply in order, each to the previous one's result, after the source is
 /// decoded and before `baseURL` and the allow-list (`s3://images/*` = `https://${1}.s3.example.com/`).
 public struct URLReplacement: Hashable, Sendable, CustomStringConvertible {
     public let pattern: String
