@@ -9,3 +9,17 @@ public func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T)
         thread.start()
     }
 }
+
+/// How long `condition` took to hold, polled every 5 ms on a thread of its own; nil after
+/// `timeout`. For tests that time what a client sees: a poll on the dedicated executor would also
+/// time that executor's queue, which the decoding suites fill.
+public func timeUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () -> Bool) async throws -> Duration? {
+    try await runBlocking {
+        let start = ContinuousClock.now
+        while true {
+            if condition() { return ContinuousClock.now - start }
+            if ContinuousClock.now - start >= timeout { return nil }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+}
