@@ -77,9 +77,11 @@ RELEASE_LINK_FLAGS := -Xlinker --no-export-dynamic
 # relocations: the 137 MB position-independent program starts with 112,000 relocations to apply,
 # 2.7 MB of them as RELA; packed they are 22 KB, about 1.1 ms less CPU per process (ASLR kept).
 RELEASE_LINK_FLAGS += --toolset scripts/release-toolset.json -Xlinker -z -Xlinker pack-relative-relocs
-RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib $(RELEASE_LINK_FLAGS) --product imagepipe
+# `imagepipe serve` runs `imagepipe-serve`, built beside it (the second build reuses the first's objects).
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib $(RELEASE_LINK_FLAGS)
 release:
-	$(RELEASE_BUILD)
+	$(RELEASE_BUILD) --product imagepipe
+	$(RELEASE_BUILD) --product imagepipe-serve
 
 # `make deb`: imagepipe_<version>_amd64.deb in .build/deb, from the release build, or from the
 # binary IMAGEPIPE=PATH names (nothing is built then). `make test-deb` (part of `make test`, as

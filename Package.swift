@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "PipelineConformance", targets: ["PipelineConformance"]),
         .library(name: "ImageServer", targets: ["ImageServer"]),
         .executable(name: "imagepipe", targets: ["imagepipe"]),
+        .executable(name: "imagepipe-serve", targets: ["imagepipe-serve"]),
     ],
     // The service and the tool need the server stack (Hummingbird, NIO, crypto, Prometheus,
     // ArgumentParser). A package that uses only the library products turns the trait off
@@ -167,15 +168,28 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // The command line tool.
+        // The command line tool. `imagepipe serve` runs `imagepipe-serve`, so the other commands
+        // neither link nor load the server stack (start-up, binary size).
         .executableTarget(name: "imagepipe", dependencies: [
-            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
-            "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "ImageServer", "CodersTIFF", "CodersBMP",
-            "CodersJXL", "CodersSVG",
+            "ToolSupport", "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF",
+            "LoaderFile", "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "CodersTIFF", "CodersBMP", "CodersJXL", "CodersSVG",
+            .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "imagepipe-serve", dependencies: [
+            "ToolSupport", "PipelineCore", "ImageServer", "CacheRedis", "CodersAVIF",
             .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["Service"])),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
+        ]),
+        // What the tool's two executables share: console output, logging, the pipeline's set-up.
+        .target(name: "ToolSupport", dependencies: [
+            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
+            "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "CodersTIFF", "CodersBMP", "CodersJXL", "CodersSVG",
+            .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Helper process for the disk cache's crash (kill -9) and two-process tests.
@@ -248,7 +262,7 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Service"])),
         ]),
         .testTarget(name: "imagepipeTests", dependencies: [
-            "imagepipe", "ImagePipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "LoaderFile", "PipelineConformance", "TestSupport",
+            "imagepipe", "imagepipe-serve", "ToolSupport", "ImagePipe", "ImageServer", "CodersJPEG", "CodersPNG", "CodersWebP", "CodersGIF", "LoaderFile", "PipelineConformance", "TestSupport",
             "CZlib",
         ]),
 

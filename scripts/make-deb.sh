@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds imagepipe_<version>_amd64.deb from an imagepipe binary (`make deb`: the release build):
-# /usr/bin/imagepipe, a hardened systemd unit for `imagepipe serve` (packaging/deb), the
+# /usr/bin/imagepipe and the service it runs, /usr/libexec/imagepipe/imagepipe-serve, a hardened
+# systemd unit for `imagepipe serve` (packaging/deb), the
 # conffile /etc/default/imagepipe listing every IMAGEPIPE_ variable of the binary's `serve`,
 # maintainer scripts that create and remove the `imagepipe` user, and the runtime libraries
 # declared: dpkg-shlibdeps for those the binary links, the shlibs entries of those it opens on
@@ -23,6 +24,11 @@ MAINTAINER="${DEB_MAINTAINER:-${DEBFULLNAME:-$(git -C "$ROOT" config user.name |
 PACKAGING="$ROOT/packaging/deb"
 
 [[ -x "$BINARY" ]] || { echo "make-deb: no imagepipe binary at $BINARY (make release, or IMAGEPIPE=PATH)" >&2; exit 1; }
+# `imagepipe serve` runs the service's own executable, built beside the tool and installed in
+# /usr/libexec/imagepipe, where the tool looks for it.
+SERVE_BINARY="$(dirname "$BINARY")/imagepipe-serve"
+[[ -x "$SERVE_BINARY" ]] || { echo "make-deb: no imagepipe-serve beside $BINARY (make release builds both)" >&2; exit 1; }
+BINARIES=("$BINARY" "$SERVE_BINARY")
 for tool in dpkg-deb dpkg-shlibdeps strip; do
   command -v "$tool" >/dev/null || { echo "make-deb: $tool is missing (apt-get install dpkg-dev binutils)" >&2; exit 1; }
 done
@@ -33,12 +39,13 @@ ARCH="$(dpkg --print-architecture)"
 WORK="$(mktemp -d /tmp/imagepipe-deb.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 STAGE="$WORK/imagepipe"
-install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/lib/systemd/system" "$STAGE/etc/default" \
+install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/libexec/imagepipe" "$STAGE/lib/systemd/system" "$STAGE/etc/default" \
   "$STAGE/usr/share/doc/imagepipe" "$STAGE/usr/share/lintian/overrides"
 
 # Stripped as Debian ships binaries: the DWARF and the symbol table, 100 MB of the release binary's 183.
 strip --strip-unneeded -o "$STAGE/usr/bin/imagepipe" "$BINARY"
-chmod 0755 "$STAGE/usr/bin/imagepipe"
+strip --strip-unneeded -o "$STAGE/usr/libexec/imagepipe/imagepipe-serve" "$SERVE_BINARY"
+chmod 0755 "$STAGE/usr/bin/imagepipe" "$STAGE/usr/libexec/imagepipe/imagepipe-serve"
 install -m 0644 "$PACKAGING/imagepipe.service" "$STAGE/lib/systemd/system/imagepipe.service"
 install -m 0755 "$PACKAGING/postinst" "$PACKAGING/prerm" "$PACKAGING/postrm" "$STAGE/DEBIAN/"
 install -m 0644 "$PACKAGING/lintian-overrides" "$STAGE/usr/share/lintian/overrides/imagepipe"
@@ -103,7 +110,7 @@ grep -q '^#IMAGEPIPE_PORT=$' "$STAGE/etc/default/imagepipe" || { echo "make-deb:
 {
   echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
   echo "Upstream-Name: ImagePipe"
-  echo "Comment: /usr/bin/imagepipe also holds, statically linked, the Swift runtime and Foundation"
+  echo "Comment: /usr/bin/imagepipe and /usr/libexec/imagepipe/imagepipe-serve also hold, statically linked, the Swift runtime and Foundation"
   echo " (Apache-2.0 with the Runtime Library Exception) and the Swift packages named in the"
   echo " source's Package.swift (Apache-2.0 or MIT, each under its own copyright)."
   echo
@@ -137,13 +144,13 @@ owner() {
 foreign=()
 while read -r library; do
   owner "$library" >/dev/null || foreign+=("$library")
-done < <(ldd "$BINARY" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }')
+done < <(for binary in "${BINARIES[@]}"; do ldd "$binary"; done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u)
 if ((${#foreign[@]})) && [[ "${DEB_ALLOW_TOOLCHAIN_LIBS:-0}" != 1 ]]; then
   printf 'make-deb: no Debian package provides %s\n' "${foreign[@]}" >&2
   echo "make-deb: a debug build? package the release build (make deb), or set DEB_ALLOW_TOOLCHAIN_LIBS=1 for a test package" >&2
   exit 1
 fi
-if ! linked=$(cd "$WORK" && dpkg-shlibdeps -O -e"$STAGE/usr/bin/imagepipe" 2>"$WORK/shlibdeps.err"); then
+if ! linked=$(cd "$WORK" && dpkg-shlibdeps -O -e"$STAGE/usr/bin/imagepipe" -e"$STAGE/usr/libexec/imagepipe/imagepipe-serve" 2>"$WORK/shlibdeps.err"); then
   cat "$WORK/shlibdeps.err" >&2
   echo "make-deb: dpkg-shlibdeps could not read the binary's library dependencies" >&2
   exit 1
@@ -152,7 +159,7 @@ linked="${linked#shlibs:Depends=}"
 
 # Libraries the binary opens on first use (dlopen) are no NEEDED entries: they are the sonames
 # its strings name that it does not link. Each is declared through its package's shlibs entry.
-needed=$(readelf -d "$BINARY" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+needed=$(for binary in "${BINARIES[@]}"; do readelf -d "$binary"; done | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 lazy_depends=(); lazy_recommends=()
 while read -r soname; do
   grep -qxF "$soname" <<<"$needed" && continue
@@ -163,7 +170,7 @@ while read -r soname; do
   shlibs=(/var/lib/dpkg/info/"$package".shlibs /var/lib/dpkg/info/"$package:$ARCH".shlibs)
   entry=$(cat "${shlibs[@]}" 2>/dev/null | awk -v n="$name" -v m="$major" '$1 == n && $2 == m && !found++ { $1 = ""; $2 = ""; sub(/^ +/, ""); print }' || true)
   [[ "$name" == libcurl ]] && lazy_depends+=("${entry:-$package}") || lazy_recommends+=("${entry:-$package}")
-done < <(grep -a -o -E 'lib[a-z0-9_+-]+\.so\.[0-9][0-9.]*' "$BINARY" | sort -u)
+done < <(grep -a -h -o -E 'lib[a-z0-9_+-]+\.so\.[0-9][0-9.]*' "${BINARIES[@]}" | sort -u)
 depends="adduser, $linked"
 for entry in "${lazy_depends[@]}"; do depends+=", $entry"; done
 recommends=$(IFS=,; echo "${lazy_recommends[*]}")

@@ -51,6 +51,7 @@ uid=$(id -u imagepipe) || fail "postinst made no imagepipe user"
 ((uid < 1000)) || fail "imagepipe is not a system user (uid $uid)"
 [[ "$(getent passwd imagepipe | cut -d: -f7)" == */nologin ]] || fail "imagepipe has a login shell"
 [[ -x /usr/bin/imagepipe ]] || fail "no /usr/bin/imagepipe"
+[[ -x /usr/libexec/imagepipe/imagepipe-serve ]] || fail "no /usr/libexec/imagepipe/imagepipe-serve"
 [[ -f /lib/systemd/system/imagepipe.service ]] || fail "no systemd unit"
 grep -qx /etc/default/imagepipe /var/lib/dpkg/info/imagepipe.conffiles || fail "/etc/default/imagepipe is no conffile"
 for variable in IMAGEPIPE_PORT IMAGEPIPE_KEY IMAGEPIPE_SALT IMAGEPIPE_REDIS IMAGEPIPE_CACHE_DIR; do
@@ -73,7 +74,8 @@ SERVER_PID=$!
 for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/health" && break; sleep 0.1; done
 [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/health")" == 200 ]] || fail "/health"
 # runuser stays as the server's parent (its PAM session); the server is its child.
-server=$(pgrep -P "$SERVER_PID" -x imagepipe) || fail "no imagepipe process under runuser"
+# `imagepipe serve` replaced itself with the service's executable: same process, its name.
+server=$(pgrep -P "$SERVER_PID" -x imagepipe-serve) || fail "no imagepipe-serve process under runuser"
 [[ "$(ps -o user= -p "$server")" == imagepipe ]] || fail "the server runs as $(ps -o user= -p "$server")"
 status=$(curl -s -o "$WORK/thumb.png" -w '%{http_code} %{content_type}' "http://127.0.0.1:$PORT/insecure/rs:fit:32:32/plain/local:///badge.png@png")
 [[ "$status" == "200 image/png" ]] || fail "the image answered $status"

@@ -6,14 +6,18 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Synchronization
+import ToolSupport
 
-/// `imagepipe serve`: the image service. Each property is one setting, declared from its row of
-/// `ServeSettings` (flag, aliases, help, and the default, from `ImageServerConfiguration()`);
-/// `serverConfiguration()` applies the rows; `ServeEnvironment` adds their variables.
+/// `imagepipe serve`: the image service, an executable of its own (`imagepipe-serve`) that
+/// `imagepipe serve` runs, so the tool's other commands never load the server stack. Each property
+/// is one setting, declared from its row of `ServeSettings` (flag, aliases, help, and the default,
+/// from `ImageServerConfiguration()`); `serverConfiguration()` applies the rows;
+/// `ServeEnvironment` adds their variables.
+@main
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Serve images over HTTP with imgproxy's URL grammar and signatures.",
+        commandName: "imagepipe serve",
+        abstract: ServeSummary.abstract,
         discussion: """
             URLs: /SIGNATURE/OPTIONS/plain/SOURCE@EXT or /SIGNATURE/OPTIONS/BASE64URL_SOURCE.EXT.
             Every flag can also be set by an environment variable: --allow-source as
@@ -104,6 +108,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(setting: \.logFormat) var logFormat: LogFormat
     @Flag(setting: \.quiet) var quiet: Bool
     @Flag(setting: \.verbose) var verbose: Bool
+
+    /// The tool's `main`, with the `IMAGEPIPE_…` (and imgproxy's `IMGPROXY_…`) variables added to
+    /// the command line.
+    static func main() async {
+        await ToolMain.run(Self.self) {
+            try ServeEnvironment.arguments(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        }
+    }
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
@@ -243,11 +255,6 @@ struct Switch: ExpressibleByArgument, CustomStringConvertible {
     var description: String { isOn ? "on" : "off" }
     var defaultValueDescription: String { description }
     static var allValueStrings: [String] { ["on", "off"] }
-}
-
-/// `--log-format`.
-enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
 }
 
 /// Set once the server listens.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineCore
+import ToolSupport
 
 /// The image a setting of `serve` names (`--watermark`, `--fallback-image`), as imgproxy's
 /// `_PATH`, `_URL` and `_DATA` variables name one: a file, an http(s) URL, fetched once when the

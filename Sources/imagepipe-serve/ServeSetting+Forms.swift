@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageServer
+import ToolSupport
 
 /// The common forms of a setting: a value with a range written to one property of the
 /// configuration, its default read from that property.

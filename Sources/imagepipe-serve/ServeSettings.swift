@@ -4,6 +4,7 @@ import CodersAVIF
 import Foundation
 import ImageServer
 import PipelineCore
+import ToolSupport
 
 /// Every setting of `imagepipe serve`, one row each, in the order they are applied: the command
 /// declares its properties from these rows, `ServeEnvironment` reads their variables,

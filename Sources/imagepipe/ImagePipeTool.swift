@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ToolSupport
 
 /// `imagepipe`: fetch, convert, inspect and cache images through the ImagePipe pipeline.
 /// Exit status: 0 when every source succeeded, 1 when any failed, 2 on bad usage.
@@ -13,36 +14,15 @@ struct ImagePipeCommand: AsyncParsableCommand {
             Transforms (--transform SPEC, repeatable, applied in order): `imagepipe transforms` lists them.
             """,
         version: ImagePipeVersion.current,
-        subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeCommand.self, TransformsCommand.self]
+        subcommands: [FetchCommand.self, ConvertCommand.self, InfoCommand.self, CacheCommand.self, ServeExecutable.self, TransformsCommand.self]
     )
 
-    /// ArgumentParser's own `main`, with two differences the tool's contract asks for: `serve`
-    /// takes its `IMAGEPIPE_…` (and imgproxy's `IMGPROXY_…`) variables, and bad usage exits 2
-    /// (ArgumentParser's is 64), its message escaped where it quotes what the user typed.
+    /// ArgumentParser's `main` (see `ToolMain`); `serve` and `help serve` go to the service's
+    /// executable before anything is parsed.
     static func main() async {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        do {
-            if arguments.first == "serve" {
-                arguments = ["serve"] + (try ServeEnvironment.arguments(Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
-            }
-            var command = try parseAsRoot(arguments)
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { print(message) }
-                Foundation.exit(0)
-            }
-            let quoted = self.message(for: error)
-            let shown = quoted.isEmpty ? message : message.replacingOccurrences(of: quoted, with: TerminalEscaping.escape(quoted))
-            if !shown.isEmpty { FileHandle.standardError.write(Data((shown + "\n").utf8)) }
-            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
-        }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let serveArguments = ServeExecutable.arguments(for: arguments) { ServeExecutable.exec(serveArguments) }
+        await ToolMain.run(Self.self) { arguments }
     }
 }
 

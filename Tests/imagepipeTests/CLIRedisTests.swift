@@ -4,6 +4,7 @@ import PipelineConformance
 import PipelineCore
 import TestSupport
 import Testing
+import ToolSupport
 
 @testable import imagepipe
 

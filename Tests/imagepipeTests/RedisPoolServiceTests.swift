@@ -5,7 +5,7 @@ import ServiceLifecycle
 import TestSupport
 import Testing
 
-@testable import imagepipe
+@testable import imagepipe_serve
 
 /// `serve --redis`'s pools under the server's `ServiceGroup`: open while it runs, closed once a
 /// graceful shutdown has been asked for.

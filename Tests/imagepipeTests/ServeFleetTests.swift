@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 @testable import ImageServer
-@testable import imagepipe
+@testable import imagepipe_serve
 
 /// Two `serve` servers in this process, configured by `serve`'s own flags, sharing one
 /// `redis-server`: results rendered once for both, and purged from both.

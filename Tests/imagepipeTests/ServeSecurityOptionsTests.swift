@@ -7,7 +7,7 @@ import PipelineCore
 import TestSupport
 import Testing
 
-@testable import imagepipe
+@testable import imagepipe_serve
 
 #if canImport(Glibc)
 import Glibc

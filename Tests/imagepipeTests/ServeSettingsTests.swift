@@ -3,7 +3,7 @@ import Foundation
 import ImageServer
 import Testing
 
-@testable import imagepipe
+@testable import imagepipe_serve
 
 #if canImport(Glibc)
 import Glibc

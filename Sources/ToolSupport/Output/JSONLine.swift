@@ -2,8 +2,8 @@ import Foundation
 
 /// One JSON object on one line, fields in the order given (the `--json` contract names the fields;
 /// a stable order makes the output diffable).
-struct JSONLine {
-    enum Value {
+package struct JSONLine {
+    package enum Value {
         case string(String)
         case int(Int)
         case double(Double)
@@ -15,12 +15,14 @@ struct JSONLine {
 
     private var fields: [(String, Value)] = []
 
-    mutating func add(_ key: String, _ value: Value) { fields.append((key, value)) }
-    mutating func add(_ key: String, _ value: String?) { add(key, value.map(Value.string) ?? .null) }
-    mutating func add(_ key: String, _ value: Int) { add(key, .int(value)) }
-    mutating func add(_ key: String, _ value: Bool) { add(key, .bool(value)) }
+    package init() {}
 
-    var text: String {
+    package mutating func add(_ key: String, _ value: Value) { fields.append((key, value)) }
+    package mutating func add(_ key: String, _ value: String?) { add(key, value.map(Value.string) ?? .null) }
+    package mutating func add(_ key: String, _ value: Int) { add(key, .int(value)) }
+    package mutating func add(_ key: String, _ value: Bool) { add(key, .bool(value)) }
+
+    package var text: String {
         "{" + fields.map { "\(Self.quote($0.0)):\(Self.render($0.1))" }.joined(separator: ",") + "}"
     }
 

@@ -12,24 +12,24 @@ import PipelineCore
 ///
 /// Both redact the credentials of any URL in a record: the pipeline logs URLs, paths and reasons
 /// that strangers choose.
-struct StandardErrorLogHandler: LogHandler {
-    var logLevel: Logger.Level
-    var metadata: Logger.Metadata = [:]
-    let label: String
-    let format: LogFormat
+package struct StandardErrorLogHandler: LogHandler {
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package let label: String
+    package let format: LogFormat
 
-    init(label: String, logLevel: Logger.Level, format: LogFormat = .text) {
+    package init(label: String, logLevel: Logger.Level, format: LogFormat = .text) {
         self.label = label
         self.logLevel = logLevel
         self.format = format
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let fields = metadata.merging(event.metadata ?? [:]) { $1 }
         let line =
             switch format {

@@ -2,8 +2,8 @@
 /// control characters would otherwise forge whole lines (a newline) or drive the terminal (ESC
 /// sequences, bidirectional overrides). Escapes are Swift's spelling, so they read back unambiguously:
 /// `\n`, `\r`, `\t`, `\\` for a backslash, `\u{1B}` for any other control or direction character.
-enum TerminalEscaping {
-    static func escape(_ text: String) -> String {
+package enum TerminalEscaping {
+    package static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0 == "\\" || isControl($0) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
@@ -20,7 +20,7 @@ enum TerminalEscaping {
     }
 
     /// Characters a terminal acts on instead of showing.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1 (0x9B is a one-byte CSI)
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // direction marks and overrides

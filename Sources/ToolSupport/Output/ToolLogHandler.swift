@@ -5,27 +5,27 @@ import Logging
 /// not do but carried on without (a failed store), so the command still succeeds. Keys and
 /// messages carry URLs and paths strangers choose: `Console.err` escapes control characters, so a
 /// record stays one line and cannot drive the terminal.
-struct ToolLogHandler: LogHandler {
-    var logLevel: Logger.Level
-    var metadata: Logger.Metadata = [:]
+package struct ToolLogHandler: LogHandler {
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
 
-    init(logLevel: Logger.Level = .warning) {
+    package init(logLevel: Logger.Level = .warning) {
         self.logLevel = logLevel
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         Console.err(
             Self.line(
                 level: event.level, message: event.message.description,
                 metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
     }
 
-    static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
+    package static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
         var line = "imagepipe: \(level.rawValue): \(message)"
         if !metadata.isEmpty {
             line += " (" + metadata.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"

@@ -4,10 +4,10 @@ import Foundation
 /// A byte count on the command line: a whole number of bytes, or a number with a unit as people
 /// write them — `512MiB`, `2GB`, `1.5GiB`, `64k` (decimal units are powers of 1000, binary ones of
 /// 1024, case does not matter, a space may come between).
-struct ByteCount: ExpressibleByArgument, Hashable, CustomStringConvertible {
-    let bytes: Int
+package struct ByteCount: ExpressibleByArgument, Hashable, CustomStringConvertible {
+    package let bytes: Int
 
-    init(_ bytes: Int) {
+    package init(_ bytes: Int) {
         self.bytes = bytes
     }
 
@@ -18,7 +18,7 @@ struct ByteCount: ExpressibleByArgument, Hashable, CustomStringConvertible {
         "ti": 1_099_511_627_776, "tib": 1_099_511_627_776,
     ]
 
-    init?(argument: String) {
+    package init?(argument: String) {
         let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
         let number = text.prefix { $0.isNumber || $0 == "." }
         let unit = text.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
@@ -33,6 +33,6 @@ struct ByteCount: ExpressibleByArgument, Hashable, CustomStringConvertible {
     }
 
     /// The exact number of bytes, as help shows a default.
-    var description: String { String(bytes) }
-    var defaultValueDescription: String { description }
+    package var description: String { String(bytes) }
+    package var defaultValueDescription: String { description }
 }

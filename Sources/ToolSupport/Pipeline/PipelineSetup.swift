@@ -19,8 +19,8 @@ import PipelineCore
 
 /// Registers the built-in plugins into the shared registries, one line each, as a library user
 /// would, and makes the manager a command uses.
-enum PipelineSetup {
-    static func registerPlugins() {
+package enum PipelineSetup {
+    package static func registerPlugins() {
         let coders = ImageCodersManager.shared
         if coders.coders.isEmpty {
             // AVIF's and HEIF's entries sniff more brands than the built-in table's.
@@ -46,7 +46,7 @@ enum PipelineSetup {
     }
 
     /// Little CMS for colour-managed decodes, in the shared registry every decode consults.
-    static func registerColorConverters() {
+    package static func registerColorConverters() {
         let converters = ImageColorConvertersManager.shared
         if converters.converters.isEmpty { converters.add(LCMSColorConverter()) }
     }
@@ -54,14 +54,14 @@ enum PipelineSetup {
     /// The CLI's cache directory: `--cache-dir`, else the library's shared cache folder
     /// (`$XDG_CACHE_HOME/imagepipe/default`, else `~/.cache/imagepipe/default`), so the tool and
     /// programs using `DefaultImageCache.shared` share entries.
-    static func cacheDirectory(_ option: String?) -> URL {
+    package static func cacheDirectory(_ option: String?) -> URL {
         if let option { return URL(fileURLWithPath: option).standardizedFileURL }
         return DefaultImageCache.defaultDirectory.appendingPathComponent("default", isDirectory: true)
     }
 
     /// The disk cache `fetch` and `cache` use: no timer (a command is short), and a logger that
     /// prints what the cache could not do as `imagepipe: warning: …` lines.
-    static func diskCache(at directory: URL) -> DiskCache {
+    package static func diskCache(at directory: URL) -> DiskCache {
         let logger = Logger(label: "imagepipe.cache") { _ in ToolLogHandler() }
         return DiskCache(directory: directory, configuration: DiskCache.Configuration(trimInterval: nil, logger: logger))
     }
@@ -72,7 +72,7 @@ enum PipelineSetup {
     /// (`RedisSharedLoader`). That loader has already stored a shared source in Redis under its
     /// original key, so `sharedSourceOriginals` (the local cache alone) is where such a source's
     /// original goes (`ImageContext.originalImageCache`): one write to Redis, not two.
-    static func manager(cacheDirectory: URL?, redis: RedisCacheConfiguration? = nil)
+    package static func manager(cacheDirectory: URL?, redis: RedisCacheConfiguration? = nil)
         -> (manager: ImageManager, sharedSourceOriginals: (any ImageCache)?)
     {
         registerPlugins()

@@ -6,11 +6,11 @@ import Foundation
 /// `serve` read them: the password may instead come from `IMAGEPIPE_REDIS_PASSWORD`, the wait from
 /// `IMAGEPIPE_REDIS_LOCK_WAIT`, and an error names what is wrong without echoing the URL, which
 /// may hold a password.
-enum RedisOption {
+package enum RedisOption {
     /// Seconds a miss may wait for another process's fetch of the same source.
-    static let lockWaitRange = 0...3600
+    package static let lockWaitRange = 0...3600
 
-    static func configuration(_ url: String?, lockWait: Int?, environment: [String: String]) throws -> RedisCacheConfiguration? {
+    package static func configuration(_ url: String?, lockWait: Int?, environment: [String: String]) throws -> RedisCacheConfiguration? {
         let env = EnvironmentOptions(environment)
         guard let url else {
             if lockWait != nil { throw ValidationError("--redis-lock-wait needs --redis") }

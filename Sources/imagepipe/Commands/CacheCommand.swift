@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ImagePipe
 import PipelineCore
+import ToolSupport
 
 /// `imagepipe cache stats|clear|trim`: the disk cache `fetch` uses.
 struct CacheCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import ImagePipe
 import LoaderFile
 import PipelineCore
+import ToolSupport
 
 /// `imagepipe convert IN OUT`: one image to another format, size or shape. OUT's extension (or
 /// `--format`) picks the format; animations stay animated in GIF and WebP unless `--frame` picks

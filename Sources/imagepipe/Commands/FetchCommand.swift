@@ -4,6 +4,7 @@ import Foundation
 import ImagePipe
 import Logging
 import PipelineCore
+import ToolSupport
 
 /// `imagepipe fetch`: loads sources through the caches and loaders, optionally thumbnailed and
 /// transformed, and writes them to a folder. A failing source never stops the others. A folder

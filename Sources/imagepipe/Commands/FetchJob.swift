@@ -3,6 +3,7 @@ import Foundation
 import ImagePipe
 import Logging
 import PipelineCore
+import ToolSupport
 
 /// One `fetch` run's settings, and the work for one source.
 struct FetchJob: Sendable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineCore
+import ToolSupport
 
 /// `imagepipe info`: what each source is: format, stored size, frames, timing, orientation, pixels.
 struct InfoCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import ToolSupport
 
 /// How the tool shows what a decoder recovered from: one line per warning on standard error,
 /// `imagepipe: SOURCE: warning: MESSAGE` (escaped by `Console.err`), and the messages as the

@@ -1,6 +1,7 @@
 import Foundation
 import ImagePipe
 import PipelineCore
+import ToolSupport
 
 /// Turns a loaded image into the bytes of an output file.
 enum ImageOutput {

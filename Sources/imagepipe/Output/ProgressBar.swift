@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ToolSupport
 
 /// A live progress line at the bottom of standard error: sources finished of total, bytes received,
 /// images per second, failures; and, when it was shown, a closing summary (done, failed, skipped,

@@ -4,6 +4,7 @@ import ImagePipe
 import LoaderHTTP
 import Logging
 import PipelineCore
+import ToolSupport
 
 /// `--thumbnail`, `--transform`, `--quality`, `--keep-icc` and `--keep-metadata`, shared by `fetch` and `convert`.
 struct ImageProcessingOptions: ParsableArguments {
