@@ -187,7 +187,12 @@ final class ImageRenderer: Sendable {
     /// holding one worker.
     private func renderDirectly(_ job: Job, admission: WorkLimiter.Admission) async throws(ServiceError) -> (Data, ImageFormat) {
         let (options, context) = requestParameters(for: job)
-        let loaded = try await fetch(job.source, options: options, context: context)
+        let spans = RenderSpans()
+        let loaded = try await spans.run("ImageServer.fetch") { (span) async throws(ServiceError) in
+            let loaded = try await fetch(job.source, options: options, context: context)
+            span?.attributes["imagepipe.fetch.bytes"] = Int64(loaded.data.count)
+            return loaded
+        }
         // Counted as the manager's path counts them, so `/metrics` says the same without a disk cache.
         let metrics = manager.settings.metrics
         metrics.loads.increment()
@@ -206,7 +211,7 @@ final class ImageRenderer: Sendable {
         return try await holdingWorkingMemory(estimate) { () async throws(ServiceError) in
             try await decodeTransformEncode(
                 loaded.data, job: job, decodeOptions: decodeOptions, context: context, transformer: transformer,
-                admission: admission, encodeOptions: encodeOptions)
+                admission: admission, spans: spans, encodeOptions: encodeOptions)
         }
     }
 
@@ -229,7 +234,7 @@ final class ImageRenderer: Sendable {
     /// The decode, transform and encode of `data` in one go, holding a worker.
     private func decodeTransformEncode(
         _ data: Data, job: Job, decodeOptions: ImageDecodeOptions, context: ImageContext, transformer: (any ImageTransformer)?,
-        admission: WorkLimiter.Admission, encodeOptions: @escaping @Sendable (ImageFormat) -> ImageEncodeOptions
+        admission: WorkLimiter.Admission, spans: RenderSpans, encodeOptions: @escaping @Sendable (ImageFormat) -> ImageEncodeOptions
     ) async throws(ServiceError) -> (Data, ImageFormat) {
         let (coders, formats, logger, maxFrames, metrics) = (self.coders, self.formats, self.logger, job.options.limits.maxFrames, manager.settings.metrics)
         do {
@@ -237,16 +242,31 @@ final class ImageRenderer: Sendable {
                 try await Self.processing(admission) { () async throws(ServiceError) in
                     do {
                         return try await CPUWorkQueue.runOffPool {
-                            var image = try PipelineMetrics.time(metrics.loaderDecodeDuration) { try decode() }
+                            var image = try spans.run("ImageServer.decode") { span in
+                                let image = try PipelineMetrics.time(metrics.loaderDecodeDuration) { try decode() }
+                                span?.describe(image)
+                                return image
+                            }
                             if let transformer {
-                                image = try PipelineMetrics.time(metrics.transformDuration) { try Self.transform(image, with: transformer, logger: logger) }
+                                image = try spans.run("ImageServer.transform") { span in
+                                    span?.attributes["imagepipe.transformer"] = transformer.key
+                                    let output = try PipelineMetrics.time(metrics.transformDuration) { try Self.transform(image, with: transformer, logger: logger) }
+                                    span?.describe(output)
+                                    return output
+                                }
                             }
                             if image.orientation != .up { image = try image.applyingOrientation() }
                             // Past its deadline, or with its client gone, nothing is encoded.
                             try DecodeCancellation.checkCurrent()
                             let format = job.format ?? formats.fallback(for: image)
                             let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
-                            return (try PipelineMetrics.time(metrics.encodeDuration) { try coders.encode(input, as: format, options: encodeOptions(format)) }, format)
+                            let data = try spans.run("ImageServer.encode") { span in
+                                span?.attributes["imagepipe.image.format"] = format.identifier
+                                let data = try PipelineMetrics.time(metrics.encodeDuration) { try coders.encode(input, as: format, options: encodeOptions(format)) }
+                                span?.attributes["imagepipe.encode.bytes"] = Int64(data.count)
+                                return data
+                            }
+                            return (data, format)
                         }
                     } catch {
                         throw Self.serviceError(error, otherwise: .internalError)
