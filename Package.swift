@@ -75,6 +75,10 @@ let package = Package(
         // Opens a C library on first use instead of linking it (libcurl, libavif, libheif), for the
         // shims that forward their own prefixed functions to it.
         .target(name: "CLazyLibrary"),
+        // Encodes in a forked child the caller can kill, for the encoders that cannot stop
+        // inside an image (AVIF, WebP, JPEG XL): the fork in C, the reading and polling in Swift.
+        .target(name: "CChildProcess"),
+        .target(name: "ChildProcessEncoding", dependencies: ["PipelineCore", "CChildProcess"]),
 
         // PNG on libpng. The shim holds libpng's setjmp/longjmp error handling, so no longjmp ever
         // crosses a Swift frame.
@@ -91,8 +95,8 @@ let package = Package(
         .target(name: "CodersJPEG", dependencies: ["PipelineCore", "CJPEG", "CJPEGShim"]),
         // libwebp, libwebpdemux and libwebpmux, reached through their system headers.
         .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
-        .target(name: "CWebPShim", dependencies: ["CWebP"]),
-        .target(name: "CodersWebP", dependencies: ["PipelineCore", "CWebP", "CWebPShim"]),
+        .target(name: "CWebPShim", dependencies: ["CWebP", "CChildProcess"]),
+        .target(name: "CodersWebP", dependencies: ["PipelineCore", "CWebP", "CWebPShim", "ChildProcessEncoding"]),
         // giflib ships no .pc file; the module map links -lgif.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
         .target(name: "CodersGIF", dependencies: ["PipelineCore", "CGIF"]),
@@ -103,8 +107,8 @@ let package = Package(
         // The shim also silences dav1d's logger, which libavif 0.11 leaves printing on stderr; it
         // links libdav1d (small) so that the program exports its replacement of dav1d's defaults
         // to the libavif it opens later.
-        .target(name: "CAVIFShim", dependencies: ["CAVIF", "CLazyLibrary"], linkerSettings: [.linkedLibrary("dav1d")]),
-        .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF", "CAVIFShim"]),
+        .target(name: "CAVIFShim", dependencies: ["CAVIF", "CLazyLibrary", "CChildProcess"], linkerSettings: [.linkedLibrary("dav1d")]),
+        .target(name: "CodersAVIF", dependencies: ["PipelineCore", "CAVIF", "CAVIFShim", "ChildProcessEncoding"]),
         // HEIF/HEIC on libheif (decode only), which returns its errors. Its headers only: the shim
         // opens libheif on first use and forwards the functions CodersHEIF calls.
         .systemLibrary(name: "CHEIF", path: "Sources/CHEIF", providers: [.apt(["libheif-dev"])]),
@@ -121,8 +125,8 @@ let package = Package(
         // first use and forwards the functions CodersJXL calls. (Its .pc file's -DHWY_SHARED_DEFINE
         // is a flag SwiftPM refuses, so no pkgConfig.)
         .systemLibrary(name: "CJXL", path: "Sources/CJXL", providers: [.apt(["libjxl-dev"])]),
-        .target(name: "CJXLShim", dependencies: ["CJXL", "CLazyLibrary"]),
-        .target(name: "CodersJXL", dependencies: ["PipelineCore", "CJXL", "CJXLShim"]),
+        .target(name: "CJXLShim", dependencies: ["CJXL", "CLazyLibrary", "CChildProcess"]),
+        .target(name: "CodersJXL", dependencies: ["PipelineCore", "CJXL", "CJXLShim", "ChildProcessEncoding"]),
         // SVG on librsvg and cairo. The shim opens librsvg (and through it GLib and cairo) on first
         // use and keeps their types to itself, so nothing else builds against GLib's headers.
         .target(name: "CSVGShim", dependencies: ["CLazyLibrary"]),

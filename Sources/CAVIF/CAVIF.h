@@ -37,10 +37,3 @@ avifResult ip_avifEncoderFinish(avifEncoder *encoder, avifRWData *output);
 /// Swift). Returns the child's process ID with the pipe's read end in `read_fd` (close-on-exec; the
 /// caller closes it), or -1 with errno. The parent's encoder and image are left as they were.
 int ip_avif_encode_in_child(avifEncoder *encoder, const avifImage *image, int *read_fd);
-
-/// Waits for the child `pid` and returns its exit status, or -1 when it did not exit by itself.
-int ip_avif_child_exit_status(int pid);
-
-/// Kills the child `pid` and reaps it on a detached thread of its own, so that the caller does not
-/// wait while the kernel frees the child's memory.
-void ip_avif_child_kill(int pid);

@@ -72,11 +72,3 @@ JxlParallelRetCode ip_jxl_sequential_runner(void *runner_opaque, void *jpegxl_op
 /// `read_fd` (close-on-exec; the caller closes it), or -1 with errno. The parent's encoder is left
 /// as it was: destroy it without processing it.
 int ip_jxl_encode_in_child(JxlEncoder *encoder, int *read_fd);
-
-/// Waits for the child `pid` (killing it first when `kill_first`) and returns its exit status, or
-/// -1 when it did not exit by itself or cannot be waited for.
-int ip_jxl_child_exit_status(int pid, int kill_first);
-
-/// Kills the child `pid` and reaps it on a detached thread of its own, so that the caller does not
-/// wait while the kernel frees the child's memory.
-void ip_jxl_child_kill(int pid);

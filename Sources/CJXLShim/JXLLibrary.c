@@ -3,20 +3,15 @@
 // calls the `ip_Jxl…` functions declared in CJXL.h, never libjxl's own names.
 #define _GNU_SOURCE
 #include "../CJXL/CJXL.h"
+#include <CChildProcess.h>
 #include <CLazyLibrary.h>
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <link.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define JXL_FUNCTIONS(X) \
@@ -232,76 +227,18 @@ JxlParallelRetCode ip_jxl_sequential_runner(void *runner_opaque, void *jpegxl_op
     return 0;
 }
 
-/// The child: every output byte written to `fd`, then exit 0; libjxl's error code + 100 when it
-/// fails, 99 when the pipe does (the parent gone, or stopped reading).
-static void encode_child(JxlEncoder *encoder, int fd, pid_t parent) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(98);
-    // Every other descriptor closed: the child must not keep the server's sockets (a connection
-    // the parent closes, the listening port) open while it works.
-    if (fd > 3) close_range(3, (unsigned)fd - 1, 0);
-    close_range((unsigned)fd + 1, ~0U, 0);
+/// The child: every output byte written to `fd`, then 0; libjxl's error code + 100 when it fails,
+/// 99 when the pipe does.
+static int encode(void *encoder, int fd) {
     uint8_t buffer[1 << 16];
     for (;;) {
         uint8_t *next = buffer;
         size_t available = sizeof buffer;
-        JxlEncoderStatus status = JXL(JxlEncoderProcessOutput)(encoder, &next, &available);
-        if (status == JXL_ENC_ERROR) _exit(100 + (int)JXL(JxlEncoderGetError)(encoder));
-        for (uint8_t *from = buffer; from < next;) {
-            ssize_t written = write(fd, from, (size_t)(next - from));
-            if (written < 0 && errno == EINTR) continue;
-            if (written <= 0) _exit(99);
-            from += written;
-        }
-        if (status == JXL_ENC_SUCCESS) _exit(0);
+        JxlEncoderStatus status = JXL(JxlEncoderProcessOutput)((JxlEncoder *)encoder, &next, &available);
+        if (status == JXL_ENC_ERROR) return 100 + (int)JXL(JxlEncoderGetError)((JxlEncoder *)encoder);
+        if (ip_child_write_all(fd, buffer, (size_t)(next - buffer)) != 0) return 99;
+        if (status == JXL_ENC_SUCCESS) return 0;
     }
 }
 
-int ip_jxl_encode_in_child(JxlEncoder *encoder, int *read_fd) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        encode_child(encoder, fds[1], parent);
-    }
-    int saved = errno;
-    close(fds[1]);
-    if (pid < 0) {
-        close(fds[0]);
-        errno = saved;
-        return -1;
-    }
-    *read_fd = fds[0];
-    return pid;
-}
-
-int ip_jxl_child_exit_status(int pid, int kill_first) {
-    if (kill_first) kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) return -1;
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void *reap(void *pid) {
-    while (waitpid((pid_t)(intptr_t)pid, NULL, 0) < 0 && errno == EINTR) {}
-    return NULL;
-}
-
-void ip_jxl_child_kill(int pid) {
-    kill(pid, SIGKILL);
-    // The kernel takes tens of milliseconds to tear down a child of a gigabyte; a detached thread
-    // waits for that, not the caller. Failing to start one, the caller waits.
-    pthread_attr_t attributes;
-    pthread_t thread;
-    if (pthread_attr_init(&attributes) == 0) {
-        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-        int started = pthread_create(&thread, &attributes, reap, (void *)(intptr_t)pid);
-        pthread_attr_destroy(&attributes);
-        if (started == 0) return;
-    }
-    reap((void *)(intptr_t)pid);
-}
+int ip_jxl_encode_in_child(JxlEncoder *encoder, int *read_fd) { return ip_child_start(encode, encoder, read_fd); }

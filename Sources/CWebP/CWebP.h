@@ -16,10 +16,3 @@
 /// read end in `read_fd` (close-on-exec; the caller closes it), or -1 with errno. The parent's
 /// picture is left as it was.
 int ip_webp_encode_in_child(const WebPConfig *config, WebPPicture *picture, int *read_fd);
-
-/// Waits for the child `pid` and returns its exit status, or -1 when it did not exit by itself.
-int ip_webp_child_exit_status(int pid);
-
-/// Kills the child `pid` and reaps it on a detached thread of its own, so that the caller does not
-/// wait while the kernel frees the child's memory.
-void ip_webp_child_kill(int pid);

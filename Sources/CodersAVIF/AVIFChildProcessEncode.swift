@@ -1,25 +1,18 @@
 import CAVIF
+import ChildProcessEncoding
 import Foundation
 import PipelineCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An image's (or a grid cell's) encoding done by a child process when the work can be cancelled,
 /// so that a cancelled encode ends within milliseconds: libavif 0.11 and libaom cannot stop inside
 /// an image, and at speed 5 one 512-pixel cell takes 0.2 to 0.5 s of CPU (a 1536² crop of noise
 /// 483 ms a cell, of a photo 221–243 ms). Cells small enough to stop between (128 pixels, 35 ms on
 /// noise) cost photos up to twice the bytes; a child costs a fork, about a millisecond, and no byte.
-/// The child runs `avifEncoderWrite` and sends the file back through a pipe; this side polls the
-/// cancellation while it waits and kills the child when it is set.
+/// The child runs `avifEncoderWrite` and sends the file back through a pipe (`ChildProcessOutput`).
 enum AVIFChildProcessEncode {
     /// Images over this many pixels are encoded in a child process when their work can be
     /// cancelled: at speed 5 a 256 x 256 image takes tens of milliseconds, a larger one more.
     static let minimumPixels = 256 * 256
-
-    /// How often, in milliseconds, the cancellation is asked while the child works.
-    static let pollMilliseconds: Int32 = 10
 
     /// Whether an image of `pixels` is encoded in a child: the work running on this thread can be
     /// cancelled (the pipeline's and the service's work can; a caller's own encode cannot).
@@ -29,32 +22,7 @@ enum AVIFChildProcessEncode {
 
     /// The file `encoder` writes for `image`, written by a child process. The encoder must use one thread.
     static func write(_ image: UnsafeMutablePointer<avifImage>, encoder: UnsafeMutablePointer<avifEncoder>) throws -> Data {
-        try DecodeCancellation.checkCurrent()
-        var descriptor: Int32 = -1
-        let pid = ip_avif_encode_in_child(encoder, image, &descriptor)
-        guard pid > 0 else { throw ImagePipeError.encodingFailed(reason: "could not start a process to encode AVIF in (errno \(errno))") }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            if DecodeCancellation.isCurrentCancelled {
-                ip_avif_child_kill(pid)
-                throw ImagePipeError.cancelled
-            }
-            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&request, 1, pollMilliseconds)
-            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
-            let count = ready < 0 ? -1 : buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: buffer[..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                // The end of the bytes (or a broken pipe): the child's exit status says which.
-                break
-            }
-        }
-        let status = ip_avif_child_exit_status(pid)
+        let (data, status) = try ChildProcessOutput.collect(format: "AVIF") { ip_avif_encode_in_child(encoder, image, $0) }
         if status == 0 { return data }
         // libavif's diagnostics stayed in the child: its result says what failed.
         if status > 100 { throw AVIFError.encoding(avifResult(rawValue: UInt32(status - 100)), avifDiagnostics()) }

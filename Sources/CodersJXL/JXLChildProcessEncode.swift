@@ -1,17 +1,13 @@
 import CJXL
+import ChildProcessEncoding
 import Foundation
 import PipelineCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A large still's encoding done by a child process, so that a cancelled encode ends at once:
 /// libjxl 0.7's encoder cannot stop inside a frame (its parallel runner's failures reach
 /// `JXL_CHECK`s that abort the process; 14 call sites in 0.7), and a frame of tens of megapixels
 /// takes seconds. The encoder is set up and given its frame here; a forked copy of the process
-/// runs libjxl's encoding to its end and sends the bytes back through a pipe; this side polls the
-/// cancellation while it waits and kills the child when it is set.
+/// runs libjxl's encoding to its end and sends the bytes back through a pipe (`ChildProcessOutput`).
 ///
 /// Encoding such a still as several layers (cropped frames libjxl composites) stops between
 /// layers too, but libjxl 0.7 decodes a layered file several times slower (each layer redraws
@@ -22,37 +18,10 @@ enum JXLChildProcessEncode {
     /// it saves.
     static let minimumPixels = 2048 * 2048
 
-    /// How often, in milliseconds, the cancellation is asked while the child works.
-    static let pollMilliseconds: Int32 = 10
-
     /// The bytes of `encoder`, whose input is all added and closed, encoded by a child process.
     /// The encoder must use `ip_jxl_sequential_runner`.
     static func output(of encoder: OpaquePointer) throws -> Data {
-        var descriptor: Int32 = -1
-        let pid = ip_jxl_encode_in_child(encoder, &descriptor)
-        guard pid > 0 else { throw ImagePipeError.encodingFailed(reason: "could not start a process to encode JPEG XL in (errno \(errno))") }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            if DecodeCancellation.isCurrentCancelled {
-                ip_jxl_child_kill(pid)
-                throw ImagePipeError.cancelled
-            }
-            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&request, 1, pollMilliseconds)
-            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
-            let count = ready < 0 ? -1 : buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: buffer[..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                // The end of the bytes (or a broken pipe): the child's exit status says which.
-                break
-            }
-        }
-        let status = ip_jxl_child_exit_status(pid, 0)
+        let (data, status) = try ChildProcessOutput.collect(format: "JPEG XL") { ip_jxl_encode_in_child(encoder, $0) }
         if status == 0 { return data }
         if status == 100 + Int32(JXL_ENC_ERR_OOM.rawValue) { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
         if status > 100 { throw ImagePipeError.encodingFailed(reason: "libjxl failed encoding the frame (error \(status - 100))") }

@@ -1,25 +1,18 @@
 import CWebP
+import ChildProcessEncoding
 import Foundation
 import PipelineCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A large still's `WebPEncode` done by a child process when the work can be cancelled, so that a
 /// cancelled encode ends within milliseconds. libwebp's progress hook stops an encode only where
 /// its percentage changes, and not at all while it writes its tokens out at the end: on a 3500²
 /// picture of noise at quality 79, 1 % of the encode is 48 ms of CPU and the last, unstoppable
 /// step 315 ms (VP8EmitTokens), four times that at 49 megapixels. The child runs `WebPEncode` and
-/// sends the file back through a pipe; this side polls the cancellation while it waits and kills
-/// the child when it is set.
+/// sends the file back through a pipe (`ChildProcessOutput`).
 enum WebPChildProcessEncode {
     /// Stills over this many pixels are encoded in a child when their work can be cancelled: at a
     /// megapixel libwebp's last step already takes tens of milliseconds.
     static let minimumPixels = 1024 * 1024
-
-    /// How often, in milliseconds, the cancellation is asked while the child works.
-    static let pollMilliseconds: Int32 = 10
 
     /// Whether a still of `pixels` is encoded in a child: the work running on this thread can be
     /// cancelled (the pipeline's and the service's work can; a caller's own encode cannot).
@@ -29,32 +22,7 @@ enum WebPChildProcessEncode {
 
     /// The file `WebPEncode` writes for `picture` with `config`, written by a child process.
     static func encode(_ config: inout WebPConfig, _ picture: UnsafeMutablePointer<WebPPicture>) throws -> Data {
-        try DecodeCancellation.checkCurrent()
-        var descriptor: Int32 = -1
-        let pid = ip_webp_encode_in_child(&config, picture, &descriptor)
-        guard pid > 0 else { throw ImagePipeError.encodingFailed(reason: "could not start a process to encode WebP in (errno \(errno))") }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            if DecodeCancellation.isCurrentCancelled {
-                ip_webp_child_kill(pid)
-                throw ImagePipeError.cancelled
-            }
-            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&request, 1, pollMilliseconds)
-            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
-            let count = ready < 0 ? -1 : buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: buffer[..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                // The end of the bytes (or a broken pipe): the child's exit status says which.
-                break
-            }
-        }
-        let status = ip_webp_child_exit_status(pid)
+        let (data, status) = try ChildProcessOutput.collect(format: "WebP") { ip_webp_encode_in_child(&config, picture, $0) }
         if status == 0 { return data }
         if status == 100 + Int32(VP8_ENC_ERROR_OUT_OF_MEMORY.rawValue) { throw ImagePipeError.limitExceeded(.bytes, value: .max, maximum: .max) }
         if status > 100 { throw ImagePipeError.encodingFailed(reason: "libwebp failed (error \(status - 100))") }
