@@ -145,7 +145,12 @@ enum TIFFPageDecoder {
             try band.withUnsafeMutableBytes { try readBand(y0, rows: rows, into: $0.baseAddress!) }
             band.withUnsafeBytes { buffer in
                 for r in 0..<rows {
-                    sink.addRow { converter.convert(buffer.baseAddress! + r * bandRowBytes, into: $0) }
+                    let row = buffer.baseAddress! + r * bandRowBytes
+                    if converter.isIdentity {
+                        sink.addRow(copying: row.assumingMemoryBound(to: UInt8.self))
+                    } else {
+                        sink.addRow { converter.convert(row, into: $0) }
+                    }
                 }
             }
         }
