@@ -11,7 +11,15 @@ enum TIFFPageDecoder {
         _ file: TIFFFile, layout: TIFFPageLayout, target: ImageSize, cmyk: (any CMYKRowConverter)?, options: ImageDecodeOptions,
         checkpoint: DecodeCheckpoint
     ) throws -> PixelBuffer {
-        try TIFFRowSink.collect(size: layout.size, format: layout.outputFormat, target: target) { sink in
+        let denominator = TIFFJPEGScaledDecoder.scaleDenominator(layout, target: target)
+        if denominator > 1 {
+            do {
+                return try TIFFJPEGScaledDecoder.decode(file, layout: layout, denominator: denominator, target: target, options: options, checkpoint: checkpoint)
+            } catch is TIFFJPEGScaledDecoder.Unsuitable {
+                // libtiff reads the page instead, and says what is wrong with it if anything is.
+            }
+        }
+        return try TIFFRowSink.collect(size: layout.size, format: layout.outputFormat, target: target) { sink in
             if !layout.isNative {
                 try readThroughRGBAHelper(file, layout: layout, into: &sink, options: options, checkpoint: checkpoint)
             } else {
