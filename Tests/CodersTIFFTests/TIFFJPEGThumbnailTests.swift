@@ -65,6 +65,26 @@ struct TIFFJPEGThumbnailTests {
         #expect(throws: ImagePipeError.self) { try TIFFCoder().decode(data, options: ImageDecodeOptions(thumbnailPixelSize: box)) }
     }
 
+    /// Damage in a strip or tile (or in the tables) ends the scaled decode; libtiff then decodes
+    /// the page and says what is wrong, or the thumbnail is made despite it.
+    @Test("corrupt JPEG pages make a thumbnail or fail with an ImagePipeError, never crash")
+    func corrupt() throws {
+        var random = SystemRandomNumberGenerator()
+        for file in ["rgb8-jpeg-ycbcr-200.tif", "rgb8-tiled-jpeg-200.tif", "gray8-jpeg-200.tif"] {
+            let data = try Corpus.data("tiff", file)
+            for _ in 0..<60 {
+                var bytes = [UInt8](data)
+                for _ in 0..<4 { bytes[Int.random(in: 8..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random) }
+                do {
+                    let image = try TIFFCoder().decode(Data(bytes), options: ImageDecodeOptions(thumbnailPixelSize: ImageSize(width: 24, height: 24), maxPixels: 1 << 22))
+                    #expect(image.pixelSize.width <= 24 && image.pixelSize.height <= 24)
+                } catch {
+                    #expect(error is ImagePipeError, "\(file): \(error)")
+                }
+            }
+        }
+    }
+
     static func denominator(_ data: Data, target: ImageSize) throws -> Int {
         try TIFFFile.withTIFF(data, options: ImageDecodeOptions()) { file in
             TIFFJPEGScaledDecoder.scaleDenominator(try TIFFPageLayout(file), target: target)
