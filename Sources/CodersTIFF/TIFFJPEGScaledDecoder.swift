@@ -57,7 +57,7 @@ enum TIFFJPEGScaledDecoder {
     ) throws -> PixelBuffer {
         let size = layout.size, block = layout.blockSize
         let scaled = ImageSize(width: (size.width + denominator - 1) / denominator, height: (size.height + denominator - 1) / denominator)
-        var blocks = try BlockReader(file, layout: layout, denominator: denominator, target: scaled, options: options)
+        var blocks = try BlockReader(file, layout: layout, denominator: denominator, scaled: scaled, target: target, options: options)
         let channels = layout.samplesPerPixel
         let scaledRowBytes = scaled.width * channels
         // Tiles: one band of scaled rows, assembled from a row of tiles.
@@ -108,13 +108,12 @@ enum TIFFJPEGScaledDecoder {
         var stream: [UInt8]
         var row: [UInt8]
 
-        init(_ file: TIFFFile, layout: TIFFPageLayout, denominator: Int, target scaled: ImageSize, options: ImageDecodeOptions) throws {
+        init(_ file: TIFFFile, layout: TIFFPageLayout, denominator: Int, scaled: ImageSize, target: ImageSize, options: ImageDecodeOptions) throws {
             self.file = file
             self.layout = layout
             self.denominator = denominator
             maxDecoderMemory = options.maxDecoderMemory
-            let final = options.targetSize(for: layout.size)
-            leavesTwiceForResample = scaled.width >= 2 * final.width && scaled.height >= 2 * final.height
+            leavesTwiceForResample = scaled.width >= 2 * target.width && scaled.height >= 2 * target.height
             if let tables = file.bytes(UInt32(TIFFTAG_JPEGTABLES)) {
                 let bytes = UnsafeRawBufferPointer(start: tables.pointer, count: tables.count)
                 guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[bytes.count - 2] == 0xFF, bytes[bytes.count - 1] == 0xD9 else {
