@@ -115,10 +115,12 @@ let package = Package(
         .target(name: "CHEIFShim", dependencies: ["CHEIF", "CLazyLibrary"]),
         .target(name: "CodersHEIF", dependencies: ["PipelineCore", "CHEIF", "CHEIFShim"]),
         // TIFF on libtiff (decode only), read from memory through client callbacks. The shim turns
-        // libtiff's varargs error and warning handlers into messages the decode collects.
+        // libtiff's varargs error and warning handlers into messages the decode collects. JPEG
+        // strips and tiles of a thumbnail go to libjpeg (which libtiff links anyway) through
+        // CJPEGShim, for its DCT scaling.
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .target(name: "CTIFFShim", dependencies: ["CTIFF"]),
-        .target(name: "CodersTIFF", dependencies: ["PipelineCore", "CTIFF", "CTIFFShim"]),
+        .target(name: "CodersTIFF", dependencies: ["PipelineCore", "CTIFF", "CTIFFShim", "CJPEG", "CJPEGShim"]),
         // BMP, ICO and CUR in Swift (decode only): no C library.
         .target(name: "CodersBMP", dependencies: ["PipelineCore"]),
         // JPEG XL on libjxl, which returns its errors. Its headers only: the shim opens libjxl on

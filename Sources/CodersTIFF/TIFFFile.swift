@@ -28,6 +28,9 @@ final class TIFFFile {
         handle = tiff
     }
 
+    /// Bytes of the whole file.
+    var fileSize: Int { Int(reader.pointee.size) }
+
     deinit {
         TIFFClose(handle)
         reader.deallocate()

@@ -11,7 +11,15 @@ enum TIFFPageDecoder {
         _ file: TIFFFile, layout: TIFFPageLayout, target: ImageSize, cmyk: (any CMYKRowConverter)?, options: ImageDecodeOptions,
         checkpoint: DecodeCheckpoint
     ) throws -> PixelBuffer {
-        try TIFFRowSink.collect(size: layout.size, format: layout.outputFormat, target: target) { sink in
+        let denominator = TIFFJPEGScaledDecoder.scaleDenominator(layout, target: target)
+        if denominator > 1 {
+            do {
+                return try TIFFJPEGScaledDecoder.decode(file, layout: layout, denominator: denominator, target: target, options: options, checkpoint: checkpoint)
+            } catch is TIFFJPEGScaledDecoder.Unsuitable {
+                // libtiff reads the page instead, and says what is wrong with it if anything is.
+            }
+        }
+        return try TIFFRowSink.collect(size: layout.size, format: layout.outputFormat, target: target) { sink in
             if !layout.isNative {
                 try readThroughRGBAHelper(file, layout: layout, into: &sink, options: options, checkpoint: checkpoint)
             } else {
@@ -145,7 +153,12 @@ enum TIFFPageDecoder {
             try band.withUnsafeMutableBytes { try readBand(y0, rows: rows, into: $0.baseAddress!) }
             band.withUnsafeBytes { buffer in
                 for r in 0..<rows {
-                    sink.addRow { converter.convert(buffer.baseAddress! + r * bandRowBytes, into: $0) }
+                    let row = buffer.baseAddress! + r * bandRowBytes
+                    if converter.isIdentity {
+                        sink.addRow(copying: row.assumingMemoryBound(to: UInt8.self))
+                    } else {
+                        sink.addRow { converter.convert(row, into: $0) }
+                    }
                 }
             }
         }

@@ -29,7 +29,11 @@ struct TIFFPageLayout {
     let size: ImageSize
     let bitsPerSample: Int
     let samplesPerPixel: Int
+    /// The Compression tag (`COMPRESSION_…`).
+    let compression: Int
     let model: ColorModel
+    /// Stored as YCbCr in JPEG strips or tiles, which libjpeg turns into the RGB read here.
+    let isJPEGYCbCr: Bool
     let alpha: Alpha
     /// Read here (true) or through libtiff's RGBA helper (false).
     let isNative: Bool
@@ -59,6 +63,7 @@ struct TIFFPageLayout {
         samplesPerPixel = samples
         var photometric = Int(file.u16(UInt32(TIFFTAG_PHOTOMETRIC), default: samples >= 3 ? UInt16(PHOTOMETRIC_RGB) : UInt16(PHOTOMETRIC_MINISBLACK)) ?? 1)
         let compression = Int(file.u16(UInt32(TIFFTAG_COMPRESSION)) ?? 1)
+        self.compression = compression
         switch Int32(photometric) {
         case PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_MINISWHITE: sourceColorModel = ImageColorModel.gray
         case PHOTOMETRIC_PALETTE: sourceColorModel = ImageColorModel.palette
@@ -84,6 +89,9 @@ struct TIFFPageLayout {
         // JPEG-compressed YCbCr: libjpeg converts to RGB, which is then read as RGB.
         if photometric == PHOTOMETRIC_YCBCR, compression == COMPRESSION_JPEG, bits == 8, ip_tiff_set_jpeg_rgb(tiff) == 1 {
             photometric = Int(PHOTOMETRIC_RGB)
+            isJPEGYCbCr = true
+        } else {
+            isJPEGYCbCr = false
         }
         var extraCount: UInt16 = 0
         var extraKinds: UnsafeMutablePointer<UInt16>?

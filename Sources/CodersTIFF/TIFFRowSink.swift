@@ -49,17 +49,6 @@ struct TIFFRowSink {
         return buffer
     }
 
-    /// Bytes this sink holds at most: the shrunk image, or the full one.
-    static func heldBytes(size: ImageSize, format: PixelFormat, target: ImageSize) -> Int {
-        let factors = RowBoxShrinker.factors(from: size, to: target)
-        let held =
-            target != size && (factors.x > 1 || factors.y > 1)
-            ? ImageSize(width: (size.width + factors.x - 1) / factors.x, height: (size.height + factors.y - 1) / factors.y) : size
-        guard let pixels = held.pixelCount else { return .max }
-        let (bytes, overflow) = pixels.multipliedReportingOverflow(by: format.bytesPerPixel)
-        return overflow ? .max : bytes
-    }
-
     /// Lets `write` fill the next row: every byte of its `size.width` pixels of the format.
     mutating func addRow(_ write: (UnsafeMutablePointer<UInt8>) throws -> Void) rethrows {
         precondition(rows < size.height, "more rows than the page has")
@@ -70,6 +59,17 @@ struct TIFFRowSink {
             }
         } else {
             try write(image! + rows * size.width * format.bytesPerPixel)
+        }
+        rows += 1
+    }
+
+    /// Adds a row already in the format: shrunk straight from where it is, or copied.
+    mutating func addRow(copying row: UnsafePointer<UInt8>) {
+        precondition(rows < size.height, "more rows than the page has")
+        if shrinker != nil {
+            shrinker!.add(row: row)
+        } else {
+            (image! + rows * size.width * format.bytesPerPixel).update(from: row, count: size.width * format.bytesPerPixel)
         }
         rows += 1
     }

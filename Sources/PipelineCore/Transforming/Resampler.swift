@@ -257,7 +257,8 @@ package enum Resampler {
     }
 
     /// Averages `factorX` x `factorY` blocks; edge blocks average the pixels they have. Every source
-    /// pixel is read once, in order.
+    /// pixel is read once, in order: a block row's source rows are added into per-column sums (a
+    /// loop the compiler vectorises), which are then summed across each block.
     static func boxShrink(_ source: PixelBuffer, factorX: Int, factorY: Int) -> PixelBuffer {
         let channels = source.format.bytesPerPixel
         let width = (source.width + factorX - 1) / factorX
@@ -265,7 +266,7 @@ package enum Resampler {
         let rowBytes = width * channels
         let sourceRowBytes = source.width * channels
         var out = [UInt8](repeating: 0, count: rowBytes * height)
-        var sums = [UInt32](repeating: 0, count: rowBytes)
+        var sums = [UInt32](repeating: 0, count: sourceRowBytes)
         source.bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 sums.withUnsafeMutableBufferPointer { accumulator in
@@ -273,26 +274,20 @@ package enum Resampler {
                     let checkMask = Resampler.cancellationCheckMask(rowPixels: source.width * factorY)
                     for y in 0..<height {
                         if y & checkMask == 0, DecodeCancellation.isCurrentCancelled { break }
-                        acc.update(repeating: 0, count: rowBytes)
+                        acc.update(repeating: 0, count: sourceRowBytes)
                         let y0 = y &* factorY, y1 = min(y0 &+ factorY, source.height)
                         for sy in y0..<y1 {
                             let row = base + sy &* sourceRowBytes
-                            // A constant channel count per call, so the channel loop unrolls.
-                            switch channels {
-                            case 1: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 1)
-                            case 2: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 2)
-                            case 3: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 3)
-                            default: sumRow(row, into: acc, width: width, sourceWidth: source.width, factor: factorX, channels: 4)
-                            }
+                            for i in 0..<sourceRowBytes { acc[i] &+= UInt32(row[i]) }
                         }
                         let target = result + y &* rowBytes
                         let rows = UInt32(y1 &- y0)
-                        for x in 0..<width {
-                            let n = UInt32(min((x &+ 1) &* factorX, source.width) &- x &* factorX) &* rows
-                            for c in 0..<channels {
-                                let i = x &* channels &+ c
-                                target[i] = UInt8(truncatingIfNeeded: (acc[i] &+ n / 2) / n)
-                            }
+                        // A constant channel count per call, so the channel loop unrolls.
+                        switch channels {
+                        case 1: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 1)
+                        case 2: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 2)
+                        case 3: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 3)
+                        default: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 4)
                         }
                     }
                 }
@@ -301,28 +296,29 @@ package enum Resampler {
         return PixelBuffer(unchecked: width, height: height, format: source.format, bytes: out)
     }
 
-    /// Adds one source row into the block sums, `factor` pixels into each.
+    /// One output row from per-column sums of `rows` rows: each block of `factor` columns summed
+    /// and averaged.
     @inline(__always)
-    static func sumRow(_ row: UnsafePointer<UInt8>, into acc: UnsafeMutablePointer<UInt32>, width: Int, sourceWidth: Int, factor: Int, channels: Int) {
-        var p = row
-        var o = acc
-        var sx = 0
-        for _ in 0..<width {
-            let end = min(sx &+ factor, sourceWidth)
+    static func averageBlocks(
+        _ columns: UnsafePointer<UInt32>, into target: UnsafeMutablePointer<UInt8>, width: Int, sourceWidth: Int, factor: Int, rows: UInt32, channels: Int
+    ) {
+        for x in 0..<width {
+            let x0 = x &* factor, x1 = min(x0 &+ factor, sourceWidth)
+            let n = UInt32(x1 &- x0) &* rows
             var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
-            while sx < end {
-                s0 &+= UInt32(p[0])
-                if channels > 1 { s1 &+= UInt32(p[1]) }
-                if channels > 2 { s2 &+= UInt32(p[2]) }
-                if channels > 3 { s3 &+= UInt32(p[3]) }
+            var p = columns + x0 &* channels
+            for _ in x0..<x1 {
+                s0 &+= p[0]
+                if channels > 1 { s1 &+= p[1] }
+                if channels > 2 { s2 &+= p[2] }
+                if channels > 3 { s3 &+= p[3] }
                 p += channels
-                sx &+= 1
             }
-            o[0] &+= s0
-            if channels > 1 { o[1] &+= s1 }
-            if channels > 2 { o[2] &+= s2 }
-            if channels > 3 { o[3] &+= s3 }
-            o += channels
+            let o = target + x &* channels
+            o[0] = UInt8(truncatingIfNeeded: (s0 &+ n / 2) / n)
+            if channels > 1 { o[1] = UInt8(truncatingIfNeeded: (s1 &+ n / 2) / n) }
+            if channels > 2 { o[2] = UInt8(truncatingIfNeeded: (s2 &+ n / 2) / n) }
+            if channels > 3 { o[3] = UInt8(truncatingIfNeeded: (s3 &+ n / 2) / n) }
         }
     }
 

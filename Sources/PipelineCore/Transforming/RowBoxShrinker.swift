@@ -13,6 +13,11 @@ package struct RowBoxShrinker {
     package let factorY: Int
     package let outputSize: ImageSize
     private(set) var output: [UInt8]
+    /// Without alpha, while a box's sum fits 32 bits: each row is added to per-column sums (a
+    /// loop the compiler vectorises), summed across the boxes once per row of boxes. Else the
+    /// boxes' 64-bit sums are added to pixel by pixel.
+    private let usesColumnSums: Bool
+    private var columnSums: [UInt32]
     private var sums: [UInt64]
     private var alphaSums: [UInt64]
     private var rowsInBox = 0
@@ -30,27 +35,46 @@ package struct RowBoxShrinker {
         self.factorY = factorY
         outputSize = ImageSize(width: (source.width + factorX - 1) / factorX, height: (source.height + factorY - 1) / factorY)
         output = [UInt8](repeating: 0, count: try PixelBuffer.byteCount(width: outputSize.width, height: outputSize.height, format: format))
-        sums = [UInt64](repeating: 0, count: outputSize.width * format.channelCount)
+        let (boxPixels, overflow) = factorX.multipliedReportingOverflow(by: factorY)
+        usesColumnSums = !format.hasAlpha && !overflow && boxPixels <= Int(UInt32.max) / 256
+        columnSums = [UInt32](repeating: 0, count: usesColumnSums ? source.width * format.channelCount : 0)
+        sums = [UInt64](repeating: 0, count: usesColumnSums ? 0 : outputSize.width * format.channelCount)
         alphaSums = [UInt64](repeating: 0, count: format.hasAlpha ? outputSize.width : 0)
     }
 
     /// Adds the next source row (`sourceWidth` pixels in `format`).
     package mutating func add(row: UnsafePointer<UInt8>) {
         let channels = format.channelCount
-        let colorChannels = format.hasAlpha ? channels - 1 : channels
+        if usesColumnSums {
+            let samples = sourceWidth &* channels
+            columnSums.withUnsafeMutableBufferPointer { sums in
+                guard let sums = sums.baseAddress else { return }
+                for i in 0..<samples { sums[i] &+= UInt32(row[i]) }
+            }
+            rowsInBox += 1
+            if rowsInBox == factorY { emitRow() }
+            return
+        }
+        let hasAlpha = format.hasAlpha, sourceWidth = sourceWidth, factorX = factorX
+        let colorChannels = hasAlpha ? channels - 1 : channels
         sums.withUnsafeMutableBufferPointer { sums in
             alphaSums.withUnsafeMutableBufferPointer { alphaSums in
-                for x in 0..<sourceWidth {
-                    let box = x / factorX
-                    let s = x * channels
+                var x = 0, box = 0
+                while x < sourceWidth {
+                    let end = min(x + factorX, sourceWidth)
                     let d = box * channels
-                    if format.hasAlpha {
-                        let alpha = UInt64(row[s + colorChannels])
-                        alphaSums[box] &+= alpha
-                        for c in 0..<colorChannels { sums[d + c] &+= UInt64(row[s + c]) &* alpha }
-                    } else {
-                        for c in 0..<channels { sums[d + c] &+= UInt64(row[s + c]) }
+                    while x < end {
+                        let s = x * channels
+                        if hasAlpha {
+                            let alpha = UInt64(row[s + colorChannels])
+                            alphaSums[box] &+= alpha
+                            for c in 0..<colorChannels { sums[d + c] &+= UInt64(row[s + c]) &* alpha }
+                        } else {
+                            for c in 0..<channels { sums[d + c] &+= UInt64(row[s + c]) }
+                        }
+                        x += 1
                     }
+                    box += 1
                 }
             }
         }
@@ -66,6 +90,7 @@ package struct RowBoxShrinker {
 
     private mutating func emitRow() {
         guard outputRow < outputSize.height else { return }
+        if usesColumnSums { return emitColumnSums() }
         let channels = format.channelCount
         let colorChannels = format.hasAlpha ? channels - 1 : channels
         let rowStart = outputRow * outputSize.width * channels
@@ -87,6 +112,28 @@ package struct RowBoxShrinker {
                 }
             }
             for c in 0..<channels { sums[d + c] = 0 }
+        }
+        rowsInBox = 0
+        outputRow += 1
+    }
+
+    /// `emitRow` for column sums: each box's columns averaged (as `Resampler.boxShrink` does), and
+    /// the sums cleared.
+    private mutating func emitColumnSums() {
+        let channels = format.channelCount
+        let rowStart = outputRow * outputSize.width * channels
+        let rows = UInt32(rowsInBox), sourceWidth = sourceWidth, factorX = factorX, boxes = outputSize.width
+        columnSums.withUnsafeMutableBufferPointer { sums in
+            output.withUnsafeMutableBufferPointer { output in
+                guard let sums = sums.baseAddress, let out = output.baseAddress.map({ $0 + rowStart }) else { return }
+                switch channels {
+                case 1: Resampler.averageBlocks(sums, into: out, width: boxes, sourceWidth: sourceWidth, factor: factorX, rows: rows, channels: 1)
+                case 2: Resampler.averageBlocks(sums, into: out, width: boxes, sourceWidth: sourceWidth, factor: factorX, rows: rows, channels: 2)
+                case 3: Resampler.averageBlocks(sums, into: out, width: boxes, sourceWidth: sourceWidth, factor: factorX, rows: rows, channels: 3)
+                default: Resampler.averageBlocks(sums, into: out, width: boxes, sourceWidth: sourceWidth, factor: factorX, rows: rows, channels: 4)
+                }
+                sums.update(repeating: 0, count: sourceWidth &* channels)
+            }
         }
         rowsInBox = 0
         outputRow += 1

@@ -137,6 +137,27 @@ pamtotiff -truecolor "$tmp/rgb2.ppm" > "$tmp/page2.tif"
 tiffcp rgb8-none.tif "$tmp/page2.tif" gray8-none.tif gray4-none.tif multipage.tif
 tiffset -d 3 -s 254 1 multipage.tif
 
+# Larger JPEG pages, for thumbnails libjpeg's DCT scaling decodes: YCbCr in strips of 16 rows
+# and in 32x32 tiles (the right and bottom ones cut), gray in strips; smooth waves with a faint
+# 8-pixel checkerboard, 200x136.
+python3 - "$tmp" <<'PY'
+import math, sys
+W, H = 200, 136
+with open(f"{sys.argv[1]}/waves.ppm", "wb") as f:
+    f.write(f"P6\n{W} {H}\n255\n".encode())
+    for y in range(H):
+        for x in range(W):
+            r = 128 + 100 * math.sin(x / 23) * math.cos(y / 31)
+            g = 128 + 90 * math.sin((x + y) / 37)
+            b = x * 200 // (W - 1) + (20 if (x // 8 + y // 8) % 2 else 0)
+            f.write(bytes((int(r), int(g), int(b))))
+PY
+pamtotiff -truecolor "$tmp/waves.ppm" > "$tmp/waves.tif"
+tiffcp -r 16 -c jpeg:90 "$tmp/waves.tif" rgb8-jpeg-ycbcr-200.tif
+tiffcp -t -w 32 -l 32 -c jpeg:90 "$tmp/waves.tif" rgb8-tiled-jpeg-200.tif
+ppmtopgm "$tmp/waves.ppm" | pamtotiff -minisblack > "$tmp/waves-gray.tif"
+tiffcp -r 16 -c jpeg:90 "$tmp/waves-gray.tif" gray8-jpeg-200.tif
+
 # References: tifftopnm's pixels in stored order (-orientraw; the orientation tag is checked
 # apart), its alpha stacked on, named <name>.pam; where tifftopnm reads no such layout (YCbCr,
 # gray with alpha), libtiff's tiff2rgba (its RGBA helper) first. RGB with alpha comes out with
