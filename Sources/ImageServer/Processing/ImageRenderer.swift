@@ -2,6 +2,7 @@ import Crypto
 import Dispatch
 import Foundation
 import ImagePipe
+import LoaderHTTP
 import Logging
 import PipelineCore
 import Tracing
@@ -41,6 +42,9 @@ final class ImageRenderer: Sendable {
         var generation = ""
         /// Whether the result is looked up in, and stored to, the fleet's tier.
         var sharesResult = false
+        /// The client's validators the origin is asked with (`OriginConditions`): its 304 fails
+        /// the render with `ServiceError.notModified`. Not part of the key: the result is the same.
+        var originConditions: [String: String] = [:]
 
         /// The output caches' key: the source, the options in canonical form, the format (or that
         /// the source's format decides), the quality, the watermark and the purge generation.
@@ -82,12 +86,16 @@ final class ImageRenderer: Sendable {
         manager.settings.metrics = pipelineMetrics
     }
 
-    /// The ETag the answer to `job` carries, when it is known without doing the work: the result
-    /// is in memory, or the source's validator is.
-    func knownETag(for job: Job) -> String? {
+    /// The result of `job` when an output cache on this server holds it (memory, else disk,
+    /// whose ETag is read without the bytes): what a 200 would answer without asking the origin,
+    /// so it answers a conditional request the same way.
+    func cachedResult(for job: Job) -> (etag: String, lastModified: String?)? {
         let key = job.key(defaultQuality: configuration.defaultQuality)
-        if let cached = memoryOutputs?.value(forKey: key) { return cached.etag }
-        return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0.validator, key: key) }
+        if let cached = memoryOutputs?.value(forKey: key) { return (cached.etag, cached.lastModified) }
+        guard let diskCache, let header = diskCache.extendedData(forKey: Self.diskKey(key)),
+            let etag = RenderedImage.etag(diskHeader: header)
+        else { return nil }
+        return (etag, nil)
     }
 
     /// The answer to `job`: from the output caches (memory, disk, the fleet's), else fetched
@@ -129,7 +137,7 @@ final class ImageRenderer: Sendable {
         }
         let source = loader.validators.value(forKey: job.source.absoluteString)
         let validator = source?.validator ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
-        let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key), lastModified: source?.lastModified)
+        let rendered = RenderedImage(data: data, format: format, etag: ResultETag.make(validator: validator, key: key), lastModified: source?.lastModified)
         metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))
         memoryOutputs?.set(rendered, forKey: key, cost: rendered.memoryCost(forKey: key))
         if let diskCache {
@@ -156,11 +164,13 @@ final class ImageRenderer: Sendable {
         decodeOptions.maxAnimationFramePixels = limits.maxFramePixels
         decodeOptions.metadataHandling = job.options.stripMetadata ? .strip : .keep
         if !job.options.stripColorProfile { decodeOptions.colorHandling = .keepSourceProfile }
+        if job.options.enforceThumbnail { decodeOptions.extras = configuration.embeddedThumbnailExtras }
         // One frame allowed means animations become their first frame (imgproxy), not a refusal.
         decodeOptions.firstFrameOnly = limits.maxFrames <= 1
         if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = limits.maxFrames }
-        if limits.maxSourceBytes > 0 && limits.maxSourceBytes < configuration.maxSourceBytes { context[.sourceByteLimit] = limits.maxSourceBytes }
+        if limits.maxSourceBytes > 0 && limits.maxSourceBytes != configuration.maxSourceBytes { context[.sourceByteLimit] = limits.maxSourceBytes }
         context[.decodeOptions] = decodeOptions
+        if !job.originConditions.isEmpty { context[.requestModifier] = .setting(headers: job.originConditions) }
         context[.thumbnailPixelSize] = Self.decodeBox(for: job.options)
         let transformer: any ImageTransformer =
             job.options.changesPixels
@@ -327,6 +337,7 @@ final class ImageRenderer: Sendable {
     /// The source through the manager, decoded and transformed.
     private func load(_ job: Job) async throws(ServiceError) -> (Image, Tier) {
         let (options, context) = requestParameters(for: job)
+        try checkKeptSourceSize(job, context: context)
         let task = manager.imageTask(with: job.source, options: options, context: context)
         let result: ImageResult
         do {
@@ -345,6 +356,17 @@ final class ImageRenderer: Sendable {
             do { image = try image.applyingOrientation() } catch { throw ServiceError(error as? ImagePipeError ?? .cancelled) }
         }
         return (image, result.cacheType == .none ? .origin : .source)
+    }
+
+    /// `msfs:` holds for a source the disk cache kept as for a download (the loader checks
+    /// those): the manager decodes a kept source without asking the loader.
+    private func checkKeptSourceSize(_ job: Job, context: ImageContext) throws(ServiceError) {
+        guard let limit = context[.sourceByteLimit], let diskCache else { return }
+        let key = ImageCacheKey.key(for: job.source, filter: context[.cacheKeyFilter] ?? manager.settings.cacheKeyFilter)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: diskCache.filePath(forKey: key)),
+            let size = (attributes[.size] as? NSNumber)?.intValue, size > limit
+        else { return }
+        throw ServiceError(.limitExceeded(.responseBytes, value: size, maximum: limit))
     }
 
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core), stopping
@@ -405,10 +427,4 @@ final class ImageRenderer: Sendable {
     }
 
     static func diskKey(_ key: String) -> String { "imagepipe-serve-output:" + key }
-
-    /// A strong ETag from the source's validator and everything that shapes the output.
-    static func etag(validator: String, key: String) -> String {
-        let digest = SHA256.hash(data: Data("\(validator)\n\(key)".utf8))
-        return "\"" + Data(digest.prefix(18)).base64URLEncodedWithoutPadding + "\""
-    }
 }
