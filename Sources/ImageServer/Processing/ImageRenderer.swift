@@ -130,7 +130,7 @@ final class ImageRenderer: Sendable {
                 let format = job.format ?? formats.fallback(for: image)
                 // The manager's decode held the coders' budget; the encode holds this one.
                 let data = try await holdingWorkingMemory(WorkingMemoryEstimate.encodeBytes(of: image, as: format, coders: coders)) { () async throws(ServiceError) in
-                    try await encode(image, as: format, options: encodeOptions(job, format: format), maxFrames: job.options.limits.maxFrames)
+                    try await encode(image, as: format, options: encodeOptions(job, format: format), processing: job.options)
                 }
                 return (data, format, tier)
             }
@@ -162,7 +162,8 @@ final class ImageRenderer: Sendable {
         // imgproxy sums an animation's frames against the source limit, unless each frame has one.
         decodeOptions.maxAnimationPixels = limits.maxFramePixels > 0 ? ImageDecodeOptions.defaultMaxAnimationPixels : limits.maxSourcePixels
         decodeOptions.maxAnimationFramePixels = limits.maxFramePixels
-        decodeOptions.metadataHandling = job.options.stripMetadata ? .strip : .keep
+        // What `kcr:` keeps is read with the rest, and the rest dropped before the encode.
+        decodeOptions.metadataHandling = job.options.stripMetadata && !job.options.keepCopyright ? .strip : .keep
         if !job.options.stripColorProfile { decodeOptions.colorHandling = .keepSourceProfile }
         if job.options.enforceThumbnail { decodeOptions.extras = configuration.embeddedThumbnailExtras }
         // One frame allowed means animations become their first frame (imgproxy), not a refusal.
@@ -241,7 +242,7 @@ final class ImageRenderer: Sendable {
         _ data: Data, job: Job, decodeOptions: ImageDecodeOptions, context: ImageContext, transformer: (any ImageTransformer)?,
         admission: WorkLimiter.Admission, encodeOptions: @escaping @Sendable (ImageFormat) -> ImageEncodeOptions
     ) async throws(ServiceError) -> (Data, ImageFormat) {
-        let (coders, formats, logger, maxFrames, metrics) = (self.coders, self.formats, self.logger, job.options.limits.maxFrames, manager.settings.metrics)
+        let (coders, formats, logger, metrics) = (self.coders, self.formats, self.logger, manager.settings.metrics)
         do {
             return try await coders.decodeImage(data, options: decodeOptions, context: context) { decode in
                 try await Self.processing(admission) { () async throws(ServiceError) in
@@ -255,7 +256,7 @@ final class ImageRenderer: Sendable {
                             // Past its deadline, or with its client gone, nothing is encoded.
                             try DecodeCancellation.checkCurrent()
                             let format = job.format ?? formats.fallback(for: image)
-                            let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
+                            let input = Self.encodeInput(image, as: format, options: job.options)
                             return (try PipelineMetrics.time(metrics.encodeDuration) { try coders.encode(input, as: format, options: encodeOptions(format)) }, format)
                         }
                     } catch {
@@ -274,7 +275,7 @@ final class ImageRenderer: Sendable {
         let (_, context) = requestParameters(for: job)
         let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
         let encodeOptions: @Sendable (ImageFormat) -> ImageEncodeOptions = { [self] format in self.encodeOptions(job, format: format) }
-        let (coders, formats, logger, maxFrames) = (self.coders, self.formats, self.logger, job.options.limits.maxFrames)
+        let (coders, formats, logger) = (self.coders, self.formats, self.logger)
         return try await Self.processing(admission) { () async throws(ServiceError) in
             do {
                 return try await CPUWorkQueue.runOffPool {
@@ -282,7 +283,7 @@ final class ImageRenderer: Sendable {
                     if let transformer { image = try Self.transform(image, with: transformer, logger: logger) }
                     if image.orientation != .up { image = try image.applyingOrientation() }
                     let format = job.format ?? formats.fallback(for: image)
-                    let data = try coders.encode(Self.encodeInput(image, as: format, maxFrames: maxFrames), as: format, options: encodeOptions(format))
+                    let data = try coders.encode(Self.encodeInput(image, as: format, options: job.options), as: format, options: encodeOptions(format))
                     return RenderedImage(data: data, format: format, etag: "")
                 }
             } catch {
@@ -329,9 +330,18 @@ final class ImageRenderer: Sendable {
     }
 
     /// What is encoded of `image` as `format`: the animation when frames are allowed and the
-    /// format can hold them, else the first frame.
-    private static func encodeInput(_ image: Image, as format: ImageFormat, maxFrames: Int) -> Image {
-        image.isAnimated && maxFrames > 1 && format.supportsAnimation ? image : image.firstFrameOnly()
+    /// format can hold them, else the first frame; stripped with `kcr:`, of its EXIF only the
+    /// artist and copyright (imgproxy keeps those and its XMP's rights; this server drops XMP).
+    private static func encodeInput(_ image: Image, as format: ImageFormat, options: ProcessingOptions) -> Image {
+        var input = image.isAnimated && options.limits.maxFrames > 1 && format.supportsAnimation ? image : image.firstFrameOnly()
+        if options.stripMetadata && options.keepCopyright {
+            let kept = input.metadata.exif.flatMap(ExifEditor.keepingCopyright)
+            if kept != input.metadata.exif || input.metadata.xmp != nil {
+                (input.metadata.exif, input.metadata.xmp) = (kept, nil)
+                input.metadata.removedMetadata = true
+            }
+        }
+        return input
     }
 
     /// The source through the manager, decoded and transformed.
@@ -371,8 +381,8 @@ final class ImageRenderer: Sendable {
 
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core), stopping
     /// when the request is cancelled (its deadline, its client gone) as the decode does.
-    private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions, maxFrames: Int) async throws(ServiceError) -> Data {
-        let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
+    private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions, processing: ProcessingOptions) async throws(ServiceError) -> Data {
+        let input = Self.encodeInput(image, as: format, options: processing)
         let (coders, timer) = (self.coders, manager.settings.metrics.encodeDuration)
         let result: Result<Data, ImagePipeError> = await withSpan("ImageServer.encode") { span in
             span.attributes["imagepipe.image.format"] = format.identifier
