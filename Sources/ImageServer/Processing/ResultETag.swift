@@ -12,8 +12,12 @@ enum ResultETag {
     /// (`SourceLoader.validator(of:)`).
     static func make(validator: String, key: String) -> String {
         let digest = Data(SHA256.hash(data: Data("\(validator)\n\(key)".utf8)).prefix(18)).base64URLEncodedWithoutPadding
-        guard let origin = originETag(validator: validator) else { return "\"\(digest)\"" }
-        return "\"\(digest).\(Data(origin.utf8).base64URLEncodedWithoutPadding)\""
+        let plain = "\"\(digest)\""
+        guard let origin = originETag(validator: validator) else { return plain }
+        let carrying = "\"\(digest).\(Data(origin.utf8).base64URLEncodedWithoutPadding)\""
+        // Past what the server passes on as a header value (a fleet's tier refuses longer ones),
+        // an origin ETag is not carried, and so not forwarded.
+        return ImageRequestHandler.isHeaderSafe(carrying) ? carrying : plain
     }
 
     /// The origin's ETag inside `tag` (quoted, buster already taken off), when `tag` is one this

@@ -149,6 +149,16 @@ struct ConditionalRequestTests {
         }
     }
 
+    @Test("a result's ETag carries the origin's for this representation only, and never past a header's length")
+    func resultETag() {
+        let etag = ResultETag.make(validator: "etag:\"v1\"", key: "a")
+        #expect(ResultETag.originETag(in: etag, key: "a") == "\"v1\"")
+        #expect(ResultETag.originETag(in: etag, key: "b") == nil, "another representation's")
+        #expect(ResultETag.originETag(in: ResultETag.make(validator: "sha256:x", key: "a"), key: "a") == nil)
+        let long = ResultETag.make(validator: "etag:\"" + String(repeating: "x", count: 200) + "\"", key: "a")
+        #expect(ImageRequestHandler.isHeaderSafe(long) && ResultETag.originETag(in: long, key: "a") == nil)
+    }
+
     @Test("an ETag from before --etag-buster, or an If-Modified-Since before --last-modified-buster, is not asked of the origin")
     func bustedNotForwarded() async throws {
         let fixture = try ServerFixture()
