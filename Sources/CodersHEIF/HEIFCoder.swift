@@ -54,8 +54,9 @@ public struct HEIFCoder: ImageCoder {
         let file = try HEIFFile(data, options: options)
         let size = file.size
         try options.checkPixelLimit(size)
-        let target = options.targetSize(for: size)
-        let thumbnail = options.requestsThumbnail ? HEIFThumbnailChoice.pick(file.thumbnails, primary: size, target: target) : nil
+        let embedded = options.extras[.heifEmbeddedThumbnail] == true ? file.thumbnails.first : nil
+        let target = options.targetSize(for: embedded?.size ?? size)
+        let thumbnail = embedded?.id ?? (options.requestsThumbnail ? HEIFThumbnailChoice.pick(file.thumbnails, primary: size, target: target) : nil)
         let largest = Self.larger(try Self.footprint(data, item: thumbnail.map(Int.init), options: options), size)
         if thumbnail == nil { try options.checkDecoderMemory(Self.workingBytes(largest, alpha: file.hasAlpha)) }
         let metadata = HEIFMetadata(file.primary, options: options)

@@ -130,8 +130,12 @@ public struct ImageServerConfiguration: Sendable {
     public var stripsColorProfile = true
     /// `ar:`: turn images upright by their EXIF orientation.
     public var autoRotates = true
-    /// `eth:`: use the thumbnail embedded in HEIC and AVIF sources.
+    /// `eth:`: use the thumbnail embedded in HEIC sources (with `embeddedThumbnailExtras`).
     public var enforcesThumbnail = false
+    /// What `eth:` adds to a decode's extras: the coders' keys for decoding a source's embedded
+    /// thumbnail (CodersHEIF's `.heifEmbeddedThumbnail`, which `imagepipe serve` sets). Empty,
+    /// `eth:` changes nothing.
+    public var embeddedThumbnailExtras = ImageCodingExtras()
     /// `ph:`: keep high bit depth.
     public var preservesHDR = false
     /// `att:`: answer `Content-Disposition: attachment`.

@@ -33,3 +33,8 @@ extension ImageContext.Key where Value == HTTPExecutionOrder {
     /// Queue order for this request's download (the loader's default otherwise).
     public static var executionOrder: Self { .init("executionOrder") }
 }
+
+extension ImageContext.Key where Value == Int64 {
+    /// This request's `maxResponseBytes`, in place of the loader's (larger or smaller).
+    public static var maxResponseBytes: Self { .init("maxResponseBytes") }
+}

@@ -120,7 +120,8 @@ public final class HTTPLoader: ImageLoader {
     ) async throws(ImagePipeError) -> ImageLoadResult {
         guard canLoad(url, options: options, context: context) else { throw .invalidURL(url.absoluteString) }
         if Task.isCancelled { throw .cancelled }
-        let config = configuration
+        var config = configuration
+        if let limit = context[.maxResponseBytes] { config.maxResponseBytes = max(0, limit) }
         let settings = try makeSettings(url, options: options, context: context, config: config)
         let decryptor = context[.decryptor] ?? config.decryptor
         let caller = TransferCaller(
@@ -187,7 +188,7 @@ public final class HTTPLoader: ImageLoader {
             request: request, options: options, configuration: config,
             credentials: context[.httpCredentials] ?? config.credentials,
             responseModifier: context[.responseModifier] ?? config.responseModifier,
-            isRevalidation: isRevalidation, priority: ImageLoadPriority(options: options),
+            isRevalidation: isRevalidation, bodySink: context[.bodySink], priority: ImageLoadPriority(options: options),
             order: context[.executionOrder] ?? config.executionOrder)
     }
 }

@@ -348,7 +348,7 @@ struct ServeSettings: Sendable {
         help: "Scale results down to fit this many pixels on their longest side, padding and extend included; 0 for no limit.", valueName: "pixels")
     let allowSecurityOptions = ServeSetting<Bool>(
         "allow-security-options", default: false, kind: .flag, imgproxy: [.same("IMGPROXY_ALLOW_SECURITY_OPTIONS")], writes: [\.allowsSecurityOptions],
-        help: "Let URLs and presets override the source and result limits with msr, msfs (within --max-source-bytes), maf, mafr and mrd (403 otherwise).",
+        help: "Let URLs and presets override the source and result limits with msr, msfs, maf, mafr and mrd (403 otherwise).",
         accepts: { Switch(argument: $0) != nil }
     ) { command, configuration in
         if !command.allowSecurityOptions, let preset = configuration.presets.first(where: { !$0.securityOptions.isEmpty }) {
@@ -368,9 +368,15 @@ struct ServeSettings: Sendable {
     let autoRotate = ServeSetting<Switch>.onOff(
         "auto-rotate", \.autoRotate, into: \.autoRotates, imgproxy: [.same("IMGPROXY_AUTO_ROTATE")],
         help: "What ar: is when a URL and its presets do not say: turn images upright by their EXIF orientation.")
-    let enforceThumbnail = ServeSetting<Switch>.onOff(
-        "enforce-thumbnail", \.enforceThumbnail, into: \.enforcesThumbnail, imgproxy: [.same("IMGPROXY_ENFORCE_THUMBNAIL")],
-        help: "What eth: is when a URL and its presets do not say: use the thumbnail embedded in HEIC and AVIF.")
+    let enforceThumbnail = ServeSetting<Switch>(
+        "enforce-thumbnail", default: Switch(ServeSettings.defaults.enforcesThumbnail), imgproxy: [.same("IMGPROXY_ENFORCE_THUMBNAIL")],
+        writes: [\.enforcesThumbnail, \.embeddedThumbnailExtras],
+        help: "What eth: is when a URL and its presets do not say: use the thumbnail embedded in HEIC sources."
+    ) { command, configuration in
+        configuration.enforcesThumbnail = command.enforceThumbnail.isOn
+        // What eth: asks of the tool's coders, on or off (a URL may say eth:1).
+        configuration.embeddedThumbnailExtras = PipelineSetup.embeddedThumbnailExtras
+    }
     let preserveHDR = ServeSetting<Switch>.onOff(
         "preserve-hdr", \.preserveHDR, into: \.preservesHDR, imgproxy: [.same("IMGPROXY_PRESERVE_HDR")],
         help: "What ph: is when a URL and its presets do not say: keep high bit depth.")

@@ -46,6 +46,20 @@ struct HEIFDecoderTests {
         }
     }
 
+    @Test("with .heifEmbeddedThumbnail the embedded thumbnail is the image, whatever the request's size")
+    func enforcedThumbnail() throws {
+        let data = try HEIFFixtures.withThumbnail.data()
+        var options = ImageDecodeOptions()
+        options.extras[.heifEmbeddedThumbnail] = true
+        #expect(try HEIFCoder().decode(data, options: options).pixelSize == ImageSize(width: 320, height: 240))
+        options.thumbnailPixelSize = ImageSize(width: 160, height: 160)
+        #expect(try HEIFCoder().decode(data, options: options).pixelSize == ImageSize(width: 160, height: 120))
+        #expect(try HEIFCoder().decode(data, options: ImageDecodeOptions()).pixelSize == ImageSize(width: 640, height: 480))
+        let plain = try HEIFFixtures.tenBit.data()
+        options.thumbnailPixelSize = nil
+        #expect(try HEIFCoder().decode(plain, options: options).pixelSize == ImageSize(width: 32, height: 32), "no thumbnail: the primary image")
+    }
+
     @Test("the thumbnail choice wants the primary's shape and at least the target's size")
     func thumbnailChoice() {
         let primary = ImageSize(width: 4032, height: 3024)

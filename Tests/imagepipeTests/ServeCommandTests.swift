@@ -215,6 +215,29 @@ struct ServeCommandTests {
         #expect(try await server.exitStatus() == 0)
     }
 
+    @Test(
+        "eth:1 answers from the thumbnail embedded in a HEIC source, as imgproxy's does; without it, from the image",
+        .enabled(if: HEIFFixtures.toolsInstalled, HEIFFixtures.missingTools))
+    func enforcedThumbnail() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-eth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try HEIFFixtures.withThumbnail.data().write(to: root.appendingPathComponent("a.heic"))
+        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--local-root", root.path, "--quiet"])
+        let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
+        func size(_ options: String) async throws -> ImageSize {
+            let output = try await runBlocking {
+                try TestProcesses.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/insecure/\(options)/plain/local:///a.heic@png"])
+            }
+            return try PNGCoder().decode(output, options: ImageDecodeOptions()).pixelSize
+        }
+        #expect(try await size("eth:1") == ImageSize(width: 320, height: 240))
+        #expect(try await size("eth:0") == ImageSize(width: 640, height: 480))
+        #expect(try await size("enforce_thumbnail:1/w:100") == ImageSize(width: 100, height: 75))
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+    }
+
     @Test("--watermark URL: fetched once when the server starts, then drawn by wm:")
     func watermarkFromURL() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imagepipe-serve-\(UUID().uuidString)")

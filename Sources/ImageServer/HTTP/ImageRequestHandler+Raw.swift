@@ -6,19 +6,23 @@ import NIOCore
 import PipelineCore
 
 extension ImageRequestHandler {
-    /// `raw:1`: the source's bytes as the origin sends them, streamed to the client as they arrive,
-    /// without checks or processing, and without a worker or a place in the queue (imgproxy
-    /// streams it past its workers); still within `maxSourceBytes` (past it the body is cut) and
-    /// the request deadline. The client's `If-None-Match` and `If-Modified-Since` go to the origin
-    /// (each while its setting is on), whose 304 is passed on, as are its 2xx status, `ETag` and
-    /// `Last-Modified`. The origin's type is passed on when it names an image (imgproxy passes
-    /// any); otherwise the sniffed format's, or `application/octet-stream`, so this host never
-    /// serves an origin's HTML as its own.
+    /// `raw:1`: the source's bytes as the origin sends them, streamed to the client as they arrive
+    /// (the loader keeps none: they go from its body sink to the client), without checks or
+    /// processing, and without a worker or a place in the queue (imgproxy streams it past its
+    /// workers); still within `maxSourceBytes` (past it the body is cut) and the request deadline.
+    /// As imgproxy's stream, the client's `Range` and `Accept-Encoding` go to the origin, and its
+    /// `If-None-Match` and `If-Modified-Since` (each while its setting is on); the origin's 304 is
+    /// passed on, as are its 2xx status (a 206 for a range), `ETag`, `Last-Modified`,
+    /// `Content-Range`, `Accept-Ranges` and `Content-Encoding` (the bytes stay encoded). The
+    /// origin's type is passed on when it names an image (imgproxy passes any); otherwise the
+    /// sniffed format's, or `application/octet-stream`, so this host never serves an origin's HTML
+    /// as its own.
     func raw(_ job: ImageRenderer.Job, request: Request, channel: any Channel) async throws(ServiceError) -> Response {
         let relay = RawRelay()
         var context = ImageContext()
         context[.responseModifier] = relay.responseModifier
-        let forwarded = forwardedConditions(request.headers)
+        context[.bodySink] = relay.bodySink
+        let forwarded = forwardedHeaders(request.headers)
         if !forwarded.isEmpty { context[.requestModifier] = .setting(headers: forwarded) }
         let (renderer, source, timeout) = (self.renderer, job.source, configuration.requestTimeout)
         let timedOut = OnceFlag()
@@ -60,12 +64,14 @@ extension ImageRequestHandler {
             let loaded = try outcome.get()
             headers[.contentType] = Self.rawContentType(loaded.httpResponse ?? head, first: loaded.data)
             setOriginValidators(&headers, loaded.httpResponse ?? head)
+            setOriginRepresentation(&headers, loaded.httpResponse ?? head)
             return Response(status: Self.rawStatus(head), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: loaded.data)))
         case .streaming(let head, let first):
             headers[.contentType] = Self.rawContentType(head, first: Data(first.readableBytesView))
             setOriginValidators(&headers, head)
-            // The origin's length, when its bytes are the ones relayed (not decoded from a Content-Encoding).
-            let length = head?.header("Content-Encoding") == nil ? head?.expectedContentLength.map { Int($0) } : nil
+            setOriginRepresentation(&headers, head)
+            // The origin's length: its bytes are the ones relayed, still in their Content-Encoding.
+            let length = head?.expectedContentLength.map { Int($0) }
             let chunks = relay.chunks
             let body = ResponseBody(contentLength: length) { writer in
                 defer { stop() }
@@ -82,9 +88,12 @@ extension ImageRequestHandler {
         }
     }
 
-    /// The client's validators the origin is asked with, each while its setting is on.
-    private func forwardedConditions(_ headers: HTTPFields) -> [String: String] {
+    /// The client's headers the origin is asked with, as imgproxy's stream forwards them: `Range`
+    /// and `Accept-Encoding`, and the validators, each while its setting is on.
+    private func forwardedHeaders(_ headers: HTTPFields) -> [String: String] {
         var forwarded: [String: String] = [:]
+        if let value = headers[.range], Self.isHeaderSafe(value) { forwarded["Range"] = value }
+        if let value = headers[.acceptEncoding], Self.isHeaderSafe(value) { forwarded["Accept-Encoding"] = value }
         if configuration.usesETag, let value = headers[.ifNoneMatch], Self.isHeaderSafe(value) { forwarded["If-None-Match"] = value }
         if configuration.usesLastModified, let value = headers[.ifModifiedSince], Self.isHeaderSafe(value) { forwarded["If-Modified-Since"] = value }
         return forwarded
@@ -96,7 +105,14 @@ extension ImageRequestHandler {
         if configuration.usesLastModified, let date = response?.header("Last-Modified"), Self.isHeaderSafe(date) { headers[.lastModified] = date }
     }
 
-    /// The origin's 2xx (a 203, say), else 200 (a cache tier answered).
+    /// The origin's `Content-Range`, `Accept-Ranges` and `Content-Encoding`, when safe to pass on.
+    private func setOriginRepresentation(_ headers: inout HTTPFields, _ response: HTTPLoadResponse?) {
+        for (name, field) in [("Content-Range", HTTPField.Name.contentRange), ("Accept-Ranges", .acceptRanges), ("Content-Encoding", .contentEncoding)] {
+            if let value = response?.header(name), Self.isHeaderSafe(value) { headers[field] = value }
+        }
+    }
+
+    /// The origin's 2xx (a 206 for a range, a 203), else 200 (a cache tier answered).
     static func rawStatus(_ head: HTTPLoadResponse?) -> HTTPResponse.Status {
         guard let code = head?.statusCode, (200...299).contains(code) else { return .ok }
         return HTTPResponse.Status(code: code)

@@ -65,25 +65,39 @@ final class ImageRequestHandler: Sendable {
         if url.options.raw { return try await raw(admitted, request: request, channel: context.channel) }
         let conditions = ConditionalRequest(
             headers: request.headers, usesETag: configuration.usesETag, usesLastModified: configuration.usesLastModified)
-        let job = await renderer.withPurgeGeneration(admitted)
+        var job = await renderer.withPurgeGeneration(admitted)
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl(expires: url.options.expires)
         headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         if negotiated { headers[.vary] = "Accept" }
-        // What this server already knows of the source answers a conditional request unrendered.
+        var forwarded: OriginConditions?
         if conditions.isConditional {
-            let etag = busters.etag(renderer.knownETag(for: job))
-            let lastModified = busters.lastModified(renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified)
-            if conditions.isNotModified(etag: etag, lastModified: lastModified) {
-                setValidators(&headers, etag: etag, lastModified: lastModified)
-                context.outcome.tier = "memory"
-                return Response(status: .notModified, headers: headers)
+            // A result this server holds answers as its 200 would, without asking the origin;
+            // otherwise the origin is asked, and its 304 is answered unrendered (imgproxy's way).
+            if let cached = renderer.cachedResult(for: job) {
+                let etag = busters.etag(cached.etag)
+                let lastModified = busters.lastModified(cached.lastModified ?? renderer.loader.validators.value(forKey: job.source.absoluteString)?.lastModified)
+                if conditions.isNotModified(etag: etag, lastModified: lastModified) {
+                    setValidators(&headers, etag: etag, lastModified: lastModified)
+                    context.outcome.tier = "memory"
+                    return Response(status: .notModified, headers: headers)
+                }
+            } else {
+                forwarded = OriginConditions(
+                    request: request.headers, key: job.key(defaultQuality: configuration.defaultQuality), busters: busters,
+                    usesETag: configuration.usesETag, usesLastModified: configuration.usesLastModified)
+                job.originConditions = forwarded?.headers ?? [:]
             }
         }
         let (rendered, tier): (RenderedImage, ImageRenderer.Tier)
         do throws(ServiceError) {
             (rendered, tier) = try await renderBounded(job, channel: context.channel)
         } catch {
+            if error == .notModified {
+                setValidators(&headers, etag: forwarded?.answeringETag, lastModified: nil)
+                context.outcome.tier = "origin"
+                return Response(status: .notModified, headers: headers)
+            }
             guard error.isFetchFailure, let fallback = configuration.fallbackImage else { throw error }
             return try await answerFallback(fallback, job: job, url: url, failure: error, headers: headers, channel: context.channel)
         }
@@ -243,7 +257,9 @@ final class ImageRequestHandler: Sendable {
     private func renderBounded(_ job: ImageRenderer.Job, channel: any Channel, fallback: Image? = nil) async throws(ServiceError) -> (RenderedImage, ImageRenderer.Tier) {
         let rendered = job.key(defaultQuality: configuration.defaultQuality)
         if fallback == nil, let cached = renderer.memoryOutputs?.value(forKey: rendered) { return (cached, .memory) }
-        let key = fallback == nil ? rendered : "fallback\n" + rendered
+        // A render that asks the origin conditionally is shared only by requests asking the same.
+        let conditions = job.originConditions.sorted { $0.key < $1.key }.map { "\n\($0.key): \($0.value)" }.joined()
+        let key = (fallback == nil ? rendered : "fallback\n" + rendered) + conditions
 
         let (renderer, limiter, metrics, renders) = (self.renderer, self.limiter, self.metrics, self.renders)
         // Identical requests in flight share one render, fetch to encode, and one worker; each

@@ -5,8 +5,9 @@ import PipelineCore
 import Synchronization
 
 /// Carries one `raw:1` fetch to its answer as it arrives: the origin's response head (from the
-/// loader's response modifier, before the body), then each new run of body bytes (from its
-/// progress, which hands over everything received so far), then the outcome. The answer starts
+/// loader's response modifier, before the body), then each run of body bytes (from the HTTP
+/// loader's body sink, so it holds none of them; from a file loader's progress, which hands over
+/// everything read so far), then the outcome. The answer starts
 /// at the first body bytes (`start` returns `.streaming`) or, when the fetch ends first, with
 /// the whole outcome (`.finished`); the body is then `chunks`, to its end or its failure.
 final class RawRelay: Sendable {
@@ -47,14 +48,26 @@ final class RawRelay: Sendable {
         }
     }
 
-    /// The loader's progress: relays the bytes after those relayed already. Copies only those, so
-    /// the loader's buffer is not shared past this call (its next append would copy it whole).
+    /// The HTTP loader's body sink: each run is copied once, into the buffer the client is written from.
+    var bodySink: HTTPBodySink {
+        HTTPBodySink { [self] bytes in relay(upTo: nil, adding: bytes.count) { _ in ByteBuffer(bytes: bytes) } }
+    }
+
+    /// A loader's progress (one that takes no sink): relays the bytes after those relayed
+    /// already, copying only those.
     func received(_ progress: ImageLoadProgress) {
         guard let partial = progress.partialData else { return }
+        relay(upTo: partial.count) { relayed in ByteBuffer(bytes: partial[(partial.startIndex + relayed)...]) }
+    }
+
+    /// Relays the body's bytes from those relayed so far up to `total` (or `count` more), which
+    /// `bytes` makes from the number relayed so far.
+    private func relay(upTo total: Int?, adding count: Int = 0, _ bytes: (Int) -> ByteBuffer) {
         let resumed = state.withLock { state -> (CheckedContinuation<Start, Never>, Start)? in
-            guard partial.count > state.relayed else { return nil }
-            let bytes = ByteBuffer(bytes: partial[(partial.startIndex + state.relayed)...])
-            state.relayed = partial.count
+            let end = total ?? state.relayed + count
+            guard end > state.relayed else { return nil }
+            let bytes = bytes(state.relayed)
+            state.relayed = end
             guard state.start == nil else {
                 continuation.yield(.bytes(bytes))
                 return nil
@@ -72,7 +85,7 @@ final class RawRelay: Sendable {
         let resumed = state.withLock { state -> (CheckedContinuation<Start, Never>, Start)? in
             guard state.start == nil else {
                 if case .success(let result) = outcome, result.data.count > state.relayed {
-                    // A last run the progress did not report (the loader reports what it receives; a tier in front may not).
+                    // A last run the progress did not report (a tier in front of a loader may not).
                     continuation.yield(.bytes(ByteBuffer(bytes: result.data[(result.data.startIndex + state.relayed)...])))
                 }
                 if case .failure(let error) = outcome { continuation.yield(.failed(error)) }

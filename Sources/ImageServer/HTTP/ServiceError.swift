@@ -38,11 +38,15 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
     static let deadlineExceeded = ServiceError(status: 503, reason: "the request took longer than the server allows")
     static let internalError = ServiceError(status: 500, reason: "internal error")
     static let cancelled = ServiceError(status: 499, reason: "cancelled")
+    /// The origin answered 304 to the client's validators: so does the server, without a body.
+    static let notModified = ServiceError(status: 304, reason: "not modified")
 
     /// The answer for a pipeline failure while loading, decoding, transforming or encoding a source.
     init(_ error: ImagePipeError) {
         self.init(answering: error)
         switch error {
+        case .loadFailed(.httpStatus, 304?, _):
+            break
         case .loadFailed, .invalidResponse, .badContentType, .invalidDownloadOperation, .accessDenied, .fileSystem, .invalidURL, .blockedURL:
             isFetchFailure = true
         case .limitExceeded(let limit, _, _) where limit == .responseBytes || limit == .fileSize || limit == .redirects:
@@ -54,6 +58,9 @@ struct ServiceError: HTTPResponseError, Hashable, CustomStringConvertible {
 
     private init(answering error: ImagePipeError) {
         switch error {
+        case .loadFailed(.httpStatus, 304?, _):
+            // The origin's answer to the client's validators (`OriginConditions`), passed on as imgproxy does.
+            self = .notModified
         case .loadFailed(.httpStatus, let status?, _) where (400..<500).contains(status):
             // imgproxy passes the origin's 4xx on, 5xx as 502.
             self.init(status: status, reason: status == 404 || status == 410 ? "the source was not found (HTTP \(status))" : "the source server answered HTTP \(status)")

@@ -12,6 +12,8 @@ import PipelineCore
 /// origin's `Last-Modified`, which answers pass on as imgproxy's do.
 final class SourceLoader: ImageLoader {
     let remote: any ImageLoader
+    /// The origins themselves, past any shared tier: where a body sink's load goes (`raw:1`).
+    let origin: HTTPLoader
     let file: FileLoader?
     let validators: MemoryCache<String, SourceValidator>
     let metrics: ServerMetrics
@@ -27,7 +29,7 @@ final class SourceLoader: ImageLoader {
         httpConfiguration.timeout = Double(configuration.requestTimeout.components.seconds) + 1
         httpConfiguration.connectTimeout = min(httpConfiguration.timeout, 5)
         httpConfiguration.redirectPolicy = allowsRedirectTarget
-        let origin = HTTPLoader(configuration: httpConfiguration)
+        origin = HTTPLoader(configuration: httpConfiguration)
         remote = configuration.sharedSources?(origin, metrics.factory) ?? origin
         file = configuration.localRoot.map { root in
             FileLoader(configuration: FileLoaderConfiguration(allowedRoots: [root], maxBytes: Int64(configuration.maxSourceBytes)))
@@ -47,16 +49,22 @@ final class SourceLoader: ImageLoader {
         let start = ContinuousClock.now
         defer { metrics.fetchDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start)) }
         if url.isFileURL {
-            guard let file else { throw ImagePipeError.invalidURL(url.absoluteString) }
-            result = try await file.load(url, options: options, context: context, progress: progress)
-        } else {
-            result = try await remote.load(url, options: options, context: context, progress: progress)
-            // A shared tier may hold copies another server, with a larger limit, fetched.
-            guard result.data.count <= maxSourceBytes else {
-                throw ImagePipeError.limitExceeded(.responseBytes, value: result.data.count, maximum: maxSourceBytes)
+            guard var file else { throw ImagePipeError.invalidURL(url.absoluteString) }
+            if let limit = context[.sourceByteLimit] {
+                file = FileLoader(configuration: FileLoaderConfiguration(allowedRoots: file.configuration.allowedRoots, maxBytes: Int64(limit)))
             }
+            result = try await file.load(url, options: options, context: context, progress: progress)
+        } else if context[.bodySink] != nil {
+            // The body went to the sink as it came: nothing to check or remember of it here.
+            return try await origin.load(url, options: options, context: context, progress: progress)
+        } else {
+            var context = context
+            if let limit = context[.sourceByteLimit] { context[.maxResponseBytes] = Int64(limit) }
+            result = try await remote.load(url, options: options, context: context, progress: progress)
         }
-        if let limit = context[.sourceByteLimit], result.data.count > limit {
+        // A shared tier may hold copies another server, with a larger limit, fetched.
+        let limit = context[.sourceByteLimit] ?? maxSourceBytes
+        guard result.data.count <= limit else {
             throw ImagePipeError.limitExceeded(.responseBytes, value: result.data.count, maximum: limit)
         }
         let source = url.absoluteString
@@ -76,14 +84,15 @@ final class SourceLoader: ImageLoader {
     /// The strong entity tag the source sent, else a digest of its bytes.
     static func validator(of result: ImageLoadResult) -> String {
         if let etag = result.response?.cacheValidators?.etag, !etag.hasPrefix("W/"), !etag.isEmpty {
-            return "etag:" + etag
+            return ResultETag.validatorPrefix + etag
         }
         return "sha256:" + Data(SHA256.hash(data: result.data)).base64URLEncodedWithoutPadding
     }
 }
 
 extension ImageContext.Key where Value == Int {
-    /// A request's own source byte limit, under the server's (a URL's `msfs:`).
+    /// A request's own source byte limit, in place of the server's (a URL's `msfs:`, which
+    /// imgproxy lets replace `IMGPROXY_MAX_SRC_FILE_SIZE` either way).
     static var sourceByteLimit: Self { .init("imageServer.sourceByteLimit") }
 }
 

@@ -2,6 +2,7 @@ import Crypto
 import Dispatch
 import Foundation
 import ImagePipe
+import LoaderHTTP
 import Logging
 import PipelineCore
 import Tracing
@@ -41,6 +42,9 @@ final class ImageRenderer: Sendable {
         var generation = ""
         /// Whether the result is looked up in, and stored to, the fleet's tier.
         var sharesResult = false
+        /// The client's validators the origin is asked with (`OriginConditions`): its 304 fails
+        /// the render with `ServiceError.notModified`. Not part of the key: the result is the same.
+        var originConditions: [String: String] = [:]
 
         /// The output caches' key: the source, the options in canonical form, the format (or that
         /// the source's format decides), the quality, the watermark and the purge generation.
@@ -82,12 +86,16 @@ final class ImageRenderer: Sendable {
         manager.settings.metrics = pipelineMetrics
     }
 
-    /// The ETag the answer to `job` carries, when it is known without doing the work: the result
-    /// is in memory, or the source's validator is.
-    func knownETag(for job: Job) -> String? {
+    /// The result of `job` when an output cache on this server holds it (memory, else disk,
+    /// whose ETag is read without the bytes): what a 200 would answer without asking the origin,
+    /// so it answers a conditional request the same way.
+    func cachedResult(for job: Job) -> (etag: String, lastModified: String?)? {
         let key = job.key(defaultQuality: configuration.defaultQuality)
-        if let cached = memoryOutputs?.value(forKey: key) { return cached.etag }
-        return loader.validators.value(forKey: job.source.absoluteString).map { Self.etag(validator: $0.validator, key: key) }
+        if let cached = memoryOutputs?.value(forKey: key) { return (cached.etag, cached.lastModified) }
+        guard let diskCache, let header = diskCache.extendedData(forKey: Self.diskKey(key)),
+            let etag = RenderedImage.etag(diskHeader: header)
+        else { return nil }
+        return (etag, nil)
     }
 
     /// The answer to `job`: from the output caches (memory, disk, the fleet's), else fetched
@@ -122,14 +130,14 @@ final class ImageRenderer: Sendable {
                 let format = job.format ?? formats.fallback(for: image)
                 // The manager's decode held the coders' budget; the encode holds this one.
                 let data = try await holdingWorkingMemory(WorkingMemoryEstimate.encodeBytes(of: image, as: format, coders: coders)) { () async throws(ServiceError) in
-                    try await encode(image, as: format, options: encodeOptions(job, format: format), maxFrames: job.options.limits.maxFrames)
+                    try await encode(image, as: format, options: encodeOptions(job, format: format), processing: job.options)
                 }
                 return (data, format, tier)
             }
         }
         let source = loader.validators.value(forKey: job.source.absoluteString)
         let validator = source?.validator ?? "sha256:" + Data(SHA256.hash(data: data)).base64URLEncodedWithoutPadding
-        let rendered = RenderedImage(data: data, format: format, etag: Self.etag(validator: validator, key: key), lastModified: source?.lastModified)
+        let rendered = RenderedImage(data: data, format: format, etag: ResultETag.make(validator: validator, key: key), lastModified: source?.lastModified)
         metrics.processingDuration.recordNanoseconds(ServerMetrics.nanoseconds(ContinuousClock.now - start))
         memoryOutputs?.set(rendered, forKey: key, cost: rendered.memoryCost(forKey: key))
         if let diskCache {
@@ -154,13 +162,16 @@ final class ImageRenderer: Sendable {
         // imgproxy sums an animation's frames against the source limit, unless each frame has one.
         decodeOptions.maxAnimationPixels = limits.maxFramePixels > 0 ? ImageDecodeOptions.defaultMaxAnimationPixels : limits.maxSourcePixels
         decodeOptions.maxAnimationFramePixels = limits.maxFramePixels
-        decodeOptions.metadataHandling = job.options.stripMetadata ? .strip : .keep
+        // What `kcr:` keeps is read with the rest, and the rest dropped before the encode.
+        decodeOptions.metadataHandling = job.options.stripMetadata && !job.options.keepCopyright ? .strip : .keep
         if !job.options.stripColorProfile { decodeOptions.colorHandling = .keepSourceProfile }
+        if job.options.enforceThumbnail { decodeOptions.extras = configuration.embeddedThumbnailExtras }
         // One frame allowed means animations become their first frame (imgproxy), not a refusal.
         decodeOptions.firstFrameOnly = limits.maxFrames <= 1
         if !decodeOptions.firstFrameOnly { decodeOptions.maxFrames = limits.maxFrames }
-        if limits.maxSourceBytes > 0 && limits.maxSourceBytes < configuration.maxSourceBytes { context[.sourceByteLimit] = limits.maxSourceBytes }
+        if limits.maxSourceBytes > 0 && limits.maxSourceBytes != configuration.maxSourceBytes { context[.sourceByteLimit] = limits.maxSourceBytes }
         context[.decodeOptions] = decodeOptions
+        if !job.originConditions.isEmpty { context[.requestModifier] = .setting(headers: job.originConditions) }
         context[.thumbnailPixelSize] = Self.decodeBox(for: job.options)
         let transformer: any ImageTransformer =
             job.options.changesPixels
@@ -236,7 +247,7 @@ final class ImageRenderer: Sendable {
         _ data: Data, job: Job, decodeOptions: ImageDecodeOptions, context: ImageContext, transformer: (any ImageTransformer)?,
         admission: WorkLimiter.Admission, spans: RenderSpans, encodeOptions: @escaping @Sendable (ImageFormat) -> ImageEncodeOptions
     ) async throws(ServiceError) -> (Data, ImageFormat) {
-        let (coders, formats, logger, maxFrames, metrics) = (self.coders, self.formats, self.logger, job.options.limits.maxFrames, manager.settings.metrics)
+        let (coders, formats, logger, metrics) = (self.coders, self.formats, self.logger, manager.settings.metrics)
         do {
             return try await coders.decodeImage(data, options: decodeOptions, context: context) { decode in
                 try await Self.processing(admission) { () async throws(ServiceError) in
@@ -259,7 +270,7 @@ final class ImageRenderer: Sendable {
                             // Past its deadline, or with its client gone, nothing is encoded.
                             try DecodeCancellation.checkCurrent()
                             let format = job.format ?? formats.fallback(for: image)
-                            let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
+                            let input = Self.encodeInput(image, as: format, options: job.options)
                             let data = try spans.run("ImageServer.encode") { span in
                                 span?.attributes["imagepipe.image.format"] = format.identifier
                                 let data = try PipelineMetrics.time(metrics.encodeDuration) { try coders.encode(input, as: format, options: encodeOptions(format)) }
@@ -284,7 +295,7 @@ final class ImageRenderer: Sendable {
         let (_, context) = requestParameters(for: job)
         let transformer = job.options.changesPixels ? context[.imageTransformer] : nil
         let encodeOptions: @Sendable (ImageFormat) -> ImageEncodeOptions = { [self] format in self.encodeOptions(job, format: format) }
-        let (coders, formats, logger, maxFrames) = (self.coders, self.formats, self.logger, job.options.limits.maxFrames)
+        let (coders, formats, logger) = (self.coders, self.formats, self.logger)
         return try await Self.processing(admission) { () async throws(ServiceError) in
             do {
                 return try await CPUWorkQueue.runOffPool {
@@ -292,7 +303,7 @@ final class ImageRenderer: Sendable {
                     if let transformer { image = try Self.transform(image, with: transformer, logger: logger) }
                     if image.orientation != .up { image = try image.applyingOrientation() }
                     let format = job.format ?? formats.fallback(for: image)
-                    let data = try coders.encode(Self.encodeInput(image, as: format, maxFrames: maxFrames), as: format, options: encodeOptions(format))
+                    let data = try coders.encode(Self.encodeInput(image, as: format, options: job.options), as: format, options: encodeOptions(format))
                     return RenderedImage(data: data, format: format, etag: "")
                 }
             } catch {
@@ -339,14 +350,24 @@ final class ImageRenderer: Sendable {
     }
 
     /// What is encoded of `image` as `format`: the animation when frames are allowed and the
-    /// format can hold them, else the first frame.
-    private static func encodeInput(_ image: Image, as format: ImageFormat, maxFrames: Int) -> Image {
-        image.isAnimated && maxFrames > 1 && format.supportsAnimation ? image : image.firstFrameOnly()
+    /// format can hold them, else the first frame; stripped with `kcr:`, of its EXIF only the
+    /// artist and copyright (imgproxy keeps those and its XMP's rights; this server drops XMP).
+    private static func encodeInput(_ image: Image, as format: ImageFormat, options: ProcessingOptions) -> Image {
+        var input = image.isAnimated && options.limits.maxFrames > 1 && format.supportsAnimation ? image : image.firstFrameOnly()
+        if options.stripMetadata && options.keepCopyright {
+            let kept = input.metadata.exif.flatMap(ExifEditor.keepingCopyright)
+            if kept != input.metadata.exif || input.metadata.xmp != nil {
+                (input.metadata.exif, input.metadata.xmp) = (kept, nil)
+                input.metadata.removedMetadata = true
+            }
+        }
+        return input
     }
 
     /// The source through the manager, decoded and transformed.
     private func load(_ job: Job) async throws(ServiceError) -> (Image, Tier) {
         let (options, context) = requestParameters(for: job)
+        try checkKeptSourceSize(job, context: context)
         let task = manager.imageTask(with: job.source, options: options, context: context)
         let result: ImageResult
         do {
@@ -367,10 +388,21 @@ final class ImageRenderer: Sendable {
         return (image, result.cacheType == .none ? .origin : .source)
     }
 
+    /// `msfs:` holds for a source the disk cache kept as for a download (the loader checks
+    /// those): the manager decodes a kept source without asking the loader.
+    private func checkKeptSourceSize(_ job: Job, context: ImageContext) throws(ServiceError) {
+        guard let limit = context[.sourceByteLimit], let diskCache else { return }
+        let key = ImageCacheKey.key(for: job.source, filter: context[.cacheKeyFilter] ?? manager.settings.cacheKeyFilter)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: diskCache.filePath(forKey: key)),
+            let size = (attributes[.size] as? NSNumber)?.intValue, size > limit
+        else { return }
+        throw ServiceError(.limitExceeded(.responseBytes, value: size, maximum: limit))
+    }
+
     /// Encodes off Swift's cooperative pool (an encode takes milliseconds of one core), stopping
     /// when the request is cancelled (its deadline, its client gone) as the decode does.
-    private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions, maxFrames: Int) async throws(ServiceError) -> Data {
-        let input = Self.encodeInput(image, as: format, maxFrames: maxFrames)
+    private func encode(_ image: Image, as format: ImageFormat, options: ImageEncodeOptions, processing: ProcessingOptions) async throws(ServiceError) -> Data {
+        let input = Self.encodeInput(image, as: format, options: processing)
         let (coders, timer) = (self.coders, manager.settings.metrics.encodeDuration)
         let result: Result<Data, ImagePipeError> = await withSpan("ImageServer.encode") { span in
             span.attributes["imagepipe.image.format"] = format.identifier
@@ -425,10 +457,4 @@ final class ImageRenderer: Sendable {
     }
 
     static func diskKey(_ key: String) -> String { "imagepipe-serve-output:" + key }
-
-    /// A strong ETag from the source's validator and everything that shapes the output.
-    static func etag(validator: String, key: String) -> String {
-        let digest = SHA256.hash(data: Data("\(validator)\n\(key)".utf8))
-        return "\"" + Data(digest.prefix(18)).base64URLEncodedWithoutPadding + "\""
-    }
 }

@@ -37,7 +37,14 @@ struct RenderedImage: Sendable {
 
     init?(data: Data, diskHeader: Data, formats: (String) -> ImageFormat?) {
         let lines = String(decoding: diskHeader, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count == 2, let format = formats(String(lines[0])), lines[1].hasPrefix("\"") else { return nil }
-        self.init(data: data, format: format, etag: String(lines[1]))
+        guard lines.count == 2, let format = formats(String(lines[0])), let etag = Self.etag(diskHeader: diskHeader) else { return nil }
+        self.init(data: data, format: format, etag: etag)
+    }
+
+    /// The ETag in a disk header, read without the bytes.
+    static func etag(diskHeader: Data) -> String? {
+        let lines = String(decoding: diskHeader, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count == 2, lines[1].hasPrefix("\"") else { return nil }
+        return String(lines[1])
     }
 }

@@ -289,8 +289,9 @@ enum ProcessingOptionCatalog {
             (args, value, limits) throws(Malformed) in
             limits.maxSourcePixels = try megapixels(args, value)
         },
-        security("max_src_file_size", ["msfs"], "%bytes", "largest source (422 past it), 0 for none; within --max-source-bytes") { (args, value, limits) throws(Malformed) in
-            limits.maxSourceBytes = try args.int(value, "bytes")
+        security("max_src_file_size", ["msfs"], "%bytes", "largest source (422 past it); overrides --max-source-bytes, 0 keeps it") { (args, value, limits) throws(Malformed) in
+            // At most what --max-source-bytes itself may be.
+            limits.maxSourceBytes = min(try args.int(value, "bytes"), 1 << 40)
         },
         security("max_animation_frames", ["maf"], "%frames", "animation frames processed (422 past it); overrides --max-frames") { (args, value, limits) throws(Malformed) in
             let frames = try args.int(value, "frames", atLeast: 1)

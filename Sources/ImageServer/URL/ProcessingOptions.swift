@@ -179,7 +179,9 @@ struct ProcessingOptions: Hashable, Sendable {
         add(watermark.opacity > 0, "wm:\(watermark.opacity):\(watermark.position.canonical):\(watermark.scale)")
         add(!autoRotate, "ar:0")
         add(!stripMetadata, "sm:0")
+        add(stripMetadata && !keepCopyright, "kcr:0")
         add(!stripColorProfile, "scp:0")
+        add(enforceThumbnail, "eth:1")
         add(!skipProcessing.isEmpty, "skp:" + skipProcessing.joined(separator: ":"))
         add(!cacheBuster.isEmpty, "cb:\(cacheBuster)")
         if let limits = limits.canonical { parts.append(limits) }

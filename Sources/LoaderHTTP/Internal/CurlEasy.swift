@@ -91,7 +91,8 @@ enum CurlEasy {
         long(CURLOPT_FOLLOWLOCATION, 1)
         long(CURLOPT_MAXREDIRS, config.maxRedirects)
         long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        string(CURLOPT_ACCEPT_ENCODING, "")  // Every encoding libcurl can decode (gzip, deflate…).
+        // Every encoding libcurl can decode (gzip, deflate…); a sink gets the bytes as sent.
+        if settings.bodySink == nil { string(CURLOPT_ACCEPT_ENCODING, "") }
         let timeout = request.timeout ?? config.effectiveTimeout
         long(CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
         long(CURLOPT_CONNECTTIMEOUT_MS, Int(min(config.connectTimeout, timeout) * 1000))

@@ -31,6 +31,8 @@ final class CurlTransfer: @unchecked Sendable {
     nonisolated(unsafe) var headerList: UnsafeMutableRawPointer?
     nonisolated(unsafe) var attempt = 0
     nonisolated(unsafe) var body = Data()
+    /// Body bytes received in this attempt: `body`'s, or those passed to the sink.
+    nonisolated(unsafe) private(set) var receivedBytes: Int64 = 0
     nonisolated(unsafe) private var headerLines: [(String, String)] = []
     nonisolated(unsafe) private var response: HTTPLoadResponse?
     nonisolated(unsafe) private var expectedBytes: Int64?
@@ -115,6 +117,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     func resetForAttempt() {
         body = Data()
+        receivedBytes = 0
         headerLines = []
         response = nil
         expectedBytes = nil
@@ -169,12 +172,18 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         let limit = settings.configuration.maxResponseBytes
-        guard Int64(body.count) + Int64(bytes.count) <= limit else {
-            abortError = .limitExceeded(.responseBytes, value: Int(clamping: Int64(body.count) + Int64(bytes.count)), maximum: Int(clamping: limit))
+        guard receivedBytes + Int64(bytes.count) <= limit else {
+            abortError = .limitExceeded(.responseBytes, value: Int(clamping: receivedBytes + Int64(bytes.count)), maximum: Int(clamping: limit))
             return false
         }
+        receivedBytes += Int64(bytes.count)
+        let received = receivedBytes
+        if let sink = settings.bodySink {
+            sink.receive(bytes)
+            report(ImageLoadProgress(receivedBytes: received, expectedBytes: expectedBytes.map { max($0, received) }))
+            return true
+        }
         body.append(contentsOf: bytes)
-        let received = Int64(body.count)
         // The body is shared, not copied: callers that asked for partial data keep it, the others drop it.
         report(ImageLoadProgress(receivedBytes: received, expectedBytes: expectedBytes.map { max($0, received) }, partialData: body))
         return true
@@ -214,7 +223,7 @@ final class CurlTransfer: @unchecked Sendable {
         // With Content-Encoding the announced length counts compressed bytes, not the ones we see.
         expectedBytes = answer.header("Content-Encoding") == nil ? answer.expectedContentLength : nil
         // One allocation for the whole body when its size is announced (already checked against the limit).
-        if let expected = expectedBytes, expected > 0 { body.reserveCapacity(Int(expected)) }
+        if let expected = expectedBytes, expected > 0, settings.bodySink == nil { body.reserveCapacity(Int(expected)) }
         report(ImageLoadProgress(receivedBytes: 0, expectedBytes: expectedBytes))
         return nil
     }
@@ -233,6 +242,8 @@ final class CurlTransfer: @unchecked Sendable {
             return .failure(CurlErrors.map(failure, configuration: settings.configuration))
         }
         if response == nil, let error = validateResponse(easy: easy) { return .failure(error) }
+        // A sink took the body (an empty one is passed on as such).
+        if settings.bodySink != nil { return .success(ImageLoadResult(data: Data(), response: response)) }
         guard !body.isEmpty else { return .failure(.badImageData(reason: "the response body is empty")) }
         return .success(ImageLoadResult(data: body, response: response))
     }

@@ -15,7 +15,8 @@ enum RetryRule {
     /// or the server asks for a longer wait than the policy allows).
     static func delay(after error: ImagePipeError, transfer: CurlTransfer) -> Double? {
         let policy = transfer.settings.configuration.retry
-        guard isRetryable(error), transfer.attempt < policy.maxRetries else { return nil }
+        // Bytes a sink was given cannot be taken back.
+        guard isRetryable(error), transfer.attempt < policy.maxRetries, transfer.settings.bodySink == nil || transfer.receivedBytes == 0 else { return nil }
         if let asked = transfer.retryAfter {
             return asked <= policy.maxDelay ? asked : nil
         }

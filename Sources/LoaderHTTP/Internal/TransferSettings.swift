@@ -10,6 +10,8 @@ struct TransferSettings: Sendable {
     var responseModifier: HTTPResponseModifier?
     /// Whether the request carries `If-None-Match` / `If-Modified-Since`, so a 304 means "not modified".
     var isRevalidation: Bool
+    /// Where the body goes instead of the result (`HTTPBodySink`).
+    var bodySink: HTTPBodySink?
     var priority: ImageLoadPriority
     var order: HTTPExecutionOrder
 }

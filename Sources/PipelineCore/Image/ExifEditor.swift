@@ -172,6 +172,53 @@ public struct ExifEditor: Sendable {
         write(0, at: ifd0.entriesStart + ifd0.count * 12, size: 4)
     }
 
+    // MARK: Copyright
+
+    /// IFD0's Artist (0x013B) and Copyright (0x8298): the EXIF libvips keeps when it strips for
+    /// imgproxy's `keep_copyright`.
+    static let copyrightTags: [UInt16] = [0x013B, 0x8298]
+
+    /// A new TIFF structure in this data's byte order holding only IFD0's Artist and Copyright
+    /// (ASCII values, copied); nil when it has neither.
+    func copyrightOnly() -> Data? {
+        guard let ifd0 = ifd(at: ifd0Offset) else { return nil }
+        var kept: [(tag: UInt16, value: ArraySlice<UInt8>)] = []
+        for tag in Self.copyrightTags {
+            guard let entry = ifd0.entry(tagged: tag, in: self), uint16(at: entry + 2) == 2,
+                let count = uint32(at: entry + 4).map(Int.init), count > 0,
+                case let start = count <= 4 ? entry + 8 : uint32(at: entry + 8).map(Int.init) ?? -1,
+                start >= 8, start <= bytes.count - base - count
+            else { continue }
+            kept.append((tag, bytes[(base + start)..<(base + start + count)]))
+        }
+        guard !kept.isEmpty else { return nil }
+        var out: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
+        func append(_ value: Int, size: Int) {
+            for index in 0..<size { out.append(UInt8(truncatingIfNeeded: value >> ((bigEndian ? size - 1 - index : index) * 8))) }
+        }
+        append(42, size: 2)
+        append(8, size: 4)
+        append(kept.count, size: 2)
+        var valueOffset = 8 + 2 + kept.count * 12 + 4
+        for (tag, value) in kept {
+            append(Int(tag), size: 2)
+            append(2, size: 2)
+            append(value.count, size: 4)
+            if value.count <= 4 {
+                out += value + [UInt8](repeating: 0, count: 4 - value.count)
+            } else {
+                append(valueOffset, size: 4)
+                valueOffset += value.count + value.count % 2
+            }
+        }
+        append(0, size: 4)
+        for (_, value) in kept where value.count > 4 {
+            out += value
+            if value.count % 2 == 1 { out.append(0) }
+        }
+        return Data(out)
+    }
+
     // MARK: TIFF structure
 
     /// An IFD whose entries all lie within the data.
@@ -269,6 +316,12 @@ extension ExifEditor {
     public static func removingGPS(_ exif: Data) -> Data? {
         guard var editor = ExifEditor(exif), editor.removeGPS() else { return nil }
         return editor.tiffData
+    }
+
+    /// IFD0's Artist and Copyright of `exif` alone, in a new TIFF structure: what imgproxy's
+    /// `keep_copyright` keeps of EXIF while stripping. Nil when it has neither, or cannot be read.
+    public static func keepingCopyright(_ exif: Data) -> Data? {
+        ExifEditor(exif)?.copyrightOnly()
     }
 
     /// `exif` as a TIFF structure without its GPS IFD and its thumbnail: what `--keep-metadata`

@@ -20,6 +20,13 @@ import PipelineCore
 /// Registers the built-in plugins into the shared registries, one line each, as a library user
 /// would, and makes the manager a command uses.
 package enum PipelineSetup {
+    /// Decode extras that ask the tool's coders for a source's embedded thumbnail (`eth:`).
+    package static var embeddedThumbnailExtras: ImageCodingExtras {
+        var extras = ImageCodingExtras()
+        extras[.heifEmbeddedThumbnail] = true
+        return extras
+    }
+
     package static func registerPlugins() {
         let coders = ImageCodersManager.shared
         if coders.coders.isEmpty {

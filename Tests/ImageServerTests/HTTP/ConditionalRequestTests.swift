@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PipelineConformance
+import Synchronization
 import Testing
 
 @testable import ImageServer
@@ -90,13 +91,109 @@ struct ConditionalRequestTests {
         }
     }
 
-    @Test("a cold server answers If-Modified-Since after fetching the source")
-    func ifModifiedSinceCold() async throws {
-        let fixture = try Self.fixture()
-        let url = ServerFixture.signed("/w:10/plain/\(fixture.origin.baseURL)/tagged.png")
-        try await fixture.makeServer().makeApplication().test(.router) { client in
-            try await client.execute(uri: url, method: .get, headers: [.ifModifiedSince: Self.lastModified]) { #expect($0.status == .notModified) }
+    /// What each request to the origin carried.
+    final class Seen: Sendable {
+        let lines = Mutex<[String]>([])
+        func withLock<T: Sendable>(_ body: (inout [String]) -> T) -> T { lines.withLock { body(&$0) } }
+    }
+
+    /// The `If-None-Match` and `If-Modified-Since` each request to `/tagged.png` carried ("-" for none).
+    static func recording(_ fixture: ServerFixture) -> Seen {
+        let seen = Seen()
+        let png = ServerFixture.png(width: 40, height: 20)
+        fixture.origin.route("/tagged.png") { request, connection in
+            let (match, since) = (request.headers["if-none-match"], request.headers["if-modified-since"])
+            seen.withLock { $0.append("\(match ?? "-") \(since ?? "-")") }
+            let validators = ["ETag": "\"v1\"", "Last-Modified": lastModified]
+            if match == "\"v1\"" || (match == nil && since == lastModified) {
+                connection.respond(status: 304, headers: validators)
+            } else {
+                connection.respond(status: 200, headers: validators.merging(["Content-Type": "image/png"]) { $1 }, body: png)
+            }
         }
+        return seen
+    }
+
+    @Test("a server without the result asks the origin with the client's validators and answers its 304 unrendered")
+    func forwardedToOrigin() async throws {
+        for buster in ["", "v2"] {
+            let fixture = try ServerFixture().with { $0.etagBuster = buster }
+            let seen = Self.recording(fixture)
+            let url = ServerFixture.signed("/w:10/plain/\(fixture.origin.baseURL)/tagged.png")
+            let wider = ServerFixture.signed("/w:12/plain/\(fixture.origin.baseURL)/tagged.png")
+            let (etag, widerETag) = try await fixture.makeServer().makeApplication().test(.live) { client in
+                let etag = try await client.execute(uri: url, method: .get) { try #require($0.headers[.eTag]) }
+                return (etag, try await client.execute(uri: wider, method: .get) { try #require($0.headers[.eTag]) })
+            }
+            #expect(etag != widerETag, "each representation has its own ETag")
+            seen.withLock { $0 = [] }
+            // A new server holds no result: the origin decides.
+            try await fixture.makeServer().makeApplication().test(.live) { client in
+                try await client.execute(uri: url, method: .get, headers: [.ifNoneMatch: etag]) { response in
+                    #expect(response.status == .notModified, "buster '\(buster)'")
+                    #expect(response.headers[.eTag] == etag)
+                    #expect(response.body.readableBytes == 0)
+                }
+                try await client.execute(uri: url, method: .get, headers: [.ifNoneMatch: "W/" + etag]) { #expect($0.status == .notModified) }
+                try await client.execute(uri: url, method: .get, headers: [.ifModifiedSince: Self.lastModified]) { #expect($0.status == .notModified) }
+            }
+            #expect(seen.withLock { $0 } == ["\"v1\" -", "\"v1\" -", "- \(Self.lastModified)"], "buster '\(buster)'")
+            seen.withLock { $0 = [] }
+            try await fixture.makeServer().makeApplication().test(.live) { client in
+                try await client.execute(uri: url, method: .get, headers: [.ifNoneMatch: widerETag, .ifModifiedSince: Self.lastModified]) { response in
+                    #expect(response.status == .ok, "another representation's ETag is not asked of the origin")
+                    #expect(response.headers[.eTag] == etag)
+                }
+            }
+            #expect(seen.withLock { $0 } == ["- -"], "nothing forwarded for an ETag of another representation")
+        }
+    }
+
+    @Test("a result's ETag carries the origin's for this representation only, and never past a header's length")
+    func resultETag() {
+        let etag = ResultETag.make(validator: "etag:\"v1\"", key: "a")
+        #expect(ResultETag.originETag(in: etag, key: "a") == "\"v1\"")
+        #expect(ResultETag.originETag(in: etag, key: "b") == nil, "another representation's")
+        #expect(ResultETag.originETag(in: ResultETag.make(validator: "sha256:x", key: "a"), key: "a") == nil)
+        let long = ResultETag.make(validator: "etag:\"" + String(repeating: "x", count: 200) + "\"", key: "a")
+        #expect(ImageRequestHandler.isHeaderSafe(long) && ResultETag.originETag(in: long, key: "a") == nil)
+    }
+
+    @Test("an ETag from before --etag-buster, or an If-Modified-Since before --last-modified-buster, is not asked of the origin")
+    func bustedNotForwarded() async throws {
+        let fixture = try ServerFixture()
+        let seen = Self.recording(fixture)
+        let url = ServerFixture.signed("/w:10/plain/\(fixture.origin.baseURL)/tagged.png")
+        let unbusted = try await fixture.makeServer().makeApplication().test(.live) { client in
+            try await client.execute(uri: url, method: .get) { try #require($0.headers[.eTag]) }
+        }
+        let busted = fixture.with {
+            $0.etagBuster = "v2"
+            $0.lastModifiedBuster = ISO8601DateFormatter().date(from: "2026-11-20T08:30:00Z")
+        }
+        seen.withLock { $0 = [] }
+        // A server each, so neither finds the other's result.
+        for headers: HTTPFields in [[.ifNoneMatch: unbusted], [.ifModifiedSince: Self.lastModified]] {
+            try await busted.makeServer().makeApplication().test(.live) { client in
+                try await client.execute(uri: url, method: .get, headers: headers) { #expect($0.status == .ok, "\(headers)") }
+            }
+        }
+        #expect(seen.withLock { $0 } == ["- -", "- -"])
+    }
+
+    @Test("a cold server asks the origin with If-Modified-Since and answers its 304 without fetching the source")
+    func ifModifiedSinceCold() async throws {
+        let fixture = try ServerFixture()
+        let seen = Self.recording(fixture)
+        let url = ServerFixture.signed("/w:10/plain/\(fixture.origin.baseURL)/tagged.png")
+        try await fixture.makeServer().makeApplication().test(.live) { client in
+            try await client.execute(uri: url, method: .get, headers: [.ifModifiedSince: Self.lastModified]) { #expect($0.status == .notModified) }
+            try await client.execute(uri: url, method: .get, headers: [.ifModifiedSince: "Sat, 31 Oct 2026 10:00:00 GMT"]) { response in
+                #expect(response.status == .ok, "the origin sent the image: it is rendered")
+                #expect(response.headers[.lastModified] == Self.lastModified)
+            }
+        }
+        #expect(seen.withLock { $0 } == ["- \(Self.lastModified)", "- Sat, 31 Oct 2026 10:00:00 GMT"])
     }
 
     @Test("--use-etag off: no ETag and If-None-Match is not read; --use-last-modified off: no Last-Modified and If-Modified-Since is not read")

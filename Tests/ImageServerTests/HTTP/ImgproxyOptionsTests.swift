@@ -170,18 +170,29 @@ struct ImgproxyOptionsTests {
         }
     }
 
-    @Test("sm:0 keeps EXIF without GPS, the default strips it; ar:0 keeps the stored orientation")
+    @Test("sm:0 keeps EXIF without GPS; the default strips it but for the copyright and artist (kcr:1), kcr:0 strips them too; ar:0 keeps the stored orientation")
     func metadataAndOrientation() async throws {
         let fixture = try Self.fixture()
-        let source = MetadataFixtures.png(ServerFixture.png(width: 40, height: 20), exif: MetadataFixtures.exif(orientation: 6), xmp: nil)
+        let source = MetadataFixtures.png(
+            ServerFixture.png(width: 40, height: 20), exif: MetadataFixtures.exif(orientation: 6), xmp: Array(MetadataFixtures.xmpMarker.utf8))
         fixture.origin.serveBytes("/exif.png", source, contentType: "image/png")
         let copyright = Data(MetadataFixtures.copyright.utf8), gps = Data(MetadataFixtures.gpsMarker.utf8)
+        let (artist, xmp) = (Data(MetadataFixtures.artist.utf8), Data(MetadataFixtures.xmpMarker.utf8))
         try await fixture.makeServer().makeApplication().test(.router) { client in
-            try await client.execute(uri: fixture.url("", "/exif.png", ext: "png"), method: .get) { response in
+            for options in ["", "kcr:1"] {
+                try await client.execute(uri: fixture.url(options, "/exif.png", ext: "png"), method: .get) { response in
+                    let body = Data(buffer: response.body)
+                    #expect(body.range(of: copyright) != nil && body.range(of: artist) != nil, "kcr: the copyright and artist stay")
+                    #expect(body.range(of: gps) == nil && body.range(of: xmp) == nil)
+                    let size = try ServerFixture.size(of: body)
+                    #expect(size == ImageSize(width: 20, height: 40), "turned upright")
+                    let exif = try #require(try ImageServer.defaultCoders().decode(body, options: ImageDecodeOptions(metadataHandling: .keepAll)).metadata.exif)
+                    #expect(ExifEditor.orientation(in: exif) == nil, "no orientation tag: only the copyright fields")
+                }
+            }
+            try await client.execute(uri: fixture.url("kcr:0", "/exif.png", ext: "png"), method: .get) { response in
                 let body = Data(buffer: response.body)
-                #expect(body.range(of: copyright) == nil)
-                let size = try ServerFixture.size(of: body)
-                #expect(size == ImageSize(width: 20, height: 40), "turned upright")
+                #expect(body.range(of: copyright) == nil && body.range(of: artist) == nil)
             }
             try await client.execute(uri: fixture.url("sm:0", "/exif.png", ext: "png"), method: .get) { response in
                 let body = Data(buffer: response.body)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PipelineConformance
+import Synchronization
 import TestSupport
 import Testing
 
@@ -90,5 +91,46 @@ struct RawStreamTests {
                 #expect($0.status == .notFound)
             }
         }
+    }
+
+    @Test("Range and Accept-Encoding go to the origin; its 206, Content-Range, Accept-Ranges and Content-Encoding come back with its bytes")
+    func rangeAndEncoding() async throws {
+        let fixture = try ServerFixture()
+        let whole = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Self.body(1_000, byte: 0x41)
+        let gzipped = Data([0x1F, 0x8B, 0x08, 0x00]) + Self.body(40, byte: 0x43)
+        let seen = Mutex<[String]>([])
+        fixture.origin.route("/ranged.png") { request, connection in
+            let (range, encoding) = (request.headers["range"], request.headers["accept-encoding"])
+            seen.withLock { $0.append("\(range ?? "-") \(encoding ?? "-")") }
+            if range == "bytes=0-7" {
+                connection.respond(
+                    status: 206, headers: ["Content-Type": "image/png", "Content-Range": "bytes 0-7/\(whole.count)", "Accept-Ranges": "bytes"],
+                    body: whole.prefix(8))
+            } else if encoding == "gzip" {
+                connection.respond(status: 200, headers: ["Content-Type": "image/png", "Content-Encoding": "gzip"], body: gzipped)
+            } else {
+                connection.respond(status: 200, headers: ["Content-Type": "image/png", "Accept-Ranges": "bytes"], body: whole)
+            }
+        }
+        let url = ServerFixture.signed("/raw:1/plain/\(fixture.origin.baseURL)/ranged.png")
+        try await fixture.makeServer().makeApplication().test(.live) { client in
+            try await client.execute(uri: url, method: .get, headers: [.range: "bytes=0-7"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 0-7/\(whole.count)")
+                #expect(response.headers[.acceptRanges] == "bytes")
+                #expect(Data(buffer: response.body) == whole.prefix(8))
+            }
+            try await client.execute(uri: url, method: .get, headers: [.acceptEncoding: "gzip"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(Data(buffer: response.body) == gzipped, "the origin's encoded bytes, not decoded")
+            }
+            try await client.execute(uri: url, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentEncoding] == nil)
+                #expect(Data(buffer: response.body) == whole)
+            }
+        }
+        #expect(seen.withLock { $0 } == ["bytes=0-7 -", "- gzip", "- -"])
     }
 }

@@ -86,6 +86,48 @@ struct SecurityOptionsTests {
         }
     }
 
+    @Test("msfs raises --max-source-bytes for the URL, as imgproxy's replaces its setting, for an origin's source and a local file")
+    func sourceBytesRaised() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-msfs-root-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let png = ServerFixture.png(width: 200, height: 100)
+        try png.write(to: root.appendingPathComponent("geometry.png"))
+        let fixture = try Self.secured {
+            $0.maxSourceBytes = 100
+            $0.localRoot = root.path
+        }
+        try await fixture.makeServer().makeApplication().test(.live) { client in
+            for source in ["\(fixture.origin.baseURL)/geometry.png", "local:///geometry.png"] {
+                try await client.execute(uri: ServerFixture.signed("/w:50/plain/\(source)"), method: .get) { #expect($0.status.code == 422, "\(source)") }
+                try await client.execute(uri: ServerFixture.signed("/w:50/msfs:\(png.count)/plain/\(source)"), method: .get) { response in
+                    #expect(response.status == .ok, "\(source): \(String(buffer: response.body))")
+                }
+                try await client.execute(uri: ServerFixture.signed("/w:50/msfs:\(png.count - 1)/plain/\(source)"), method: .get) { #expect($0.status.code == 422, "\(source)") }
+                try await client.execute(uri: ServerFixture.signed("/w:50/msfs:0/plain/\(source)"), method: .get) {
+                    #expect($0.status.code == 422, "msfs:0 keeps --max-source-bytes: \(source)")
+                }
+            }
+        }
+    }
+
+    @Test("msfs holds for a source the disk cache kept: 422 past it, without a request to the origin")
+    func sourceLimitOnKeptSource() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-msfs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try Self.secured { $0.cacheDirectory = directory }
+        try await fixture.makeServer().makeApplication().test(.live) { client in
+            try await client.execute(uri: fixture.url("w:50", "/geometry.png"), method: .get) { #expect($0.status == .ok) }
+            #expect(fixture.origin.requestCount("/geometry.png") == 1)
+            try await client.execute(uri: fixture.url("w:40/msfs:10", "/geometry.png"), method: .get) { response in
+                #expect(response.status.code == 422, "\(String(buffer: response.body))")
+                #expect(String(buffer: response.body).contains("larger than the server accepts"))
+            }
+            try await client.execute(uri: fixture.url("w:40/msfs:1000000", "/geometry.png"), method: .get) { #expect($0.status == .ok) }
+        }
+        #expect(fixture.origin.requestCount("/geometry.png") == 1, "the kept source answered; the origin was not asked again")
+    }
+
     @Test("--max-result-dimension applies to every URL; an allowed mrd replaces it, through the manager too")
     func serverResultDimension() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-mrd-\(UUID().uuidString)")

@@ -101,6 +101,24 @@ struct ExifEditorTests {
         #expect(ExifEditor.removingGPS(Data("not exif".utf8)) == nil)
     }
 
+    @Test("Keeping the copyright makes a new EXIF of IFD0's artist and copyright alone, in the data's byte order")
+    func keepsCopyright() throws {
+        let exif = MetadataFixtures.exif(orientation: 6)
+        let kept = try #require(ExifEditor.keepingCopyright(Data(Array("Exif".utf8) + [0, 0] + exif)))
+        #expect(MetadataFixtures.ifd0Tags(kept) == [0x013B, 0x8298])
+        #expect(MetadataFixtures.contains(kept, MetadataFixtures.copyright) && MetadataFixtures.contains(kept, MetadataFixtures.artist))
+        #expect(!MetadataFixtures.contains(kept, MetadataFixtures.gpsMarker))
+        #expect(ExifEditor.rawOrientation(in: kept) == nil)
+        #expect(ExifEditor.keepingCopyright(kept) == kept, "already only the copyright: the same bytes")
+        // A short value sits in the entry itself; big-endian data stays big-endian.
+        var big = Self.tiff(bigEndian: true, entries: [(0x0112, 3, 6), (0x8298, 2, 0x4142_0000)])
+        big[8 + 2 + 12 + 4..<8 + 2 + 12 + 8] = [0, 0, 0, 3]  // count 3: "AB\0"
+        let short = try #require(ExifEditor.keepingCopyright(Data(big)))
+        #expect(short.prefix(2) == Data([0x4D, 0x4D]) && MetadataFixtures.contains(short, "AB"))
+        #expect(ExifEditor.keepingCopyright(Data(Self.tiff(bigEndian: false, entries: [(0x0112, 3, 6)]))) == nil, "neither field: no EXIF")
+        for length in 0...exif.count { _ = ExifEditor.keepingCopyright(Data(exif.prefix(length))) }
+    }
+
     @Test("Keeping EXIF drops the thumbnail: IFD1 and the JPEG it points to are zeroed, IFD0's chain ends, orientation stays")
     func removesThumbnail() throws {
         func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
