@@ -21,6 +21,9 @@ struct ServerFixture {
         configuration.signingKeys = [Self.key]
         configuration.allowsPrivateSources = true
         configuration.workers = 2
+        // A deadline no loaded machine reaches: the suites share two cores with every other test,
+        // and a 503 from the 10 s default would time the machine. Tests of the deadline set theirs.
+        configuration.requestTimeout = .seconds(120)
         origin.serveBytes("/photo.png", Self.png(width: 64, height: 48), contentType: "image/png")
     }
 
