@@ -68,7 +68,11 @@ package enum RowStreamConversion {
         return try makeSink(source.size, source.pixelFormat) { sink in
             while var strip = try source.nextRows(max: stripRows) {
                 if mirrored { strip = strip.applying(.upMirrored) }
-                if let convert { strip = try convert(strip) }
+                if let convert {
+                    strip = try convert(strip)
+                    // The sink was made for the decoded format (a gray profile may give RGB rows).
+                    guard strip.format == source.pixelFormat else { throw RowStreamFallback("colour conversion gives \(strip.format) rows") }
+                }
                 try sink.write(strip)
             }
             try sink.finish()
