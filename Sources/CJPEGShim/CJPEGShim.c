@@ -1,10 +1,12 @@
 // libjpeg's error handling and data source for CodersJPEG; see CJPEGShim.h for why this is C.
 #include "CJPEGShim.h"
 
+#include <errno.h>
 #include <jerror.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct ijpeg_warning {
     int code;
@@ -389,3 +391,136 @@ int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int com
 }
 
 void ijpeg_free(void *pointer) { free(pointer); }
+
+// A compressor whose output goes to a file descriptor a buffer at a time, so rows can be fed in
+// several calls (each with its own setjmp) and the file is never held.
+struct ijpeg_stream_encoder {
+    struct jpeg_compress_struct info;
+    ijpeg_error error;
+    struct jpeg_destination_mgr destination;
+    int fd;
+    int started;
+    int failed;
+    JOCTET buffer[65536];
+};
+
+static int ijpeg_stream_flush(ijpeg_stream_encoder *encoder, size_t size) {
+    const JOCTET *at = encoder->buffer;
+    while (size > 0) {
+        ssize_t n = write(encoder->fd, at, size);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            snprintf(encoder->error.message, sizeof encoder->error.message, "writing the file: %s", strerror(errno));
+            return 0;
+        }
+        at += n;
+        size -= (size_t)n;
+    }
+    return 1;
+}
+
+static void ijpeg_stream_destination_init(j_compress_ptr cinfo) {
+    ijpeg_stream_encoder *encoder = (ijpeg_stream_encoder *)cinfo;
+    encoder->destination.next_output_byte = encoder->buffer;
+    encoder->destination.free_in_buffer = sizeof encoder->buffer;
+}
+
+// A failed write ends the encode as libjpeg's errors do: a longjmp to the setjmp of the shim call
+// that is running (never across a Swift frame), with ijpeg_stream_flush's message.
+static boolean ijpeg_stream_destination_empty(j_compress_ptr cinfo) {
+    ijpeg_stream_encoder *encoder = (ijpeg_stream_encoder *)cinfo;
+    if (!ijpeg_stream_flush(encoder, sizeof encoder->buffer)) longjmp(encoder->error.jump, 2);
+    ijpeg_stream_destination_init(cinfo);
+    return TRUE;
+}
+
+static void ijpeg_stream_destination_term(j_compress_ptr cinfo) {
+    ijpeg_stream_encoder *encoder = (ijpeg_stream_encoder *)cinfo;
+    if (!ijpeg_stream_flush(encoder, sizeof encoder->buffer - encoder->destination.free_in_buffer)) {
+        longjmp(encoder->error.jump, 2);
+    }
+}
+
+ijpeg_stream_encoder *ijpeg_stream_encoder_create(int fd, uint32_t width, uint32_t height, int components,
+                                                  int quality, int progressive, int chroma_444,
+                                                  char *message, size_t message_size) {
+    if ((components != 1 && components != 3) || width == 0 || height == 0 || width > 65500 || height > 65500) {
+        snprintf(message, message_size, "invalid image geometry");
+        return NULL;
+    }
+    ijpeg_stream_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) {
+        snprintf(message, message_size, "out of memory");
+        return NULL;
+    }
+    encoder->fd = fd;
+    ijpeg_error_setup(&encoder->error);
+    encoder->info.err = &encoder->error.pub;
+    if (setjmp(encoder->error.jump)) {
+        snprintf(message, message_size, "%s", encoder->error.message);
+        jpeg_destroy_compress(&encoder->info);
+        free(encoder);
+        return NULL;
+    }
+    jpeg_create_compress(&encoder->info);
+    encoder->destination.init_destination = ijpeg_stream_destination_init;
+    encoder->destination.empty_output_buffer = ijpeg_stream_destination_empty;
+    encoder->destination.term_destination = ijpeg_stream_destination_term;
+    encoder->info.dest = &encoder->destination;
+    encoder->info.image_width = width;
+    encoder->info.image_height = height;
+    encoder->info.input_components = components;
+    encoder->info.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&encoder->info);
+    jpeg_set_quality(&encoder->info, quality, TRUE);
+    if (components == 3 && chroma_444) {
+        for (int c = 0; c < encoder->info.num_components; c++) {
+            encoder->info.comp_info[c].h_samp_factor = 1;
+            encoder->info.comp_info[c].v_samp_factor = 1;
+        }
+    }
+    if (progressive) jpeg_simple_progression(&encoder->info);
+    return encoder;
+}
+
+#define IJPEG_STREAM_GUARD(encoder) \
+    if ((encoder)->failed) return 0; \
+    if (setjmp((encoder)->error.jump)) { (encoder)->failed = 1; return 0; }
+
+int ijpeg_stream_encoder_write_rows(ijpeg_stream_encoder *encoder, const uint8_t *rows, uint32_t count) {
+    IJPEG_STREAM_GUARD(encoder)
+    if (!encoder->started) {
+        jpeg_start_compress(&encoder->info, TRUE);
+        encoder->started = 1;
+    }
+    size_t rowbytes = (size_t)encoder->info.image_width * (size_t)encoder->info.input_components;
+    if (count > encoder->info.image_height - encoder->info.next_scanline) {
+        snprintf(encoder->error.message, sizeof encoder->error.message, "more rows than the image has");
+        encoder->failed = 1;
+        return 0;
+    }
+    for (uint32_t y = 0; y < count; y++) {
+        JSAMPROW row = (JSAMPROW)(rows + (size_t)y * rowbytes);
+        jpeg_write_scanlines(&encoder->info, &row, 1);
+    }
+    return 1;
+}
+
+int ijpeg_stream_encoder_finish(ijpeg_stream_encoder *encoder) {
+    IJPEG_STREAM_GUARD(encoder)
+    if (!encoder->started || encoder->info.next_scanline != encoder->info.image_height) {
+        snprintf(encoder->error.message, sizeof encoder->error.message, "fewer rows than the image has");
+        encoder->failed = 1;
+        return 0;
+    }
+    jpeg_finish_compress(&encoder->info);
+    return 1;
+}
+
+const char *ijpeg_stream_encoder_message(const ijpeg_stream_encoder *encoder) { return encoder->error.message; }
+
+void ijpeg_stream_encoder_destroy(ijpeg_stream_encoder *encoder) {
+    if (encoder == NULL) return;
+    jpeg_destroy_compress(&encoder->info);
+    free(encoder);
+}

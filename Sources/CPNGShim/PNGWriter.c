@@ -5,6 +5,7 @@
 //
 // Only 8-bit gray, gray+alpha, RGB and RGBA are written, never interlaced, with no ancillary chunks.
 #include "CPNGShim.h"
+#include "PNGFilter.h"
 
 #include <libdeflate.h>
 #include <limits.h>
@@ -26,8 +27,6 @@
 #define IPNG_STOPPABLE_MIN ((size_t)4 << 20)
 // zlib is fed this much between two questions whether to stop (about 0.07 s at level 6).
 #define IPNG_DEFLATE_STEP ((size_t)1 << 20)
-
-enum { IPNG_FILTER_NONE, IPNG_FILTER_SUB, IPNG_FILTER_UP, IPNG_FILTER_AVERAGE, IPNG_FILTER_PAETH };
 
 static void ipng_fail(char *message, size_t message_size, const char *text) {
     if (message != NULL && message_size > 0) snprintf(message, message_size, "%s", text);
@@ -54,53 +53,8 @@ static uint8_t *ipng_chunk_end(uint8_t *chunk, size_t length) {
     return chunk + 8 + length + 4;
 }
 
-static inline uint8_t ipng_paeth(uint8_t a, uint8_t b, uint8_t c) {
-    int p = a + b - c;
-    int pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-    if (pa <= pb && pa <= pc) return a;
-    return pb <= pc ? b : c;
-}
-
-// libpng's heuristic weight: a filtered byte read as signed, so small steps either way count little.
-static inline uint64_t ipng_weight(uint8_t value) { return value < 128 ? value : 256u - value; }
-
-static uint64_t ipng_weigh_row(const uint8_t *row, size_t count) {
-    uint64_t sum = 0;
-    for (size_t i = 0; i < count; i++) sum += ipng_weight(row[i]);
-    return sum;
-}
-
-// Filters `row` with `filter` into `out` and returns the filtered bytes' weight. Left of the first
-// pixel counts as 0; `prior` is the previous row (zeros above the first).
-static uint64_t ipng_filter_row(int filter, const uint8_t *row, const uint8_t *prior, size_t bpp, size_t count,
-                                uint8_t *out) {
-    size_t lead = bpp < count ? bpp : count;
-    switch (filter) {
-    case IPNG_FILTER_SUB:
-        for (size_t i = 0; i < lead; i++) out[i] = row[i];
-        for (size_t i = bpp; i < count; i++) out[i] = (uint8_t)(row[i] - row[i - bpp]);
-        break;
-    case IPNG_FILTER_UP:
-        for (size_t i = 0; i < count; i++) out[i] = (uint8_t)(row[i] - prior[i]);
-        break;
-    case IPNG_FILTER_AVERAGE:
-        for (size_t i = 0; i < lead; i++) out[i] = (uint8_t)(row[i] - (prior[i] >> 1));
-        for (size_t i = bpp; i < count; i++) out[i] = (uint8_t)(row[i] - ((row[i - bpp] + prior[i]) >> 1));
-        break;
-    default:  // Paeth; with nothing to the left it predicts the byte above.
-        for (size_t i = 0; i < lead; i++) out[i] = (uint8_t)(row[i] - prior[i]);
-        for (size_t i = bpp; i < count; i++) {
-            out[i] = (uint8_t)(row[i] - ipng_paeth(row[i - bpp], prior[i], prior[i - bpp]));
-        }
-        break;
-    }
-    return ipng_weigh_row(out, count);
-}
-
-// Fills `filtered` with each row's filter byte and filtered bytes. Level 0 stores rows unfiltered
-// (it asks for speed, not size); otherwise each row takes the filter libpng would pick: the
-// smallest weight, the earlier filter on a tie. `scratch` holds 5 rows: zeros, then one per filter.
-// 0 when `should_stop` (asked every 64 rows) stopped it.
+// Fills `filtered` with each row's filter byte and filtered bytes (`ipng_filter_best`). `scratch`
+// holds 5 rows: zeros, then one per filter. 0 when `should_stop` (asked every 64 rows) stopped it.
 static int ipng_filter_image(const uint8_t *pixels, uint32_t height, size_t rowbytes, size_t bpp, int level,
                              uint8_t *scratch, uint8_t *filtered, int (*should_stop)(void *), void *stop_context) {
     const uint8_t *prior = scratch;
@@ -108,22 +62,7 @@ static int ipng_filter_image(const uint8_t *pixels, uint32_t height, size_t rowb
         if (should_stop != NULL && (y & 63) == 0 && should_stop(stop_context)) return 0;
         const uint8_t *row = pixels + (size_t)y * rowbytes;
         uint8_t *out = filtered + (size_t)y * (rowbytes + 1);
-        int best = IPNG_FILTER_NONE;
-        const uint8_t *best_bytes = row;
-        if (level > 0) {
-            uint64_t best_weight = ipng_weigh_row(row, rowbytes);
-            for (int filter = IPNG_FILTER_SUB; filter <= IPNG_FILTER_PAETH; filter++) {
-                uint8_t *candidate = scratch + (size_t)filter * rowbytes;
-                uint64_t weight = ipng_filter_row(filter, row, prior, bpp, rowbytes, candidate);
-                if (weight < best_weight) {
-                    best = filter;
-                    best_weight = weight;
-                    best_bytes = candidate;
-                }
-            }
-        }
-        out[0] = (uint8_t)best;
-        memcpy(out + 1, best_bytes, rowbytes);
+        ipng_filter_best(row, prior, rowbytes, bpp, level, scratch + rowbytes, out);
         prior = row;
     }
     return 1;

@@ -24,10 +24,15 @@ struct PNGMetadataChunks {
     /// cannot tell.
     private(set) var hasUnreadMetadata = true
 
-    init(_ data: Data) {
+    /// `releasingPages`, when given, is called every 256 chunks (a file mapping's pages, which the
+    /// walk would otherwise leave resident).
+    init(_ data: Data, releasingPages: (() -> Void)? = nil) {
         guard data.count >= PNGHeader.minimumByteCount, data.starts(with: PNGHeader.signature) else { return }
         var foundUnread = false
+        var visited = 0
         PNGChunk.walk(data) { chunk in
+            visited += 1
+            if visited % 256 == 0 { releasingPages?() }
             if chunk.type == PNGChunk.IEND {
                 // Bytes after IEND (an appended file, a trailer) would be copied through too.
                 hasUnreadMetadata = foundUnread || chunk.end < data.endIndex

@@ -93,6 +93,23 @@ int ijpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int com
                  char *message, size_t message_size);
 void ijpeg_free(void *pointer);
 
+/// A JPEG written a few rows at a time to a file descriptor through a 64 KiB buffer, with the
+/// settings `ijpeg_encode` takes (1 gray or 3 RGB components), so the file is never held; no
+/// markers beyond libjpeg's own. Calls return 1 on success, 0 on failure (a libjpeg
+/// error or a failed write) with `ijpeg_stream_encoder_message` saying why; after a failure only
+/// destroy is left to call.
+typedef struct ijpeg_stream_encoder ijpeg_stream_encoder;
+
+/// NULL on failure, with `message` (of `message_size`) saying why.
+ijpeg_stream_encoder *ijpeg_stream_encoder_create(int fd, uint32_t width, uint32_t height, int components,
+                                                  int quality, int progressive, int chroma_444,
+                                                  char *message, size_t message_size);
+/// `count` rows of width * components bytes, tightly packed.
+int ijpeg_stream_encoder_write_rows(ijpeg_stream_encoder *encoder, const uint8_t *rows, uint32_t count);
+int ijpeg_stream_encoder_finish(ijpeg_stream_encoder *encoder);
+const char *ijpeg_stream_encoder_message(const ijpeg_stream_encoder *encoder);
+void ijpeg_stream_encoder_destroy(ijpeg_stream_encoder *encoder);
+
 #ifdef __cplusplus
 }
 #endif

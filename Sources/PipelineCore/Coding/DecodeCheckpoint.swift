@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a coder polls between rows, scans and frames so that a cancelled or overlong decode stops
 /// spending CPU. Made when a decode starts: the time budget (`ImageDecodeOptions.maxDecodeTime`)
 /// counts from then, and cancellation is `DecodeCancellation.current` or, when the decode runs
@@ -8,6 +10,8 @@ public final class DecodeCheckpoint: Sendable {
     private let start: ContinuousClock.Instant
     private let limit: Duration?
     private let cancellation: DecodeCancellation?
+    /// Nanoseconds since `start` that were not decoding (`exclude`).
+    private let excludedNanoseconds = Atomic<Int64>(0)
 
     public init(options: ImageDecodeOptions, cancellation: DecodeCancellation? = DecodeCancellation.current) {
         start = .now
@@ -20,10 +24,19 @@ public final class DecodeCheckpoint: Sendable {
     public func check() throws {
         if cancellation?.isCancelled == true || Task.isCancelled { throw ImagePipeError.cancelled }
         guard let limit else { return }
-        let elapsed = ContinuousClock.now - start
+        let elapsed = ContinuousClock.now - start - .nanoseconds(excludedNanoseconds.load(ordering: .relaxed))
         if elapsed > limit {
             throw ImagePipeError.limitExceeded(.decodeTime, value: Self.milliseconds(elapsed), maximum: Self.milliseconds(limit))
         }
+    }
+
+    /// Takes `duration` off the time budget's clock: time a row-by-row decode spent waiting for its
+    /// reader (an encoder writing the rows), which is not the decode's own.
+    package func exclude(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow, duration > .zero else { return }
+        excludedNanoseconds.add(nanoseconds.partialValue + attoseconds / 1_000_000_000, ordering: .relaxed)
     }
 
     /// True when `check` would throw: for C callbacks, which stop the library and let the caller

@@ -69,6 +69,14 @@ struct ConvertCommand: AsyncParsableCommand {
                 url = sourceURL
             }
             context[.storeCacheType] = ImageCacheType.none
+            if frame == nil, let outputURL,
+                let streamed = try StreamedConversion.convert(input, to: outputURL, as: format, processing: processing, warningOptions: warningOptions)
+            {
+                if outputOptions.json {
+                    printJSON(format: format, size: streamed.size, frames: 1, bytes: streamed.bytes, warnings: streamed.warnings)
+                }
+                return
+            }
             let result = try await manager.loadImage(with: url, options: [.transformAnimatedImage], context: context)
             guard let image = result.image else { throw ImagePipeError.badImageData(reason: "no image") }
             // Checked before anything is encoded or written: a refused source leaves no OUT at all.
@@ -85,20 +93,25 @@ struct ConvertCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(data)
             }
             if outputOptions.json {
-                var line = JSONLine()
-                line.add("source", input)
-                line.add("output", output)
-                line.add("format", format.identifier)
-                line.add("width", upright.pixelSize.width)
-                line.add("height", upright.pixelSize.height)
-                line.add("frames", frame == nil && format.supportsAnimation ? upright.frameCount : 1)
-                line.add("bytes", data.count)
-                line.add("warnings", DecodeWarnings.json(result.warnings))
-                Console.out(line.text)
+                let frames = frame == nil && format.supportsAnimation ? upright.frameCount : 1
+                printJSON(format: format, size: upright.pixelSize, frames: frames, bytes: data.count, warnings: result.warnings)
             }
         } catch {
             Console.err("imagepipe: \(input): \((error as? ImagePipeError)?.description ?? String(describing: error))")
             throw ExitCode(1)
         }
+    }
+
+    private func printJSON(format: ImageFormat, size: ImageSize, frames: Int, bytes: Int, warnings: [ImageDecodeWarning]) {
+        var line = JSONLine()
+        line.add("source", input)
+        line.add("output", output)
+        line.add("format", format.identifier)
+        line.add("width", size.width)
+        line.add("height", size.height)
+        line.add("frames", frames)
+        line.add("bytes", bytes)
+        line.add("warnings", DecodeWarnings.json(warnings))
+        Console.out(line.text)
     }
 }

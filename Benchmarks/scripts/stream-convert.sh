@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Streamed full-size conversion (issue 40): peak RSS (`/usr/bin/time -f %M`) and wall seconds of
+# `imagepipe convert` against `vips copy` on a 100-megapixel image, PNG→PNG (RGB and RGBA), PNG→JPEG
+# and JPEG→JPEG, against the whole-image path: BEFORE (an imagepipe built before the rows
+# streamed) when given, else IMAGEPIPE's own with `--frame 0` (which never streams). The sources
+# are a bench photo (mate-backgrounds' Elephants, 5640×3172) resized by vips to 10000×10000, a
+# JPEG of it at Q90, and that JPEG as PNG (RGB, and RGBA with an opaque alpha) written with vips'
+# adaptive PNG filters (its default, no filter, makes the RGBA file 300 MB, over the file loader's
+# 256 MiB), made once into WORK_DIR. One run of each, side by side.
+#
+#   Benchmarks/scripts/stream-convert.sh                                  # builds imagepipe (make release)
+#   IMAGEPIPE=.build/release/imagepipe BEFORE=/tmp/imagepipe-main Benchmarks/scripts/stream-convert.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK_DIR="${WORK_DIR:-/tmp/imagepipe-stream-bench}"
+PHOTO="${PHOTO:-/usr/share/backgrounds/mate/abstract/Elephants_5640x3172.jpg}"
+
+command -v vips >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q libvips-tools >/dev/null
+[[ -f "$PHOTO" ]] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q mate-backgrounds >/dev/null
+if [[ -z "${IMAGEPIPE:-}" ]]; then
+  echo "building imagepipe (release)..." >&2
+  make -C "$ROOT" --no-print-directory release >&2
+  IMAGEPIPE="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)/imagepipe"
+fi
+mkdir -p "$WORK_DIR"
+cd "$WORK_DIR"
+if [[ ! -f big.jpg ]]; then
+  echo "making the 100 MP sources..." >&2
+  vips resize "$PHOTO" big.v 1.7731 --vscale 3.1527
+  vips copy big.v "big.jpg[Q=90]"
+  vips copy big.jpg "big-rgb.png[filter=all]"
+  vips bandjoin_const big.jpg big-rgba.v 255
+  vips copy big-rgba.v "big-rgba.png[filter=all]"
+  rm -f big.v big-rgba.v
+fi
+
+# Prints "peak MiB, wall s" for one command, its output removed afterwards.
+measure() {
+  local out="$1"; shift
+  if ! /usr/bin/time -f '%M %e' -o time.txt "$@" >/dev/null 2>&1; then
+    rm -f "$out"
+    echo "failed"
+    return
+  fi
+  rm -f "$out"
+  awk '{ printf "%.0f MiB, %.1f s", $1 / 1024, $2 }' time.txt
+}
+
+if [[ -n "${BEFORE:-}" ]]; then before=("$BEFORE" convert) before_name="before ($BEFORE)"; else before=("$IMAGEPIPE" convert --frame 0) before_name='whole image (`--frame 0`)'; fi
+printf '| conversion | vips copy | imagepipe, %s | imagepipe, streamed |\n|---|---|---|---|\n' "$before_name"
+for pair in big-rgba.png:png big-rgb.png:png big-rgb.png:jpg big.jpg:jpg; do
+  src="${pair%%:*}" ext="${pair##*:}"
+  vips_figure=$(measure "o.$ext" vips copy "$src" "o.$ext")
+  whole_figure=$(measure "o.$ext" "${before[@]}" "$src" "o.$ext")
+  streamed_figure=$(measure "o.$ext" "$IMAGEPIPE" convert "$src" "o.$ext")
+  printf '| %s → %s | %s | %s | %s |\n' "$src" "$ext" "$vips_figure" "$whole_figure" "$streamed_figure"
+done
