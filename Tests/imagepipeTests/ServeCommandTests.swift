@@ -273,7 +273,11 @@ struct ServeCommandTests {
                 connection.respond(status: 200, headers: ["Content-Type": "image/png"], body: image)
             }
         }
-        let server = try ServeProcess(["--port", "0", "--allow-unsigned", "--allow-private-sources", "--workers", "20", "--quiet"])
+        // Deadlines no loaded machine reaches: the test is of the drain, not of them.
+        let server = try ServeProcess([
+            "--port", "0", "--allow-unsigned", "--allow-private-sources", "--workers", "20", "--quiet", "--request-timeout", "300",
+            "--shutdown-timeout", "300",
+        ])
         let port = try #require(await server.port(), "stdout: \(server.stdout) stderr: \(server.stderr)")
         let statuses = Mutex<[Int]>([])
         let finished = Mutex(0)
