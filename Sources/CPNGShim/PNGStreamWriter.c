@@ -8,6 +8,7 @@
 // blocks (Z_BLOCK) to find the last one, whose BFINAL bit is cleared, and empty blocks pad it to a
 // byte boundary. The zlib header and the Adler-32 of all the filtered bytes frame the pieces.
 #include "CPNGShim.h"
+#include "PNGChunk.h"
 #include "PNGFilter.h"
 
 #include <errno.h>
@@ -18,9 +19,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-// PNG caps a side at 2^31-1; IDATs stay at 1 MiB as PNGWriter.c writes them.
-#define IPNG_STREAM_MAX_SIDE 0x7fffffffU
-#define IPNG_STREAM_IDAT ((size_t)1 << 20)
 // Filtered bytes compressed at a time: large enough that starting each piece without the previous
 // one's 32 KiB window costs little, small enough to stay a few MiB.
 #define IPNG_STREAM_PIECE ((size_t)4 << 20)
@@ -43,17 +41,10 @@ struct ipng_stream_writer {
     size_t piece_capacity;
     uint8_t *compressed;  // one piece compressed, with room for the padding
     size_t compressed_capacity;
-    uint8_t *idat;        // length, type, up to IPNG_STREAM_IDAT bytes of data, CRC
+    uint8_t *idat;        // length, type, up to IPNG_IDAT_MAX bytes of data, CRC
     size_t idat_size;
     char message[256];
 };
-
-static void ipng_stream_put32(uint8_t *at, uint32_t value) {
-    at[0] = (uint8_t)(value >> 24);
-    at[1] = (uint8_t)(value >> 16);
-    at[2] = (uint8_t)(value >> 8);
-    at[3] = (uint8_t)value;
-}
 
 static int ipng_stream_fail(ipng_stream_writer *writer, const char *text) {
     snprintf(writer->message, sizeof writer->message, "%s", text);
@@ -76,22 +67,21 @@ static int ipng_stream_write_all(ipng_stream_writer *writer, const uint8_t *byte
 
 // Writes a whole chunk of `length` data bytes that already sit at `chunk + 8`.
 static int ipng_stream_write_chunk(ipng_stream_writer *writer, uint8_t *chunk, size_t length, const char type[4]) {
-    ipng_stream_put32(chunk, (uint32_t)length);
-    memcpy(chunk + 4, type, 4);
-    ipng_stream_put32(chunk + 8 + length, libdeflate_crc32(0, chunk + 4, 4 + length));
+    ipng_chunk_begin(chunk, (uint32_t)length, type);
+    ipng_chunk_end(chunk, length);
     return ipng_stream_write_all(writer, chunk, 12 + length);
 }
 
 // Appends zlib stream bytes to the IDAT being filled, writing each one as it fills.
 static int ipng_stream_emit(ipng_stream_writer *writer, const uint8_t *bytes, size_t size) {
     while (size > 0) {
-        size_t room = IPNG_STREAM_IDAT - writer->idat_size;
+        size_t room = IPNG_IDAT_MAX - writer->idat_size;
         size_t step = size < room ? size : room;
         memcpy(writer->idat + 8 + writer->idat_size, bytes, step);
         writer->idat_size += step;
         bytes += step;
         size -= step;
-        if (writer->idat_size == IPNG_STREAM_IDAT) {
+        if (writer->idat_size == IPNG_IDAT_MAX) {
             if (!ipng_stream_write_chunk(writer, writer->idat, writer->idat_size, "IDAT")) return 0;
             writer->idat_size = 0;
         }
@@ -186,11 +176,10 @@ static int ipng_stream_flush_piece(ipng_stream_writer *writer, int final) {
 
 ipng_stream_writer *ipng_stream_writer_create(int fd, uint32_t width, uint32_t height, int channels, int level,
                                               char *message, size_t message_size) {
-    static const uint8_t color_types[] = {0, 4, 2, 6};
     const char *failure = NULL;
     if (channels < 1 || channels > 4 || width == 0 || height == 0) failure = "invalid image geometry";
     else if (level < 0 || level > 9) failure = "invalid compression level";
-    else if (width > IPNG_STREAM_MAX_SIDE || height > IPNG_STREAM_MAX_SIDE) failure = "image is larger than PNG allows";
+    else if (width > IPNG_MAX_SIDE || height > IPNG_MAX_SIDE) failure = "image is larger than PNG allows";
     // A row and its filter byte go to inflate in one piece, whose counts are 32-bit.
     else if ((uint64_t)width * (uint64_t)channels + 1 > UINT32_MAX / 2) failure = "image is too large for memory";
     if (failure != NULL) {
@@ -213,7 +202,7 @@ ipng_stream_writer *ipng_stream_writer_create(int fd, uint32_t width, uint32_t h
     writer->prior = calloc(1, writer->rowbytes);
     writer->scratch = malloc(4 * writer->rowbytes);
     writer->piece = malloc(writer->piece_capacity);
-    writer->idat = malloc(IPNG_STREAM_IDAT + 12);
+    writer->idat = malloc(IPNG_IDAT_MAX + 12);
     if (writer->compressor != NULL) {
         writer->compressed_capacity =
             libdeflate_deflate_compress_bound(writer->compressor, writer->piece_capacity) + IPNG_STREAM_PAD;
@@ -226,19 +215,11 @@ ipng_stream_writer *ipng_stream_writer_create(int fd, uint32_t width, uint32_t h
         return NULL;
     }
 
-    uint8_t head[8 + 12 + 13];
-    memcpy(head, "\x89PNG\r\n\x1a\n", 8);
-    uint8_t *data = head + 16;
-    ipng_stream_put32(data, width);
-    ipng_stream_put32(data + 4, height);
-    data[8] = 8;
-    data[9] = color_types[channels - 1];
-    data[10] = 0;  // compression: deflate
-    data[11] = 0;  // filter method: adaptive
-    data[12] = 0;  // no interlace
+    uint8_t head[IPNG_HEAD_SIZE];
+    ipng_write_head(head, width, height, channels);
     // The zlib header libdeflate's own zlib wrapper writes: 32 KiB window, the level's hint.
     uint8_t zlib_header[2] = {0x78, level < 2 ? 0x01 : level < 6 ? 0x5E : level == 6 ? 0x9C : 0xDA};
-    if (!ipng_stream_write_all(writer, head, 8) || !ipng_stream_write_chunk(writer, head + 8, 13, "IHDR") ||
+    if (!ipng_stream_write_all(writer, head, IPNG_HEAD_SIZE) ||
         !ipng_stream_emit(writer, zlib_header, 2)) {
         if (message != NULL && message_size > 0) snprintf(message, message_size, "%s", writer->message);
         ipng_stream_writer_destroy(writer);
@@ -266,7 +247,7 @@ int ipng_stream_writer_finish(ipng_stream_writer *writer) {
     if (writer->rows_written != writer->height) return ipng_stream_fail(writer, "fewer rows than the image has");
     if (!ipng_stream_flush_piece(writer, 1)) return 0;
     uint8_t adler[4];
-    ipng_stream_put32(adler, writer->adler);
+    ipng_put32(adler, writer->adler);
     if (!ipng_stream_emit(writer, adler, 4)) return 0;
     if (writer->idat_size > 0 && !ipng_stream_write_chunk(writer, writer->idat, writer->idat_size, "IDAT")) return 0;
     writer->idat_size = 0;

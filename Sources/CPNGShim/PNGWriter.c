@@ -5,6 +5,7 @@
 //
 // Only 8-bit gray, gray+alpha, RGB and RGBA are written, never interlaced, with no ancillary chunks.
 #include "CPNGShim.h"
+#include "PNGChunk.h"
 #include "PNGFilter.h"
 
 #include <libdeflate.h>
@@ -14,13 +15,6 @@
 #include <string.h>
 #include <zlib.h>
 
-// PNG caps a side (and a chunk's length) at 2^31-1.
-#define IPNG_MAX_SIDE 0x7fffffffU
-// A reader that checks a chunk's CRC before using it holds the whole chunk, so IDATs stay small.
-#define IPNG_IDAT_MAX ((size_t)1 << 20)
-#define IPNG_CHUNK_OVERHEAD ((size_t)12)
-// Signature plus the whole IHDR chunk.
-#define IPNG_HEAD_SIZE ((size_t)(8 + 12 + 13))
 
 // Filtered data above this goes through zlib when the encode can be stopped: libdeflate takes about
 // 0.03 s a MiB at level 6 on one core, so below it a stop waits at most about 0.1 s.
@@ -30,27 +24,6 @@
 
 static void ipng_fail(char *message, size_t message_size, const char *text) {
     if (message != NULL && message_size > 0) snprintf(message, message_size, "%s", text);
-}
-
-static void ipng_put32(uint8_t *at, uint32_t value) {
-    at[0] = (uint8_t)(value >> 24);
-    at[1] = (uint8_t)(value >> 16);
-    at[2] = (uint8_t)(value >> 8);
-    at[3] = (uint8_t)value;
-}
-
-// Writes a chunk's length and type; its data goes after. Returns where the data starts.
-static uint8_t *ipng_chunk_begin(uint8_t *at, uint32_t length, const char type[4]) {
-    ipng_put32(at, length);
-    memcpy(at + 4, type, 4);
-    return at + 8;
-}
-
-// Writes the CRC of the chunk that starts at `chunk` (its type and data). Returns the chunk's end.
-static uint8_t *ipng_chunk_end(uint8_t *chunk, size_t length) {
-    // libdeflate_crc32 from 0 is the plain CRC-32 PNG specifies.
-    ipng_put32(chunk + 8 + length, libdeflate_crc32(0, chunk + 4, 4 + length));
-    return chunk + 8 + length + 4;
 }
 
 // Fills `filtered` with each row's filter byte and filtered bytes (`ipng_filter_best`). `scratch`
@@ -100,7 +73,6 @@ static size_t ipng_deflate_stoppable(const uint8_t *in, size_t size, int level, 
 
 int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int level,
                 ipng_buffer *out, int (*should_stop)(void *), void *stop_context, char *message, size_t message_size) {
-    static const uint8_t color_types[] = {0, 4, 2, 6};
     memset(out, 0, sizeof *out);
     if (pixels == NULL || channels < 1 || channels > 4 || width == 0 || height == 0) {
         ipng_fail(message, message_size, "invalid image geometry");
@@ -181,16 +153,8 @@ int ipng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int chan
         return 0;
     }
 
-    memcpy(file, "\x89PNG\r\n\x1a\n", 8);
-    uint8_t *data = ipng_chunk_begin(file + 8, 13, "IHDR");
-    ipng_put32(data, width);
-    ipng_put32(data + 4, height);
-    data[8] = 8;
-    data[9] = color_types[channels - 1];
-    data[10] = 0;  // compression: deflate
-    data[11] = 0;  // filter method: adaptive
-    data[12] = 0;  // no interlace
-    uint8_t *at = ipng_chunk_end(file + 8, 13);
+    ipng_write_head(file, width, height, channels);
+    uint8_t *at = file + IPNG_HEAD_SIZE;
     // Chunk i's header and data end no later than where chunk i+1's data still waits, because the
     // lead reserved 12 bytes for each chunk (see above); memmove covers the overlap within a chunk.
     for (size_t offset = 0; offset < compressed; offset += IPNG_IDAT_MAX) {
