@@ -32,8 +32,8 @@ struct LoadTracing: Sendable {
 }
 
 extension Span {
-    /// `image.width`, `image.height` and `image.format` of `image`.
-    func describe(_ image: Image) {
+    /// `image.width`, `image.height` and `image.format` of `image` (the server's spans too).
+    package func describe(_ image: Image) {
         attributes["imagepipe.image.width"] = Int64(image.pixelSize.width)
         attributes["imagepipe.image.height"] = Int64(image.pixelSize.height)
         attributes["imagepipe.image.format"] = image.format.identifier

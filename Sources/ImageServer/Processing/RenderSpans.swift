@@ -1,3 +1,4 @@
+import ImagePipe
 import Instrumentation
 import PipelineCore
 import Tracing
@@ -47,14 +48,5 @@ struct RenderSpans: Sendable {
     /// Opens the tracer's type, so its generic `startSpan` can be called.
     private static func start<Spans: Tracer>(_ tracer: Spans, _ name: String, _ context: ServiceContext) -> any Span {
         tracer.startSpan(name, context: context)
-    }
-}
-
-extension Span {
-    /// The size and format of `image`, as the manager's spans name them.
-    func describe(_ image: Image) {
-        attributes["imagepipe.image.width"] = Int64(image.pixelSize.width)
-        attributes["imagepipe.image.height"] = Int64(image.pixelSize.height)
-        attributes["imagepipe.image.format"] = image.format.identifier
     }
 }
