@@ -9,7 +9,7 @@ enum AVIFEncoder {
     /// Large images become a grid of cells encoded one by one (`AVIFGridLayout`), so that a
     /// cancelled encode stops between cells; the others are one AV1 image.
     static func encode(_ buffer: PixelBuffer, metadata: ImageMetadata, options: ImageEncodeOptions) throws -> Data {
-        var buffer = prepared(buffer, size: outputSize(buffer.size, options: options))
+        var buffer = prepared(buffer, size: options.outputSize(for: buffer.size))
         // An alpha plane is a second AV1 image to encode and store: left out when nothing is transparent.
         if buffer.format.hasAlpha && !buffer.hasTransparentPixels { buffer = buffer.converted(to: .rgb8) }
         let cellSide = options.extras[.avifGridCellSize] ?? AVIFCoder.defaultGridCellSize
@@ -64,7 +64,7 @@ enum AVIFEncoder {
     static func encodeAnimation(frameCount: Int, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame) throws -> Data {
         guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         let first = try frame(0)
-        let size = outputSize(first.buffer.size, options: options)
+        let size = options.outputSize(for: first.buffer.size)
         let format: PixelFormat = first.buffer.format.hasAlpha ? .rgba8 : .rgb8
         let encoder = try makeEncoder(AVIFEncoderSettings(options))
         defer { ip_avifEncoderDestroy(encoder) }
@@ -127,9 +127,4 @@ enum AVIFEncoder {
         return buffer.format == target ? buffer : buffer.converted(to: target)
     }
 
-    /// `size` fitted into `maxPixelSize` (never up, aspect kept).
-    private static func outputSize(_ size: ImageSize, options: ImageEncodeOptions) -> ImageSize {
-        guard let box = options.maxPixelSize, !box.isEmpty else { return size }
-        return size.fitted(into: box)
-    }
 }

@@ -26,10 +26,7 @@ enum GIFEncoder {
     ) throws -> Data {
         guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         let first = try frame(0)
-        var size = first.buffer.size
-        if let box = options.maxPixelSize, !box.isEmpty {
-            size = size.fitted(into: box)
-        }
+        let size = options.outputSize(for: first.buffer.size)
         guard size.width <= 65535, size.height <= 65535 else {
             throw ImagePipeError.encodingFailed(reason: "GIF sides are at most 65535 pixels, not \(size)")
         }

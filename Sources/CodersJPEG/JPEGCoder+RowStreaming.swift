@@ -45,7 +45,7 @@ extension JPEGCoder: RowStreamingEncoder {
         fileDescriptor: Int32, _ body: (any ImageRowSink) throws -> Result
     ) throws -> Result? {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "JPEGCoder", format: .jpeg) }
-        if let box = options.maxPixelSize, !box.isEmpty, size.fitted(into: box) != size { return nil }
+        if options.outputSize(for: size) != size { return nil }
         if options.maxFileSize != nil { return nil }
         let settings = JPEGEncoder.Settings(
             progressive: options.extras[.jpegProgressive] ?? false,

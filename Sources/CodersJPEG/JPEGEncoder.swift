@@ -15,10 +15,8 @@ enum JPEGEncoder {
 
     private static func encodePixels(_ upright: Image, options: ImageEncodeOptions) throws -> Data {
         var pixels = upright.firstFrame
-        if let box = options.maxPixelSize, !box.isEmpty {
-            let fitted = pixels.size.fitted(into: box)
-            if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
-        }
+        let fitted = options.outputSize(for: pixels.size)
+        if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
         pixels = pixels.converted(to: pixels.format.isGray ? .gray8 : .rgb8, background: options.backgroundColor)
         let settings = Settings(
             progressive: options.extras[.jpegProgressive] ?? false,

@@ -23,7 +23,7 @@ enum JXLEncoder {
             throw ImagePipeError.encodingFailed(reason: "libjxl refused the runner")
         }
         let first = try frame(0)
-        let size = outputSize(first.buffer.size, options: options)
+        let size = options.outputSize(for: first.buffer.size)
         // Every pixel format the pipeline has is one libjxl takes as it is.
         let format = first.buffer.format
         let animated = frameCount > 1
@@ -56,12 +56,6 @@ enum JXLEncoder {
             try output.drain(encoder) { try error(encoder, doing: "encoding frame \(index)") }
         }
         return output.data
-    }
-
-    /// The output's size: the input fitted into `maxPixelSize` (never up, aspect kept).
-    private static func outputSize(_ size: ImageSize, options: ImageEncodeOptions) -> ImageSize {
-        guard let box = options.maxPixelSize, !box.isEmpty else { return size }
-        return size.fitted(into: box)
     }
 
     private static func configure(_ encoder: OpaquePointer, size: ImageSize, format: PixelFormat, animated: Bool, loopCount: Int, lossless: Bool) throws {

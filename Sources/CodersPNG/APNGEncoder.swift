@@ -31,10 +31,7 @@ enum APNGEncoder {
             let current = try frame(index)
             var pixels = current.buffer
             if size == nil {
-                size = pixels.size
-                if let box = options.maxPixelSize, !box.isEmpty {
-                    size = pixels.size.fitted(into: box)
-                }
+                size = options.outputSize(for: pixels.size)
             }
             guard let size else { break }
             if pixels.size != size { pixels = pixels.resampled(to: size) }

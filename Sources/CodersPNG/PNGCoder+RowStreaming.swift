@@ -39,7 +39,7 @@ extension PNGCoder: RowStreamingEncoder {
         fileDescriptor: Int32, _ body: (any ImageRowSink) throws -> Result
     ) throws -> Result? {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "PNGCoder", format: .png) }
-        if let box = options.maxPixelSize, !box.isEmpty, size.fitted(into: box) != size { return nil }
+        if options.outputSize(for: size) != size { return nil }
         let level = min(max(options.extras[.pngCompressionLevel] ?? PNGEncoder.defaultCompressionLevel, 0), 9)
         let sink = try PNGRowSink(fileDescriptor: fileDescriptor, size: size, format: pixelFormat, level: level)
         return try body(sink)

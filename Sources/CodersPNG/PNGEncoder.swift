@@ -20,10 +20,8 @@ enum PNGEncoder {
     static func encode(_ image: Image, options: ImageEncodeOptions) throws -> Data {
         let upright = try image.applyingOrientation()
         var pixels = upright.firstFrame
-        if let box = options.maxPixelSize, !box.isEmpty {
-            let fitted = pixels.size.fitted(into: box)
-            if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
-        }
+        let fitted = options.outputSize(for: pixels.size)
+        if fitted != pixels.size { pixels = pixels.resampled(to: fitted) }
         let profile = image.metadata.colorProfile?.iccData(describing: pixels.format)
         var narrowest = pixels.narrowestLosslessFormat
         if profile != nil, !pixels.format.isGray { narrowest = narrowest.hasAlpha ? .rgba8 : .rgb8 }

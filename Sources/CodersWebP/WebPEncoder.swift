@@ -40,7 +40,7 @@ enum WebPEncoder {
     static func encodeAnimation(frameCount: Int, loopCount: Int, options: ImageEncodeOptions, frame: (Int) throws -> ImageFrame) throws -> Data {
         guard frameCount > 0 else { throw ImagePipeError.encodingFailed(reason: "no frames to encode") }
         let first = try frame(0)
-        let size = outputSize(first.buffer.size, options: options)
+        let size = options.outputSize(for: first.buffer.size)
         var config = try makeConfig(options)
         var encoderOptions = WebPAnimEncoderOptions()
         guard WebPAnimEncoderOptionsInit(&encoderOptions) != 0 else {
@@ -92,16 +92,10 @@ enum WebPEncoder {
     /// Scaled down to `maxPixelSize` (never up, aspect kept) and widened to what libwebp imports.
     private static func prepared(_ buffer: PixelBuffer, options: ImageEncodeOptions) -> PixelBuffer {
         var buffer = buffer
-        let size = outputSize(buffer.size, options: options)
+        let size = options.outputSize(for: buffer.size)
         if size != buffer.size { buffer = buffer.resampled(to: size) }
         let target: PixelFormat = buffer.format.hasAlpha ? .rgba8 : .rgb8
         return buffer.format == target ? buffer : buffer.converted(to: target)
-    }
-
-    /// `size` fitted into `maxPixelSize` (never up, aspect kept).
-    private static func outputSize(_ size: ImageSize, options: ImageEncodeOptions) -> ImageSize {
-        guard let box = options.maxPixelSize, !box.isEmpty else { return size }
-        return size.fitted(into: box)
     }
 
     private static func makeConfig(_ options: ImageEncodeOptions) throws -> WebPConfig {

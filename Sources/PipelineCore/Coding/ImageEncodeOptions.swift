@@ -38,4 +38,11 @@ public struct ImageEncodeOptions: Hashable, Sendable {
 
     /// `quality` clamped to 0…1 and mapped to the 0…100 scale libjpeg and libwebp use.
     package var qualityPercent: Int { Int((min(max(quality, 0), 1) * 100).rounded()) }
+
+    /// The size an image of `size` is written at: fitted into `maxPixelSize` (never up, aspect
+    /// kept), or `size` itself without a box.
+    package func outputSize(for size: ImageSize) -> ImageSize {
+        guard let box = maxPixelSize, !box.isEmpty else { return size }
+        return size.fitted(into: box)
+    }
 }
