@@ -17,15 +17,7 @@ struct ConditionalRequestTests {
     /// An origin at `/tagged.png` with an ETag and a Last-Modified, answering 304 to either validator matching.
     static func fixture(_ change: (inout ImageServerConfiguration) -> Void = { _ in }) throws -> ServerFixture {
         let fixture = try ServerFixture().with(change)
-        let png = ServerFixture.png(width: 40, height: 20)
-        fixture.origin.route("/tagged.png") { request, connection in
-            let validators = ["ETag": "\"v1\"", "Last-Modified": lastModified]
-            if request.headers["if-none-match"] == "\"v1\"" || (request.headers["if-none-match"] == nil && request.headers["if-modified-since"] == lastModified) {
-                connection.respond(status: 304, headers: validators)
-            } else {
-                connection.respond(status: 200, headers: validators.merging(["Content-Type": "image/png"]) { $1 }, body: png)
-            }
-        }
+        _ = recording(fixture)
         return fixture
     }
 
