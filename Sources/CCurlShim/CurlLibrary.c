@@ -25,6 +25,7 @@ void *ip_curl_easy_init(void) { return IP_CURL(easy_init)(); }
 void ip_curl_easy_reset(void *easy) { IP_CURL(easy_reset)(easy); }
 void ip_curl_easy_cleanup(void *easy) { IP_CURL(easy_cleanup)(easy); }
 const char *ip_curl_easy_strerror(int code) { return IP_CURL(easy_strerror)((CURLcode)code); }
+int ip_curl_easy_resume(void *easy) { return (int)IP_CURL(easy_pause)(easy, CURLPAUSE_CONT); }
 
 void *ip_curl_multi_init(void) { return IP_CURL(multi_init)(); }
 int ip_curl_multi_cleanup(void *multi) { return (int)IP_CURL(multi_cleanup)(multi); }

@@ -6,7 +6,7 @@
 
 #define IP_CURL_FUNCTIONS(X)                                                                         \
     X(global_init) X(easy_init) X(easy_reset) X(easy_cleanup) X(easy_setopt) X(easy_getinfo)         \
-    X(easy_strerror) X(multi_init) X(multi_cleanup) X(multi_setopt) X(multi_add_handle)              \
+    X(easy_strerror) X(easy_pause) X(multi_init) X(multi_cleanup) X(multi_setopt) X(multi_add_handle)              \
     X(multi_remove_handle) X(multi_perform) X(multi_poll) X(multi_wakeup) X(multi_info_read)         \
     X(share_init) X(share_cleanup) X(share_setopt) X(slist_append) X(slist_free_all)
 

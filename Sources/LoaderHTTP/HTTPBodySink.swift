@@ -6,11 +6,18 @@ import PipelineCore
 /// loader asks for no `Content-Encoding` and decodes none (a request header may ask for one).
 ///
 /// `receive` runs on the loader's thread, once per run of bytes, in order, before the load
-/// completes: it must hand the bytes on and return, never wait. A load with a sink shares its
+/// completes: it must hand the bytes on and return, never wait. While `isFull` says true (the
+/// sink's reader is behind), the transfer is paused — the origin's bytes wait in its socket, not
+/// in memory — and the loader asks again about every 10 ms. A load with a sink shares its
 /// download with no other, and is not retried once bytes were passed on.
 public struct HTTPBodySink: Sendable {
     public let receive: @Sendable (UnsafeRawBufferPointer) -> Void
-    public init(_ receive: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) { self.receive = receive }
+    public let isFull: @Sendable () -> Bool
+
+    public init(isFull: @escaping @Sendable () -> Bool = { false }, _ receive: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+        self.isFull = isFull
+        self.receive = receive
+    }
 }
 
 extension ImageContext.Key where Value == HTTPBodySink {

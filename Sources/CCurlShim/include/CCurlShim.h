@@ -42,6 +42,10 @@ void *ip_curl_easy_init(void);
 void ip_curl_easy_reset(void *easy);
 void ip_curl_easy_cleanup(void *easy);
 const char *ip_curl_easy_strerror(int code);
+// curl_easy_pause(easy, CURLPAUSE_CONT): a transfer a write callback paused goes on.
+int ip_curl_easy_resume(void *easy);
+// What a write callback returns to pause its transfer (CURL_WRITEFUNC_PAUSE).
+static const size_t ip_curl_write_pause = 0x10000001;
 void *ip_curl_multi_init(void);
 int ip_curl_multi_cleanup(void *multi);
 int ip_curl_multi_add_handle(void *multi, void *easy);

@@ -76,9 +76,12 @@ extension ImageRequestHandler {
             let body = ResponseBody(contentLength: length) { writer in
                 defer { stop() }
                 try await writer.write(first)
+                relay.written(first.readableBytes)
                 for await chunk in chunks {
                     switch chunk {
-                    case .bytes(let bytes): try await writer.write(bytes)
+                    case .bytes(let bytes):
+                        try await writer.write(bytes)
+                        relay.written(bytes.readableBytes)
                     case .failed(let error): throw error
                     }
                 }

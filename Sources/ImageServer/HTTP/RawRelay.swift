@@ -35,6 +35,11 @@ final class RawRelay: Sendable {
         var waiter: CheckedContinuation<Start, Never>?
     }
     private let state = Mutex(State())
+    /// Body bytes relayed and not yet written to the client; past `highWater` the HTTP loader's
+    /// transfer pauses, so a client that reads slowly (or not at all) holds the origin's bytes in
+    /// the origin's socket, not in this process.
+    private let unwritten = Atomic<Int>(0)
+    static let highWater = 1 << 20
 
     init() {
         (chunks, continuation) = AsyncStream<Chunk>.makeStream()
@@ -48,10 +53,16 @@ final class RawRelay: Sendable {
         }
     }
 
-    /// The HTTP loader's body sink: each run is copied once, into the buffer the client is written from.
+    /// The HTTP loader's body sink: each run is copied once, into the buffer the client is
+    /// written from; full while `highWater` bytes wait for the client.
     var bodySink: HTTPBodySink {
-        HTTPBodySink { [self] bytes in relay(upTo: nil, adding: bytes.count) { _ in ByteBuffer(bytes: bytes) } }
+        HTTPBodySink(isFull: { [self] in unwritten.load(ordering: .relaxed) >= Self.highWater }) { [self] bytes in
+            relay(upTo: nil, adding: bytes.count) { _ in ByteBuffer(bytes: bytes) }
+        }
     }
+
+    /// `count` relayed bytes reached the client's connection.
+    func written(_ count: Int) { unwritten.subtract(count, ordering: .relaxed) }
 
     /// A loader's progress (one that takes no sink): relays the bytes after those relayed
     /// already, copying only those.
@@ -67,6 +78,7 @@ final class RawRelay: Sendable {
             let end = total ?? state.relayed + count
             guard end > state.relayed else { return nil }
             let bytes = bytes(state.relayed)
+            unwritten.add(bytes.readableBytes, ordering: .relaxed)
             state.relayed = end
             guard state.start == nil else {
                 continuation.yield(.bytes(bytes))
@@ -86,7 +98,9 @@ final class RawRelay: Sendable {
             guard state.start == nil else {
                 if case .success(let result) = outcome, result.data.count > state.relayed {
                     // A last run the progress did not report (a tier in front of a loader may not).
-                    continuation.yield(.bytes(ByteBuffer(bytes: result.data[(result.data.startIndex + state.relayed)...])))
+                    let last = ByteBuffer(bytes: result.data[(result.data.startIndex + state.relayed)...])
+                    unwritten.add(last.readableBytes, ordering: .relaxed)
+                    continuation.yield(.bytes(last))
                 }
                 if case .failure(let error) = outcome { continuation.yield(.failed(error)) }
                 return nil

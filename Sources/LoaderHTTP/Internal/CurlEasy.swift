@@ -18,7 +18,11 @@ private let writeCallback: ip_data_callback = { buffer, size, count, context in
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard let easy = transfer.easy else { return 0 }
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length), easy: easy) ? length : 0
+    switch transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length), easy: easy) {
+    case .taken: return length
+    case .paused: return ip_curl_write_pause
+    case .refused: return 0
+    }
 }
 
 private let headerCallback: ip_data_callback = { buffer, size, count, context in

@@ -102,6 +102,7 @@ final class CurlMulti: @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             handleCommands()
             startPending()
+            resumeDrained()
             var stillRunning: Int32 = 0
             ip_curl_multi_perform(multi, &stillRunning)
             let finishedAny = collectFinished()
@@ -112,8 +113,17 @@ final class CurlMulti: @unchecked Sendable {
         shutDown()
     }
 
+    /// Paused transfers whose body sink has room again go on.
+    private func resumeDrained() {
+        for (easy, transfer) in running where transfer.isPaused && !(transfer.settings.bodySink?.isFull() ?? false) {
+            transfer.isPaused = false
+            ip_curl_easy_resume(easy)
+        }
+    }
+
     private func pollTimeout() -> Int32 {
-        var timeout = 1000
+        // A paused transfer's sink is asked again soon: it drains without waking this thread.
+        var timeout = running.values.contains { $0.isPaused } ? 10 : 1000
         let now = ContinuousClock.now
         if running.count < maxConcurrent.load(ordering: .relaxed) {
             for entry in pending {

@@ -44,6 +44,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Addresses the SSRF guard let a socket be opened to in this attempt: a request on a
     /// connection to one of them needs no second judgement (nor a second `getifaddrs`).
     nonisolated(unsafe) var admittedAddresses: Set<IPAddress> = []
+    /// Whether the body sink's fullness paused the transfer; `CurlMulti` resumes it.
+    nonisolated(unsafe) var isPaused = false
     /// Whether a status line has arrived for the response being read (its headers are coming).
     nonisolated(unsafe) private var sawStatusLine = false
     /// The status of the response whose headers are being read.
@@ -126,6 +128,7 @@ final class CurlTransfer: @unchecked Sendable {
         admittedAddresses = []
         sawStatusLine = false
         statusCode = 0
+        isPaused = false
         errorBuffer[0] = 0
     }
 
@@ -163,30 +166,43 @@ final class CurlTransfer: @unchecked Sendable {
         return policy(target) ? nil : .transport(kind: .redirectRefused, message: "the redirect target is not allowed")
     }
 
-    /// False stops the transfer (libcurl then reports a write error; `abortError` says why).
-    func receiveBody(_ bytes: UnsafeRawBufferPointer, easy: UnsafeMutableRawPointer) -> Bool {
+    /// What became of a run of body bytes.
+    enum BodyReception {
+        case taken
+        /// Not taken: the body sink is full, the transfer pauses and libcurl hands the same bytes
+        /// over again when `CurlMulti` resumes it.
+        case paused
+        /// The transfer stops (libcurl then reports a write error; `abortError` says why).
+        case refused
+    }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer, easy: UnsafeMutableRawPointer) -> BodyReception {
         if response == nil {
             if let error = validateResponse(easy: easy) {
                 abortError = error
-                return false
+                return .refused
             }
+        }
+        if let sink = settings.bodySink, sink.isFull() {
+            isPaused = true
+            return .paused
         }
         let limit = settings.configuration.maxResponseBytes
         guard receivedBytes + Int64(bytes.count) <= limit else {
             abortError = .limitExceeded(.responseBytes, value: Int(clamping: receivedBytes + Int64(bytes.count)), maximum: Int(clamping: limit))
-            return false
+            return .refused
         }
         receivedBytes += Int64(bytes.count)
         let received = receivedBytes
         if let sink = settings.bodySink {
             sink.receive(bytes)
             report(ImageLoadProgress(receivedBytes: received, expectedBytes: expectedBytes.map { max($0, received) }))
-            return true
+            return .taken
         }
         body.append(contentsOf: bytes)
         // The body is shared, not copied: callers that asked for partial data keep it, the others drop it.
         report(ImageLoadProgress(receivedBytes: received, expectedBytes: expectedBytes.map { max($0, received) }, partialData: body))
-        return true
+        return .taken
     }
 
     /// Builds the response, lets the response modifier change or refuse it, then checks it against

@@ -82,6 +82,38 @@ struct RawStreamTests {
         }
     }
 
+    @Test("a client that reads nothing holds the origin's bytes in the origin, not in the server")
+    func slowClientPausesOrigin() async throws {
+        let total = 64 << 20
+        let fixture = try ServerFixture().with { $0.maxSourceBytes = 2 * total }
+        let sent = Atomic<Int>(0)
+        let run = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Self.body((64 << 10) - 8, byte: 0x41)
+        fixture.origin.route("/large.png") { _, connection in
+            guard connection.write("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: \(total)\r\n\r\n") else { return }
+            while sent.load(ordering: .relaxed) < total, connection.write(run) { sent.add(run.count, ordering: .relaxed) }
+        }
+        try await fixture.makeServer().makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let raw = try RawHTTPClient(port: port, readTimeout: 60)
+            raw.send(get: ServerFixture.signed("/raw:1/plain/\(fixture.origin.baseURL)/large.png"))
+            // The origin sends until the buffers between it and the client are full, then waits.
+            let last = Atomic<Int>(-1)
+            let settled = try await timeUntil(timeout: .seconds(60)) {
+                Thread.sleep(forTimeInterval: 0.5)
+                let now = sent.load(ordering: .relaxed)
+                return last.exchange(now, ordering: .relaxed) == now
+            }
+            #expect(settled != nil)
+            let held = sent.load(ordering: .relaxed)
+            // The server's share is one megabyte; the rest are the kernel's socket buffers.
+            #expect(held < total / 2, "the origin sent \(held) of \(total) bytes to a client that read none")
+            let all = await Self.onThread { raw.receive { _ in false } }
+            let headEnd = try #require(all.range(of: Data("\r\n\r\n".utf8)))
+            #expect(all.count - headEnd.upperBound == total, "then the whole body, once the client reads")
+            #expect(sent.load(ordering: .relaxed) == total)
+        }
+    }
+
     @Test("an origin failing before any byte is answered with its status, as before")
     func failsBeforeBytes() async throws {
         let fixture = try ServerFixture()
