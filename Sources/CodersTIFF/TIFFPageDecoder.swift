@@ -1,4 +1,5 @@
 import CTIFF
+import CTIFFShim
 import Foundation
 import PipelineCore
 
@@ -95,6 +96,9 @@ enum TIFFPageDecoder {
         // 8-bit samples the output keeps as they are, into the full image: each tile's rows go
         // straight to their place in the image, instead of through the band and a row copy.
         let direct = converter.isIdentity && planes == 1 && sink.holdsFullImage
+        // Horizontal differencing undone here as each tile row is copied into place, not by
+        // libtiff in the tile first: one pass over the tile instead of two.
+        let accumulates = direct && layout.isTiled && ip_tiff_take_horizontal_predictor(tiff) == 1
         var band = [UInt8](repeating: 0, count: direct ? 0 : bandRowBytes * block.height)
         var piece = [UInt8](repeating: 0, count: blockBytes)
         let stripsPerPlane = (height + block.height - 1) / block.height
@@ -127,7 +131,11 @@ enum TIFFPageDecoder {
                                 // Tiles start on a whole byte: their width is a multiple of 16 pixels.
                                 let offset = x0 * bitsPerPixel / 8
                                 let count = min((columns * bitsPerPixel + 7) / 8, bandRowBytes - offset)
-                                (rowStart + offset).copyMemory(from: from, byteCount: count)
+                                if accumulates {
+                                    TIFFHorizontalPredictor.undo(from, into: rowStart + offset, count: count, samplesPerPixel: layout.samplesPerPixel)
+                                } else {
+                                    (rowStart + offset).copyMemory(from: from, byteCount: count)
+                                }
                             } else {
                                 // One plane's samples into every `samplesPerPixel`-th slot.
                                 let stride = layout.samplesPerPixel * bytesPerSample
