@@ -4,7 +4,9 @@
 enum TIFFHorizontalPredictor {
     /// Writes the `count` bytes of one stored row at `source` (whole pixels of `samplesPerPixel`
     /// 8-bit samples) to `target` as the samples they encode. The running sums stay in registers,
-    /// one per sample of a pixel.
+    /// one per sample of a pixel (a call of its own: inlined into the tile loop, the pointers were
+    /// spilled and reloaded every pixel).
+    @inline(never)
     static func undo(_ source: UnsafeRawPointer, into target: UnsafeMutableRawPointer, count: Int, samplesPerPixel: Int) {
         let from = source.assumingMemoryBound(to: UInt8.self), to = target.assumingMemoryBound(to: UInt8.self)
         switch samplesPerPixel {
