@@ -57,8 +57,12 @@ enum TIFFPageDecoder {
         guard scanline >= layout.rowBytes(samples: layout.samplesPerPixel) else {
             throw ImagePipeError.badImageData(reason: "TIFF: scanline of \(scanline) bytes is too short for its samples")
         }
+        let rowBytes = layout.rowBytes(samples: layout.samplesPerPixel)
+        let direct = converter.isIdentity && scanline == rowBytes
+        if direct, sink.holdsFullImage, layout.blockSize.height * rowBytes <= wholeStripBytes {
+            return try readWholeStrips(file, layout: layout, rowBytes: rowBytes, into: &sink, checkpoint: checkpoint)
+        }
         var raw = [UInt8](repeating: 0, count: scanline)
-        let direct = converter.isIdentity && scanline == layout.rowBytes(samples: layout.samplesPerPixel)
         for y in 0..<layout.size.height {
             if y & 15 == 0 { try checkpoint.check() }
             if direct {
@@ -71,6 +75,29 @@ enum TIFFPageDecoder {
             try raw.withUnsafeMutableBytes { buffer in
                 guard TIFFReadScanline(file.handle, buffer.baseAddress, UInt32(y), 0) == 1 else { throw file.failure("reading row \(y)") }
                 sink.addRow { converter.convert(buffer.baseAddress!, into: $0) }
+            }
+        }
+    }
+
+    /// Strips at most this large are decoded whole, straight into their rows of the image; larger
+    /// ones row by row, so a decode can stop within one.
+    static let wholeStripBytes = 16 << 20
+
+    /// Contiguous strips whose stored rows are the output rows, each decoded by one call straight
+    /// into its place in the full image, as libtiff's own reader does: no call per row.
+    private static func readWholeStrips(
+        _ file: TIFFFile, layout: TIFFPageLayout, rowBytes: Int, into sink: inout TIFFRowSink, checkpoint: DecodeCheckpoint
+    ) throws {
+        let height = layout.size.height, rowsPerStrip = layout.blockSize.height
+        for (strip, y0) in stride(from: 0, to: height, by: rowsPerStrip).enumerated() {
+            try checkpoint.check()
+            let rows = min(rowsPerStrip, height - y0)
+            try sink.addRows(rows) { target in
+                let count = Int(TIFFReadEncodedStrip(file.handle, UInt32(strip), target, tmsize_t(rows * rowBytes)))
+                guard count >= 0 else { throw file.failure("reading strip \(strip)") }
+                guard count == rows * rowBytes else {
+                    throw ImagePipeError.badImageData(reason: "TIFF: strip \(strip) decoded to \(count) bytes, too few for its \(rows) rows")
+                }
             }
         }
     }
