@@ -131,5 +131,16 @@ int ip_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *length, const void **b
 
 int ip_tiff_set_jpeg_rgb(TIFF *tiff) { return TIFFSetField(tiff, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB); }
 
+int ip_tiff_take_horizontal_predictor(TIFF *tiff) {
+    // Only codecs with a predictor (LZW, Deflate, ZSTD, LZMA) define the tag. Under any other, a
+    // Predictor tag in the file is an anonymous field, which TIFFGetField would answer with a
+    // count and a pointer: two arguments where one was passed.
+    const TIFFField *field = TIFFFindField(tiff, TIFFTAG_PREDICTOR, TIFF_ANY);
+    if (!field || TIFFFieldIsAnonymous(field) || TIFFFieldPassCount(field)) return 0;
+    uint16_t predictor = 0;
+    if (TIFFGetField(tiff, TIFFTAG_PREDICTOR, &predictor) != 1 || predictor != PREDICTOR_HORIZONTAL) return 0;
+    return TIFFSetField(tiff, TIFFTAG_PREDICTOR, PREDICTOR_NONE) == 1;
+}
+
 const char *ip_tiff_error(const ip_tiff_reader *reader) { return reader->error; }
 const char *ip_tiff_warning(const ip_tiff_reader *reader) { return reader->warning; }

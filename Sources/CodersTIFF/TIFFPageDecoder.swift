@@ -1,4 +1,5 @@
 import CTIFF
+import CTIFFShim
 import Foundation
 import PipelineCore
 
@@ -56,8 +57,12 @@ enum TIFFPageDecoder {
         guard scanline >= layout.rowBytes(samples: layout.samplesPerPixel) else {
             throw ImagePipeError.badImageData(reason: "TIFF: scanline of \(scanline) bytes is too short for its samples")
         }
+        let rowBytes = layout.rowBytes(samples: layout.samplesPerPixel)
+        let direct = converter.isIdentity && scanline == rowBytes
+        if direct, sink.holdsFullImage, layout.blockSize.height * rowBytes <= wholeStripBytes {
+            return try readWholeStrips(file, layout: layout, rowBytes: rowBytes, into: &sink, checkpoint: checkpoint)
+        }
         var raw = [UInt8](repeating: 0, count: scanline)
-        let direct = converter.isIdentity && scanline == layout.rowBytes(samples: layout.samplesPerPixel)
         for y in 0..<layout.size.height {
             if y & 15 == 0 { try checkpoint.check() }
             if direct {
@@ -70,6 +75,29 @@ enum TIFFPageDecoder {
             try raw.withUnsafeMutableBytes { buffer in
                 guard TIFFReadScanline(file.handle, buffer.baseAddress, UInt32(y), 0) == 1 else { throw file.failure("reading row \(y)") }
                 sink.addRow { converter.convert(buffer.baseAddress!, into: $0) }
+            }
+        }
+    }
+
+    /// Strips at most this large are decoded whole, straight into their rows of the image; larger
+    /// ones row by row, so a decode can stop within one.
+    static let wholeStripBytes = 16 << 20
+
+    /// Contiguous strips whose stored rows are the output rows, each decoded by one call straight
+    /// into its place in the full image, as libtiff's own reader does: no call per row.
+    private static func readWholeStrips(
+        _ file: TIFFFile, layout: TIFFPageLayout, rowBytes: Int, into sink: inout TIFFRowSink, checkpoint: DecodeCheckpoint
+    ) throws {
+        let height = layout.size.height, rowsPerStrip = layout.blockSize.height
+        for (strip, y0) in stride(from: 0, to: height, by: rowsPerStrip).enumerated() {
+            try checkpoint.check()
+            let rows = min(rowsPerStrip, height - y0)
+            try sink.addRows(rows) { target in
+                let count = Int(TIFFReadEncodedStrip(file.handle, UInt32(strip), target, tmsize_t(rows * rowBytes)))
+                guard count >= 0 else { throw file.failure("reading strip \(strip)") }
+                guard count == rows * rowBytes else {
+                    throw ImagePipeError.badImageData(reason: "TIFF: strip \(strip) decoded to \(count) bytes, too few for its \(rows) rows")
+                }
             }
         }
     }
@@ -95,6 +123,9 @@ enum TIFFPageDecoder {
         // 8-bit samples the output keeps as they are, into the full image: each tile's rows go
         // straight to their place in the image, instead of through the band and a row copy.
         let direct = converter.isIdentity && planes == 1 && sink.holdsFullImage
+        // Horizontal differencing undone here as each tile row is copied into place, not by
+        // libtiff in the tile first: one pass over the tile instead of two.
+        let accumulates = direct && layout.isTiled && ip_tiff_take_horizontal_predictor(tiff) == 1
         var band = [UInt8](repeating: 0, count: direct ? 0 : bandRowBytes * block.height)
         var piece = [UInt8](repeating: 0, count: blockBytes)
         let stripsPerPlane = (height + block.height - 1) / block.height
@@ -127,7 +158,11 @@ enum TIFFPageDecoder {
                                 // Tiles start on a whole byte: their width is a multiple of 16 pixels.
                                 let offset = x0 * bitsPerPixel / 8
                                 let count = min((columns * bitsPerPixel + 7) / 8, bandRowBytes - offset)
-                                (rowStart + offset).copyMemory(from: from, byteCount: count)
+                                if accumulates {
+                                    TIFFHorizontalPredictor.undo(from, into: rowStart + offset, count: count, samplesPerPixel: layout.samplesPerPixel)
+                                } else {
+                                    (rowStart + offset).copyMemory(from: from, byteCount: count)
+                                }
                             } else {
                                 // One plane's samples into every `samplesPerPixel`-th slot.
                                 let stride = layout.samplesPerPixel * bytesPerSample

@@ -63,6 +63,17 @@ struct TIFFHostileInputTests {
         }
     }
 
+    @Test("a Predictor tag under a codec that has none (JPEG tiles) changes nothing, as in libtiff")
+    func strayPredictor() throws {
+        // Under JPEG the tag is an unknown field of libtiff's, read with other arguments than the
+        // predictor's own: the decoder must not ask for it there.
+        let plain = try Corpus.data("tiff", "rgb8-tiled-jpeg.tif")
+        let stray = TIFFTagEditor.adding([(317, 3, Data([2, 0]))], to: plain)
+        let expected = try TIFFCoder().decode(plain, options: ImageDecodeOptions())
+        let image = try TIFFCoder().decode(stray, options: ImageDecodeOptions())
+        #expect(image.firstFrame == expected.firstFrame)
+    }
+
     @Test("corrupt copies decode or fail with an ImagePipeError, never crash")
     func corrupt() throws {
         var random = SystemRandomNumberGenerator()

@@ -47,6 +47,10 @@ int ip_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t **kinds);
 int ip_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *length, const void **bytes);
 /// Asks libjpeg to convert YCbCr to RGB for JPEG-compressed YCbCr images.
 int ip_tiff_set_jpeg_rgb(TIFF *tiff);
+/// When the current directory's samples are stored with horizontal differencing (Predictor 2),
+/// tells libtiff not to undo it, so the caller does, and returns 1; else changes nothing and
+/// returns 0. Only before the directory's first strip or tile is read.
+int ip_tiff_take_horizontal_predictor(TIFF *tiff);
 
 #ifdef __cplusplus
 }

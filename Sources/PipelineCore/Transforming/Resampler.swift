@@ -8,12 +8,16 @@ extension PixelBuffer {
     public func resampled(to size: ImageSize, filter: ResamplingFilter = .lanczos3) -> PixelBuffer {
         precondition(size.width > 0 && size.height > 0, "resample target \(size) has no pixels")
         if size == self.size { return self }
-        var source = format.hasAlpha ? Resampler.premultiplied(self) : self
         // Shrink by whole factors while at least 3x too big, keeping 2x+ for the filter.
-        let factorX = max(source.width / (size.width * 2), 1)
-        let factorY = max(source.height / (size.height * 2), 1)
+        let factorX = max(width / (size.width * 2), 1)
+        let factorY = max(height / (size.height * 2), 1)
+        var source: PixelBuffer
         if factorX > 1 || factorY > 1 {
-            source = Resampler.boxShrink(source, factorX: factorX, factorY: factorY)
+            // Alpha premultiplied a row at a time as the box reads it: the same sums, without a
+            // premultiplied copy of the whole image (a thumbnail's largest write).
+            source = Resampler.boxShrink(self, factorX: factorX, factorY: factorY, premultiplying: format.hasAlpha)
+        } else {
+            source = format.hasAlpha ? Resampler.premultiplied(self) : self
         }
         // The vertical pass streams whole rows and vectorises; the horizontal pass gathers taps per
         // pixel and costs several times more per tap. Shrinking vertically first leaves the
@@ -258,8 +262,10 @@ package enum Resampler {
 
     /// Averages `factorX` x `factorY` blocks; edge blocks average the pixels they have. Every source
     /// pixel is read once, in order: a block row's source rows are added into per-column sums (a
-    /// loop the compiler vectorises), which are then summed across each block.
-    static func boxShrink(_ source: PixelBuffer, factorX: Int, factorY: Int) -> PixelBuffer {
+    /// loop the compiler vectorises), which are then summed across each block. With
+    /// `premultiplying`, each source row is premultiplied (as `premultiplied` does) before it is
+    /// added, so the result is that of shrinking `premultiplied(source)`.
+    static func boxShrink(_ source: PixelBuffer, factorX: Int, factorY: Int, premultiplying: Bool = false) -> PixelBuffer {
         let channels = source.format.bytesPerPixel
         let width = (source.width + factorX - 1) / factorX
         let height = (source.height + factorY - 1) / factorY
@@ -267,27 +273,35 @@ package enum Resampler {
         let sourceRowBytes = source.width * channels
         var out = [UInt8](repeating: 0, count: rowBytes * height)
         var sums = [UInt32](repeating: 0, count: sourceRowBytes)
+        var premultipliedRow = [UInt8](repeating: 0, count: premultiplying ? sourceRowBytes : 0)
         source.bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 sums.withUnsafeMutableBufferPointer { accumulator in
-                    guard let base = input.baseAddress, let result = output.baseAddress, let acc = accumulator.baseAddress else { return }
-                    let checkMask = Resampler.cancellationCheckMask(rowPixels: source.width * factorY)
-                    for y in 0..<height {
-                        if y & checkMask == 0, DecodeCancellation.isCurrentCancelled { break }
-                        acc.update(repeating: 0, count: sourceRowBytes)
-                        let y0 = y &* factorY, y1 = min(y0 &+ factorY, source.height)
-                        for sy in y0..<y1 {
-                            let row = base + sy &* sourceRowBytes
-                            for i in 0..<sourceRowBytes { acc[i] &+= UInt32(row[i]) }
-                        }
-                        let target = result + y &* rowBytes
-                        let rows = UInt32(y1 &- y0)
-                        // A constant channel count per call, so the channel loop unrolls.
-                        switch channels {
-                        case 1: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 1)
-                        case 2: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 2)
-                        case 3: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 3)
-                        default: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 4)
+                    premultipliedRow.withUnsafeMutableBufferPointer { scratch in
+                        guard let base = input.baseAddress, let result = output.baseAddress, let acc = accumulator.baseAddress else { return }
+                        let checkMask = Resampler.cancellationCheckMask(rowPixels: source.width * factorY)
+                        for y in 0..<height {
+                            if y & checkMask == 0, DecodeCancellation.isCurrentCancelled { break }
+                            acc.update(repeating: 0, count: sourceRowBytes)
+                            let y0 = y &* factorY, y1 = min(y0 &+ factorY, source.height)
+                            for sy in y0..<y1 {
+                                var row = base + sy &* sourceRowBytes
+                                if premultiplying, let copy = scratch.baseAddress {
+                                    copy.update(from: row, count: sourceRowBytes)
+                                    premultiply(scratch, channels: channels)
+                                    row = UnsafePointer(copy)
+                                }
+                                for i in 0..<sourceRowBytes { acc[i] &+= UInt32(row[i]) }
+                            }
+                            let target = result + y &* rowBytes
+                            let rows = UInt32(y1 &- y0)
+                            // A constant channel count per call, so the channel loop unrolls.
+                            switch channels {
+                            case 1: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 1)
+                            case 2: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 2)
+                            case 3: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 3)
+                            default: averageBlocks(acc, into: target, width: width, sourceWidth: source.width, factor: factorX, rows: rows, channels: 4)
+                            }
                         }
                     }
                 }
@@ -323,19 +337,22 @@ package enum Resampler {
     }
 
     package static func premultiplied(_ buffer: PixelBuffer) -> PixelBuffer {
-        let channels = buffer.format.bytesPerPixel
         var bytes = buffer.bytes
-        bytes.withUnsafeMutableBufferPointer { p in
-            var i = 0
-            while i < p.count {
-                let a = UInt32(p[i + channels - 1])
-                if a != 255 {
-                    for ch in 0..<(channels - 1) { p[i + ch] = UInt8((UInt32(p[i + ch]) * a + 127) / 255) }
-                }
-                i += channels
-            }
-        }
+        bytes.withUnsafeMutableBufferPointer { premultiply($0, channels: buffer.format.bytesPerPixel) }
         return PixelBuffer(unchecked: buffer.width, height: buffer.height, format: buffer.format, bytes: bytes)
+    }
+
+    /// Premultiplies pixels of `channels` bytes, alpha last, in place.
+    @inline(__always)
+    static func premultiply(_ p: UnsafeMutableBufferPointer<UInt8>, channels: Int) {
+        var i = 0
+        while i < p.count {
+            let a = UInt32(p[i + channels - 1])
+            if a != 255 {
+                for ch in 0..<(channels - 1) { p[i + ch] = UInt8((UInt32(p[i + ch]) * a + 127) / 255) }
+            }
+            i += channels
+        }
     }
 
     package static func unpremultiplied(_ buffer: PixelBuffer) -> PixelBuffer {

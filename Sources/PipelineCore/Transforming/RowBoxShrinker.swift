@@ -18,6 +18,10 @@ package struct RowBoxShrinker {
     /// boxes' 64-bit sums are added to pixel by pixel.
     private let usesColumnSums: Bool
     private var columnSums: [UInt32]
+    /// While a box's rows are at most `UInt16.max / 255` (257), a column's sum of one box row fits
+    /// 16 bits: rows are added to these (twice the lanes a vector add takes) and widened into
+    /// `columnSums` once per row of boxes.
+    private var narrowColumnSums: [UInt16]
     private var sums: [UInt64]
     private var alphaSums: [UInt64]
     private var rowsInBox = 0
@@ -38,6 +42,8 @@ package struct RowBoxShrinker {
         let (boxPixels, overflow) = factorX.multipliedReportingOverflow(by: factorY)
         usesColumnSums = !format.hasAlpha && !overflow && boxPixels <= Int(UInt32.max) / 256
         columnSums = [UInt32](repeating: 0, count: usesColumnSums ? source.width * format.channelCount : 0)
+        let narrow = usesColumnSums && factorY <= Int(UInt16.max) / 255
+        narrowColumnSums = [UInt16](repeating: 0, count: narrow ? source.width * format.channelCount : 0)
         sums = [UInt64](repeating: 0, count: usesColumnSums ? 0 : outputSize.width * format.channelCount)
         alphaSums = [UInt64](repeating: 0, count: format.hasAlpha ? outputSize.width : 0)
     }
@@ -47,9 +53,16 @@ package struct RowBoxShrinker {
         let channels = format.channelCount
         if usesColumnSums {
             let samples = sourceWidth &* channels
-            columnSums.withUnsafeMutableBufferPointer { sums in
-                guard let sums = sums.baseAddress else { return }
-                for i in 0..<samples { sums[i] &+= UInt32(row[i]) }
+            if !narrowColumnSums.isEmpty {
+                narrowColumnSums.withUnsafeMutableBufferPointer { sums in
+                    guard let sums = sums.baseAddress else { return }
+                    for i in 0..<samples { sums[i] &+= UInt16(row[i]) }
+                }
+            } else {
+                columnSums.withUnsafeMutableBufferPointer { sums in
+                    guard let sums = sums.baseAddress else { return }
+                    for i in 0..<samples { sums[i] &+= UInt32(row[i]) }
+                }
             }
             rowsInBox += 1
             if rowsInBox == factorY { emitRow() }
@@ -123,6 +136,15 @@ package struct RowBoxShrinker {
         let channels = format.channelCount
         let rowStart = outputRow * outputSize.width * channels
         let rows = UInt32(rowsInBox), sourceWidth = sourceWidth, factorX = factorX, boxes = outputSize.width
+        if !narrowColumnSums.isEmpty {
+            narrowColumnSums.withUnsafeMutableBufferPointer { narrow in
+                columnSums.withUnsafeMutableBufferPointer { wide in
+                    guard let narrow = narrow.baseAddress, let wide = wide.baseAddress else { return }
+                    for i in 0..<sourceWidth &* channels { wide[i] = UInt32(narrow[i]) }
+                    narrow.update(repeating: 0, count: sourceWidth &* channels)
+                }
+            }
+        }
         columnSums.withUnsafeMutableBufferPointer { sums in
             output.withUnsafeMutableBufferPointer { output in
                 guard let sums = sums.baseAddress, let out = output.baseAddress.map({ $0 + rowStart }) else { return }

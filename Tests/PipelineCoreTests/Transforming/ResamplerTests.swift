@@ -146,6 +146,8 @@ struct ResamplerTests {
             (ImageSize(width: 61, height: 29), ImageSize(width: 31, height: 13)),
             (ImageSize(width: 1000, height: 3), ImageSize(width: 3, height: 1)),
             (ImageSize(width: 3, height: 1000), ImageSize(width: 1, height: 7)),
+            // Boxes both ways (5 x 5): alpha is premultiplied row by row as the box reads it.
+            (ImageSize(width: 203, height: 151), ImageSize(width: 20, height: 15)),
             (ImageSize(width: 5, height: 3), ImageSize(width: 97, height: 61)),
             (ImageSize(width: 2, height: 2), ImageSize(width: 1, height: 1)),
         ]

@@ -112,12 +112,14 @@ tiffcp -c jpeg:r:95 rgb8-none.tif rgb8-jpeg-rgb.tif
 tiffcp -c webp rgb8-none.tif rgb8-webp.tif
 tiffcp -r 5 -c lzw rgb8-none.tif rgb8-strips5-lzw.tif
 tiffcp -t -w 16 -l 16 -c lzw rgb8-none.tif rgb8-tiled-lzw.tif
+tiffcp -t -w 16 -l 16 -c zip:2 rgb8-none.tif rgb8-tiled-zip-predictor.tif
 tiffcp -p separate -c zip rgb8-none.tif rgb8-separate-zip.tif
 tiffcp -t -w 16 -l 16 -p separate rgb8-none.tif rgb8-tiled-separate.tif
 tiffcp -t -w 16 -l 16 -c jpeg:90 rgb8-none.tif rgb8-tiled-jpeg.tif
 pamtotiff -truecolor "$tmp/rgb16.ppm" > rgb16-none.tif
 tiffcp -t -w 16 -l 16 -c zip rgb16-none.tif rgb16-tiled-zip.tif
 pamtotiff -minisblack "$tmp/gray.pgm" > gray8-none.tif
+tiffcp -t -w 16 -l 16 -c lzw:2 gray8-none.tif gray8-tiled-lzw-predictor.tif
 pamtotiff -miniswhite -lzw "$tmp/gray.pgm" > gray8-miniswhite-lzw.tif
 pamtotiff -minisblack "$tmp/gray16.pgm" > gray16-none.tif
 pamtotiff -minisblack "$tmp/gray4.pgm" > gray4-none.tif
@@ -127,6 +129,7 @@ tiffcp -t -w 16 -l 16 gray1-packbits.tif gray1-tiled.tif
 pamtotiff -lzw "$tmp/palette.ppm" > palette-lzw.tif
 pamtotiff -indexbits=4 "$tmp/palette.ppm" > palette4-none.tif
 tiffcp -c lzw rgba8-unassociated.tif rgba8-lzw.tif
+tiffcp -t -w 16 -l 16 -c zip:2 rgba8-unassociated.tif rgba8-tiled-zip-predictor.tif
 tiffcp -t -w 16 -l 16 -p separate rgba8-unassociated.tif rgba8-tiled-separate.tif
 pnmtotiffcmyk -none "$tmp/rgb.ppm" > cmyk8-none.tif
 tiffcp -c lzw cmyk8-none.tif cmyk8-lzw.tif
