@@ -55,6 +55,7 @@ struct CLIStreamedConvertTests {
             "pngsuite/basn3p08.png", "pngsuite/basn4a08.png", "pngsuite/basn6a08.png", "pngsuite/basn6a16.png",
             "pngsuite/basi6a08.png", "pngsuite/g03n2c08.png", "pngsuite/tbrn2c08.png",
             "jpeg/libjpeg-turbo/testorig.jpg", "jpeg/libjpeg-turbo/testimgint.jpg",
+            "jpeg/jpeg-decoder/reftest/mozilla/jpg-cmyk-1.jpg", "jpeg/jpeg-decoder/reftest/ycck.jpg",
             "jpeg/exif-orientation-examples/Landscape_1.jpg", "jpeg/exif-orientation-examples/Landscape_2.jpg",
             "jpeg/exif-orientation-examples/Landscape_3.jpg", "jpeg/exif-orientation-examples/Landscape_6.jpg",
         ] as [String],
