@@ -217,9 +217,10 @@ typedef struct ipng_compressor_start {
 } ipng_compressor_start;
 
 // A compressor thread: takes queued pieces in ring order until the writer stops. It runs a few
-// nice levels below the caller's thread (Linux keeps a nice value per thread), so the decoder
-// feeding the rows is not slowed by the compression it feeds, which would count against the
-// decode's time limit; the compressors take the cores' remaining time.
+// nice levels below the caller's thread (Linux keeps a nice value per thread): with the cores
+// busy, the kernel shares out a process's (autogroup's) time among its threads, and at the same
+// level the compressors took the decoder's, whose time limit then ran out (100 MP, load 9); the
+// compressors take what the decoder leaves, as much as one thread had and more when cores are free.
 static void *ipng_compressor_thread(void *argument) {
     ipng_compressor_start *start = argument;
     ipng_stream_writer *writer = start->writer;
