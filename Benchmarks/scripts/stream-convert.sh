@@ -8,7 +8,8 @@
 # adaptive PNG filters (its default, no filter, makes the RGBA file 300 MB, over the file loader's
 # 256 MiB), made once into WORK_DIR. ROUNDS (default 1) runs of each, alternated (vips, before,
 # streamed, vips, …), so load from elsewhere falls on all three alike: each cell gives the largest
-# peak and the median wall time, with the fastest and slowest run when there are several.
+# peak and the median wall time, with the fastest and slowest run when there are several, and
+# says how many runs failed and why. CONVERSIONS picks some of the four (`big-rgba.png:png …`).
 #
 #   Benchmarks/scripts/stream-convert.sh                                  # builds imagepipe (make release)
 #   IMAGEPIPE=.build/release/imagepipe BEFORE=/tmp/imagepipe-main ROUNDS=3 Benchmarks/scripts/stream-convert.sh
@@ -38,31 +39,36 @@ fi
 
 ROUNDS="${ROUNDS:-1}"
 
-# Appends "peak KiB wall s" of one command to the file $1, its output ($2) removed afterwards.
+# Appends "peak KiB wall s" of one command to the file $1, its output ($2) removed afterwards; a
+# run that fails appends "failed" and its last line of stderr.
 measure() {
   local record="$1" out="$2"; shift 2
-  if ! /usr/bin/time -f '%M %e' -o time.txt "$@" >/dev/null 2>&1; then
-    echo "failed" >>"$record"
+  if ! /usr/bin/time -f '%M %e' -o time.txt "$@" >/dev/null 2>stderr.txt; then
+    echo "failed $(grep -v '^Command exited' stderr.txt | tail -1)" >>"$record"
   else
     cat time.txt >>"$record"
   fi
   rm -f "$out"
 }
 
-# "peak MiB, median wall s (fastest–slowest)" of the runs recorded in $1.
+# "peak MiB, median wall s (fastest–slowest)" of the runs recorded in $1 that succeeded, and how
+# many failed with the first failure's message.
 summary() {
-  if grep -q failed "$1"; then echo failed; return; fi
-  sort -n -k2 "$1" | awk '{ peak = $1 > peak ? $1 : peak; wall[NR] = $2 }
+  grep -v '^failed' "$1" | sort -n -k2 | awk '{ peak = $1 > peak ? $1 : peak; wall[NR] = $2 }
     END {
+      if (NR == 0) exit
       median = NR % 2 ? wall[(NR + 1) / 2] : (wall[NR / 2] + wall[NR / 2 + 1]) / 2
       printf "%.0f MiB, %.1f s", peak / 1024, median
       if (NR > 1) printf " (%.1f–%.1f)", wall[1], wall[NR]
     }'
+  local failures
+  failures=$(grep -c '^failed' "$1" || true)
+  if [[ "$failures" -gt 0 ]]; then printf '; %s failed (%s)' "$failures" "$(grep -m1 '^failed' "$1" | cut -c8-)"; fi
 }
 
 if [[ -n "${BEFORE:-}" ]]; then before=("$BEFORE" convert) before_name="before ($BEFORE)"; else before=("$IMAGEPIPE" convert --frame 0) before_name='whole image (`--frame 0`)'; fi
 printf '| conversion | vips copy | imagepipe, %s | imagepipe, streamed |\n|---|---|---|---|\n' "$before_name"
-for pair in big-rgba.png:png big-rgb.png:png big-rgb.png:jpg big.jpg:jpg; do
+for pair in ${CONVERSIONS:-big-rgba.png:png big-rgb.png:png big-rgb.png:jpg big.jpg:jpg}; do
   src="${pair%%:*}" ext="${pair##*:}"
   rm -f vips.txt before.txt streamed.txt
   for ((round = 0; round < ROUNDS; round++)); do
