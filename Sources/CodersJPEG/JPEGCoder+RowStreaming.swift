@@ -2,8 +2,8 @@ import Foundation
 import PipelineCore
 
 extension JPEGCoder: RowStreamingDecoder {
-    /// Gray and colour files at full size stream; CMYK (converted with its profile in the full
-    /// decode) does not.
+    /// Gray, colour and CMYK files at full size stream; CMYK rows are turned into RGB a strip at a
+    /// time as the full decode turns them (through a CMYK profile, else naively).
     package func withRowSource<Result>(
         of data: Data, mapping: MappedFile?, options: ImageDecodeOptions, _ body: (any ImageRowSource) throws -> Result
     ) throws -> Result? {
@@ -11,7 +11,7 @@ extension JPEGCoder: RowStreamingDecoder {
         let options = limited(options)
         let scan = JPEGHeaderScan(data)
         try JPEGDecoder.preflight(scan, options: options)
-        let (profile, profileWarning) = scan.iccSegments.profile(options: options)
+        var (profile, profileWarning) = scan.iccSegments.profile(options: options)
         return try data.withUnsafeBytes { bytes -> Result? in
             guard !bytes.isEmpty else { throw ImagePipeError.badImageData(reason: "JPEG: no bytes") }
             let decompressor = try JPEGDecompressor()
@@ -20,15 +20,24 @@ extension JPEGCoder: RowStreamingDecoder {
             decompressor.use(bytes)
             _ = try decompressor.readHeader()
             let plan = try JPEGDecodePlan(info: decompressor.info, options: options)
-            guard plan.targetSize == plan.sourceSize, plan.scaleDenominator == 1, plan.colorModel == .gray || plan.colorModel == .rgb else { return nil }
+            guard plan.targetSize == plan.sourceSize, plan.scaleDenominator == 1 else { return nil }
             plan.apply(to: decompressor.info)
+            var cmyk: JPEGRowSource.CMYKRows?
+            var conversionWarning: ImageDecodeWarning?
+            if case .cmyk(let inverted) = plan.colorModel {
+                let (converter, warning) = JPEGDecoder.cmykConverter(
+                    inverted: inverted, profile: &profile, handling: options.colorHandling, colorConverters: colorConverters)
+                conversionWarning = warning
+                cmyk = JPEGRowSource.CMYKRows(inverted: inverted, converter: converter)
+                if converter != nil { profile = .sRGB }
+            }
             _ = try decompressor.startDecompress()
             let source = JPEGRowSource(
-                decompressor: decompressor, format: plan.pixelFormat,
+                decompressor: decompressor, format: plan.pixelFormat, cmyk: cmyk,
                 orientation: ImageOrientation(exifValue: scan.exifOrientation ?? 1), colorProfile: profile,
                 holdsMetadata: scan.exif != nil || scan.xmp != nil || scan.hasUnreadMetadata
                     || scan.imageDataOffset.map { JPEGHeaderScan.holdsSegmentsAfterImageData(bytes, from: $0 + 2) } ?? false,
-                warnings: [profileWarning].compactMap { $0 },
+                warnings: [profileWarning, conversionWarning].compactMap { $0 },
                 checkpoint: checkpoint, mapping: mapping)
             mapping?.releasePages()
             guard source.size == plan.sourceSize else { throw ImagePipeError.badImageData(reason: "JPEG: unexpected output \(source.size)") }

@@ -39,13 +39,8 @@ enum JPEGDecoder {
             colorModel = plan.sourceColorModel
             var cmykRows: (any CMYKRowConverter)?
             if case .cmyk(let inverted) = plan.colorModel {
-                do {
-                    cmykRows = try colorConverters.cmykConverter(for: options.colorHandling, profile: profile, inverted: inverted)
-                } catch {
-                    // A profile lcms2 refuses is dropped, so the decode step does not refuse it again.
-                    profile = nil
-                    conversionWarning = ImageDecodeWarning(.colorProfileIgnored, message: "JPEG: CMYK colour profile not applied, CMYK converted without it: \(error)")
-                }
+                (cmykRows, conversionWarning) = cmykConverter(
+                    inverted: inverted, profile: &profile, handling: options.colorHandling, colorConverters: colorConverters)
             }
             _ = try decompressor.startDecompress()
             let pixels = try readAllRows(decompressor, plan: plan, cmykRows: cmykRows)
@@ -69,6 +64,20 @@ enum JPEGDecoder {
                 colorProfile: profile, exif: exif, xmp: xmp,
                 hasUnreadMetadata: scan.hasUnreadMetadata || hasUnreadTail || exifWarning != nil || xmpWarning != nil,
                 colorModel: colorModel))
+    }
+
+    /// What turns a CMYK file's rows into RGB under `handling`: its profile's converter, or nil for
+    /// naive arithmetic. A profile lcms2 refuses is dropped (`profile` set to nil, so the decode
+    /// step does not refuse it again) with the warning returned.
+    static func cmykConverter(
+        inverted: Bool, profile: inout ImageColorProfile?, handling: ImageColorHandling, colorConverters: ImageColorConvertersManager
+    ) -> ((any CMYKRowConverter)?, ImageDecodeWarning?) {
+        do {
+            return (try colorConverters.cmykConverter(for: handling, profile: profile, inverted: inverted), nil)
+        } catch {
+            profile = nil
+            return (nil, ImageDecodeWarning(.colorProfileIgnored, message: "JPEG: CMYK colour profile not applied, CMYK converted without it: \(error)"))
+        }
     }
 
     /// The rows as the plan's pixels; CMYK through `cmykRows` when given, else naively.
@@ -135,7 +144,7 @@ enum JPEGDecoder {
     }
 
     /// CMYK rows converted to RGB at a time.
-    private static let cmykStripRows = 16
+    static let cmykStripRows = 16
 
     /// Reads exactly `count` rows into `rows`.
     private static func readRows(_ decompressor: JPEGDecompressor, into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws {

@@ -2,9 +2,16 @@ import CJPEG
 import Foundation
 import PipelineCore
 
-/// A gray or RGB JPEG at full size, read a strip of rows at a time (`ImageRowSource`) from a
+/// A gray, RGB or CMYK JPEG at full size, read a strip of rows at a time (`ImageRowSource`) from a
 /// started decompressor. libjpeg holds one row group, or a progressive file's coefficients.
 final class JPEGRowSource: ImageRowSource {
+    /// How libjpeg's CMYK rows become the RGB rows handed out: through the profile's converter,
+    /// else naively (`JPEGDecodePlan.convertCMYK`).
+    struct CMYKRows {
+        let inverted: Bool
+        let converter: (any CMYKRowConverter)?
+    }
+
     let size: ImageSize
     let pixelFormat: PixelFormat
     let orientation: ImageOrientation
@@ -12,6 +19,9 @@ final class JPEGRowSource: ImageRowSource {
     private(set) var holdsMetadata: Bool
     private let extraWarnings: [ImageDecodeWarning]
     private let decompressor: JPEGDecompressor
+    private let cmyk: CMYKRows?
+    /// libjpeg's CMYK rows before they are turned into RGB.
+    private var cmykStrip: [UInt8] = []
     private let mapping: MappedFile?
     private let checkpoint: DecodeCheckpoint
     private var rowsRead = 0
@@ -19,7 +29,7 @@ final class JPEGRowSource: ImageRowSource {
     private var returned: ContinuousClock.Instant?
 
     init(
-        decompressor: JPEGDecompressor, format: PixelFormat, orientation: ImageOrientation,
+        decompressor: JPEGDecompressor, format: PixelFormat, cmyk: CMYKRows? = nil, orientation: ImageOrientation,
         colorProfile: ImageColorProfile?, holdsMetadata: Bool, warnings: [ImageDecodeWarning],
         checkpoint: DecodeCheckpoint, mapping: MappedFile?
     ) {
@@ -27,6 +37,7 @@ final class JPEGRowSource: ImageRowSource {
         self.mapping = mapping
         self.holdsMetadata = holdsMetadata
         self.decompressor = decompressor
+        self.cmyk = cmyk
         let info = decompressor.info.pointee
         self.size = ImageSize(width: Int(info.output_width), height: Int(info.output_height))
         self.pixelFormat = format
@@ -45,15 +56,10 @@ final class JPEGRowSource: ImageRowSource {
         let rowBytes = size.width * pixelFormat.bytesPerPixel
         let bytes = try [UInt8](unsafeUninitializedCapacity: count * rowBytes) { storage, initialized in
             guard let base = storage.baseAddress else { return }
-            var rows = (0..<count).map { Optional(base + $0 * rowBytes) }
-            try rows.withUnsafeMutableBufferPointer { rows in
-                var done = 0
-                while done < count {
-                    let read = try decompressor.readScanlines(into: rows.baseAddress! + done, count: count - done)
-                    // A complete source never suspends; 0 rows would loop forever.
-                    guard read > 0 else { throw ImagePipeError.badImageData(reason: "JPEG: decoder made no progress") }
-                    done += read
-                }
+            if let cmyk {
+                try readCMYK(count, as: cmyk, into: base)
+            } else {
+                try read(count, into: base, rowBytes: rowBytes)
             }
             initialized = count * rowBytes
         }
@@ -66,5 +72,35 @@ final class JPEGRowSource: ImageRowSource {
             if !finished || decompressor.bytesLeft > 0 { holdsMetadata = true }
         }
         return PixelBuffer(unchecked: size.width, height: count, format: pixelFormat, bytes: bytes)
+    }
+
+    /// Reads exactly `count` rows of `rowBytes` into `base`.
+    private func read(_ count: Int, into base: UnsafeMutablePointer<UInt8>, rowBytes: Int) throws {
+        var rows = (0..<count).map { Optional(base + $0 * rowBytes) }
+        try rows.withUnsafeMutableBufferPointer { rows in
+            var done = 0
+            while done < count {
+                let read = try decompressor.readScanlines(into: rows.baseAddress! + done, count: count - done)
+                // A complete source never suspends; 0 rows would loop forever.
+                guard read > 0 else { throw ImagePipeError.badImageData(reason: "JPEG: decoder made no progress") }
+                done += read
+            }
+        }
+    }
+
+    /// Reads `count` CMYK rows and writes them into `base` as RGB.
+    private func readCMYK(_ count: Int, as cmyk: CMYKRows, into base: UnsafeMutablePointer<UInt8>) throws {
+        let cmykBytes = count * size.width * 4
+        if cmykStrip.count < cmykBytes { cmykStrip = [UInt8](repeating: 0, count: cmykBytes) }
+        try cmykStrip.withUnsafeMutableBufferPointer { strip in
+            try read(count, into: strip.baseAddress!, rowBytes: size.width * 4)
+            if let converter = cmyk.converter {
+                converter.convert(
+                    UnsafeBufferPointer(start: strip.baseAddress!, count: cmykBytes),
+                    into: UnsafeMutableBufferPointer(start: base, count: count * size.width * 3))
+            } else {
+                JPEGDecodePlan.convertCMYK(strip.baseAddress!, to: base, pixels: count * size.width, inverted: cmyk.inverted)
+            }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CPNGShim
 import Foundation
 import PipelineCore
 
@@ -41,7 +42,8 @@ extension PNGCoder: RowStreamingEncoder {
         guard canEncode(to: format) else { throw ImagePipeError.unencodableFormat(format, coder: "PNGCoder", format: .png) }
         if options.outputSize(for: size) != size { return nil }
         let level = min(max(options.extras[.pngCompressionLevel] ?? PNGEncoder.defaultCompressionLevel, 0), 9)
-        let sink = try PNGRowSink(fileDescriptor: fileDescriptor, size: size, format: pixelFormat, level: level)
+        let threads = min(max(options.extras[.pngCompressionThreads] ?? 0, 0), Int(IPNG_STREAM_MAX_THREADS))
+        let sink = try PNGRowSink(fileDescriptor: fileDescriptor, size: size, format: pixelFormat, level: level, threads: threads)
         return try body(sink)
     }
 }

@@ -11,14 +11,17 @@ final class PNGRowSink: ImageRowSink {
     private let size: ImageSize
     private let format: PixelFormat
 
-    /// Writes the signature and IHDR at once.
-    init(fileDescriptor: Int32, size: ImageSize, format: PixelFormat, level: Int) throws {
+    /// Writes the signature and IHDR at once. `threads` compress beside the caller (CPNGShim's
+    /// `ipng_stream_writer_create`).
+    init(fileDescriptor: Int32, size: ImageSize, format: PixelFormat, level: Int, threads: Int = 0) throws {
         guard let width = UInt32(exactly: size.width), let height = UInt32(exactly: size.height) else {
             throw ImagePipeError.encodingFailed(reason: "PNG: \(size) is larger than PNG allows")
         }
         var message = [CChar](repeating: 0, count: 256)
         let writer = message.withUnsafeMutableBufferPointer { message in
-            ipng_stream_writer_create(fileDescriptor, width, height, Int32(format.channelCount), Int32(level), message.baseAddress, message.count)
+            ipng_stream_writer_create(
+                fileDescriptor, width, height, Int32(format.channelCount), Int32(level), Int32(threads), message.baseAddress,
+                message.count)
         }
         guard let writer else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

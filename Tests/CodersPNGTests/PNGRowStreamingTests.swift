@@ -23,14 +23,16 @@ struct PNGRowStreamingTests {
         return try PixelBuffer(width: width, height: height, format: format, bytes: bytes)
     }
 
-    /// `pixels` written through `withRowSink` in strips of 16 rows, as the file's bytes.
-    func streamed(_ pixels: PixelBuffer, level: Int = 6) throws -> Data {
+    /// `pixels` written through `withRowSink` in strips of 16 rows, as the file's bytes, its pieces
+    /// compressed by `threads` threads beside this one.
+    func streamed(_ pixels: PixelBuffer, level: Int = 6, threads: Int = 0) throws -> Data {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("row-sink-\(UUID().uuidString).png").path
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         #expect(fd >= 0)
         defer { unlink(path) }
         var options = ImageEncodeOptions()
         options.extras[.pngCompressionLevel] = level
+        options.extras[.pngCompressionThreads] = threads
         let rowBytes = pixels.width * pixels.format.bytesPerPixel
         let wrote: Void? = try coder.withRowSink(
             size: pixels.size, pixelFormat: pixels.format, as: .png, options: options, fileDescriptor: fd
@@ -69,5 +71,45 @@ struct PNGRowStreamingTests {
         let streamedSize = try streamed(source).count
         let whole = try coder.encode(Image(source), as: .png, options: ImageEncodeOptions()).count
         #expect(Double(streamedSize) <= Double(whole) * 1.01, "\(streamedSize) against \(whole)")
+    }
+
+    @Test(
+        "compressor threads write the very file one thread writes, every piece joined into one valid zlib stream",
+        arguments: [(1, PixelFormat.rgb8, 10), (2, .rgb8, 11), (3, .rgba8, 12), (2, .grayAlpha8, 13)] as [(Int, PixelFormat, UInt64)])
+    func threadsWriteTheSameFile(threads: Int, format: PixelFormat, seed: UInt64) throws {
+        // Over 8 MiB of filtered rows: three or more 4 MiB pieces, so several are out at once.
+        let width = 10_000_000 / (1300 * format.bytesPerPixel)
+        let source = try Self.pixels(width: width, height: 1300, format: format, seed: seed)
+        let alone = try streamed(source)
+        let beside = try streamed(source, threads: threads)
+        #expect(beside == alone)
+        // TestSupport's reader inflates with zlib (checking the Adler-32) and unfilters on its own.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("row-sink-\(UUID().uuidString).png")
+        try beside.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let reference = try #require(ReferencePNG.read(url))
+        #expect(reference.width == width && reference.height == 1300)
+        #expect(reference.rgba == source.converted(to: .rgba8).bytes)
+    }
+
+    @Test("a writer given up midway with pieces out stops its threads and is freed")
+    func abandonedWriterStopsItsThreads() throws {
+        let source = try Self.pixels(width: 3000, height: 1000, format: .rgb8, seed: 14)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("row-sink-\(UUID().uuidString).png").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var options = ImageEncodeOptions()
+        options.extras[.pngCompressionThreads] = 2
+        struct GivenUp: Error {}
+        #expect(throws: GivenUp.self) {
+            _ = try coder.withRowSink(size: source.size, pixelFormat: .rgb8, as: .png, options: options, fileDescriptor: fd) { sink in
+                try sink.write(source)
+                throw GivenUp()
+            }
+        }
     }
 }

@@ -67,6 +67,31 @@ struct CMYKJPEGTests {
         #expect(TaggedImages.isClose(TaggedImages.centre(image), ColorFixtures.lcmsSRGB(fromCMYK: ink, profile: profile), within: 2))
     }
 
+    @Test(
+        "A CMYK JPEG read row by row gives the full decode's pixels, profile and warnings",
+        arguments: ["through its profile", "naively, no converter", "naively, profile unreadable"])
+    func rowsMatchFullDecode(_ conversion: String) throws {
+        var tagged = profile
+        if conversion == "naively, profile unreadable" {
+            tagged = Data(profile.prefix(200))
+            tagged.replaceSubrange(tagged.startIndex..<tagged.startIndex + 4, with: [0, 0, 0, 200])
+        }
+        let data = try Self.cmykJPEG(ink: ink, adobe: true, profile: tagged, width: 40, height: 37)
+        let coder = JPEGCoder(colorConverters: conversion == "naively, no converter" ? ImageColorConvertersManager() : converters)
+        let whole = try coder.decode(data, options: ImageDecodeOptions())
+        let streamed = try coder.withRowSource(of: data, mapping: nil, options: ImageDecodeOptions()) {
+            source -> (PixelBuffer, ImageColorProfile?, [String]) in
+            var bytes: [UInt8] = []
+            while let strip = try source.nextRows(max: 16) { bytes += strip.bytes }
+            let pixels = try PixelBuffer(width: source.size.width, height: source.size.height, format: source.pixelFormat, bytes: bytes)
+            return (pixels, source.colorProfile, source.warnings.map(\.message))
+        }
+        let (pixels, colorProfile, warnings) = try #require(streamed)
+        #expect(pixels == whole.firstFrame)
+        #expect(colorProfile == whole.metadata.colorProfile)
+        #expect(warnings == whole.metadata.warnings.map(\.message))
+    }
+
     // MARK: Helpers
 
     private func decode(

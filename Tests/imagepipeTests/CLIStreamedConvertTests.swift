@@ -55,8 +55,11 @@ struct CLIStreamedConvertTests {
             "pngsuite/basn3p08.png", "pngsuite/basn4a08.png", "pngsuite/basn6a08.png", "pngsuite/basn6a16.png",
             "pngsuite/basi6a08.png", "pngsuite/g03n2c08.png", "pngsuite/tbrn2c08.png",
             "jpeg/libjpeg-turbo/testorig.jpg", "jpeg/libjpeg-turbo/testimgint.jpg",
+            "jpeg/jpeg-decoder/reftest/mozilla/jpg-cmyk-1.jpg", "jpeg/jpeg-decoder/reftest/ycck.jpg",
             "jpeg/exif-orientation-examples/Landscape_1.jpg", "jpeg/exif-orientation-examples/Landscape_2.jpg",
-            "jpeg/exif-orientation-examples/Landscape_3.jpg", "jpeg/exif-orientation-examples/Landscape_6.jpg",
+            "jpeg/exif-orientation-examples/Landscape_3.jpg", "jpeg/exif-orientation-examples/Landscape_4.jpg",
+            "jpeg/exif-orientation-examples/Landscape_5.jpg", "jpeg/exif-orientation-examples/Landscape_6.jpg",
+            "jpeg/exif-orientation-examples/Landscape_7.jpg", "jpeg/exif-orientation-examples/Landscape_8.jpg",
         ] as [String],
         [".png", ".jpg"] as [String])
     func sameAsWholeImage(_ file: String, _ ext: String) async throws {

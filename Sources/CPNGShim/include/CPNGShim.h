@@ -124,14 +124,21 @@ void ipng_buffer_free(ipng_buffer *buffer);
 
 /// A PNG written a few rows at a time to a file descriptor (PNGStreamWriter.c): rows are filtered
 /// as `ipng_encode` filters them and compressed by libdeflate at `level` (0-9) a 4 MiB piece at a
-/// time, the pieces joined into one zlib stream, so neither the image nor the file is held. The signature and IHDR are written by create, the last
-/// IDAT and IEND by finish; no ancillary chunks. Nothing longjmps.
-/// Calls return 1 on success, 0 on failure with `ipng_stream_writer_message` saying why.
+/// time, the pieces joined into one zlib stream, so neither the image nor the file is held. The
+/// signature and IHDR are written by create, the last IDAT and IEND by finish; no ancillary
+/// chunks. Nothing longjmps. With `threads` compressor threads (0 to IPNG_STREAM_MAX_THREADS) the
+/// pieces are compressed beside the caller, at most threads + 1 of them held at once (4 MiB of rows
+/// and up to about as much compressed output each); 0 compresses on the caller's thread. The file's
+/// bytes are the same for every thread count. The writer is used by one thread; only that thread
+/// writes to `fd`. Calls return 1 on success, 0 on failure with `ipng_stream_writer_message`
+/// saying why.
 typedef struct ipng_stream_writer ipng_stream_writer;
+
+#define IPNG_STREAM_MAX_THREADS 16
 
 /// NULL on failure, with `message` (of `message_size`) saying why.
 ipng_stream_writer *ipng_stream_writer_create(int fd, uint32_t width, uint32_t height, int channels, int level,
-                                              char *message, size_t message_size);
+                                              int threads, char *message, size_t message_size);
 /// `count` rows of width * channels bytes, tightly packed.
 int ipng_stream_writer_write_rows(ipng_stream_writer *writer, const uint8_t *rows, uint32_t count);
 int ipng_stream_writer_finish(ipng_stream_writer *writer);

@@ -23,7 +23,7 @@ package protocol ImageRowSource: AnyObject {
 package protocol RowStreamingDecoder: ImageCoder {
     /// Calls `body` with `data`'s rows as they decode and returns its result; nil, without calling
     /// `body`, when this file cannot be read in row order without holding it (an animation, an
-    /// interlaced or CMYK file): then `decode` is the way. `body` must not keep the source.
+    /// interlaced file): then `decode` is the way. `body` must not keep the source.
     /// A source may throw `RowStreamFallback` midway (a case the full decode words better, such as
     /// a file cut short): the caller drops what it wrote and decodes as usual. When `data` is
     /// `mapping`'s, the coder calls `mapping.releasePages()` as it goes through the file, so the

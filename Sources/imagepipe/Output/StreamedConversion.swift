@@ -1,3 +1,4 @@
+import CodersPNG
 import Foundation
 import Glibc
 import ImagePipe
@@ -6,12 +7,13 @@ import PipelineCore
 
 /// `convert` of a local still to a full-size file row by row (`RowStreamConversion`): the decoder's
 /// rows go through orientation and colour conversion into an encoder that writes them to the output
-/// as they come, so memory does not grow with the megapixels. Taken when the request allows it (no
-/// transform, no metadata kept, a thumbnail box the image fits, a coder at each end that streams,
-/// an orientation that keeps the row order); otherwise, or when a coder gives up midway
-/// (`RowStreamFallback`), nothing is written and the whole-image path runs as before. A file that
-/// stands for its own output (`RowStreamConversion.mayKeepFile`) is read through and copied, as the
-/// whole-image path copies it.
+/// as they come, so memory does not grow with the megapixels (an orientation that reverses the
+/// rows holds the stored frame once, `UprightRowSource`). Taken when the request allows it (no
+/// transform, no metadata kept, a thumbnail box the image fits, a coder at each end that streams);
+/// otherwise, or when a coder gives up midway (`RowStreamFallback`), nothing is written and the
+/// whole-image path runs as before. A file that stands for its own output
+/// (`RowStreamConversion.mayKeepFile`) is read through and copied, as the whole-image path copies
+/// it.
 enum StreamedConversion {
     /// What was written.
     struct Outcome {
@@ -36,7 +38,8 @@ enum StreamedConversion {
         var decodeOptions = ImageDecodeOptions()
         decodeOptions.thumbnailPixelSize = try processing.thumbnailSize()
         if processing.keepsICCProfile { decodeOptions.colorHandling = .keepSourceProfile }
-        let encodeOptions = processing.encodeOptions()
+        var encodeOptions = processing.encodeOptions()
+        encodeOptions.extras[.pngCompressionThreads] = compressionThreads
 
         let folder = output.deletingLastPathComponent().path
         let temporary = (folder.isEmpty ? "." : folder) + "/" + FileIO.temporaryName()
@@ -58,7 +61,9 @@ enum StreamedConversion {
                         try write(mapping, to: fd, path: output.path)
                         return (source.size, source.warnings)
                     }
-                    let written: Void? = try RowStreamConversion.run(from: source, handling: decodeOptions.colorHandling) { size, pixelFormat, copy in
+                    // A turn or a flip top to bottom needs the last stored row first: the frame is held once.
+                    let upright = RowStreamConversion.streams(source.orientation) ? source : UprightRowSource(source)
+                    let written: Void? = try RowStreamConversion.run(from: upright, handling: decodeOptions.colorHandling) { size, pixelFormat, copy in
                         try encoder.withRowSink(size: size, pixelFormat: pixelFormat, as: format, options: encodeOptions, fileDescriptor: fd) { try copy($0) }
                     }
                     return written.map { (source.orientation.displaySize(for: source.size), source.warnings) }
@@ -78,6 +83,10 @@ enum StreamedConversion {
         renamed = true
         return Outcome(size: size, bytes: bytes, warnings: warnings)
     }
+
+    /// PNG pieces compressed beside the decoding thread: a command has the machine's cores to
+    /// itself, and each thread holds about 8 MiB more (up to 4 of them: 32 MiB).
+    static var compressionThreads: Int { min(ProcessInfo.processInfo.activeProcessorCount, 4) }
 
     /// Copies the mapped file to `fd` a piece at a time, giving the pages back as it goes.
     private static func write(_ mapping: MappedFile, to fd: Int32, path: String) throws {
