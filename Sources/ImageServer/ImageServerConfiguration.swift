@@ -150,11 +150,11 @@ public struct ImageServerConfiguration: Sendable {
     /// Quality per output format (`webp`, `avif`, `jpeg`…), when the URL names none for it
     /// (`q:`, `fq:`); before `defaultQuality`. The defaults give each format the same perceived
     /// quality, SSIMULACRA2 about 75 on photos (Benchmarks/rate-quality-RESULTS.md), where
-    /// imgproxy's numbers (`webp=79,avif=63,jxl=77`, JPEG at 80) reach 72 to 87. Remove `jpeg`
+    /// imgproxy's numbers (`webp=79,avif=63,jxl=77`, JPEG at 80) reach about 73 to 88. Remove `jpeg`
     /// for `defaultQuality` to be JPEG's, as `imagepipe serve --quality` does.
     public var formatQuality: [String: Int] = ImageServerConfiguration.perceivedQualityDefaults
     /// `formatQuality`'s defaults: the quality at which each format reaches SSIMULACRA2 about 75.
-    package static let perceivedQualityDefaults = ["jpeg": 70, "webp": 83, "avif": 66, "jxl": 74]
+    package static let perceivedQualityDefaults = ["jpeg": 65, "webp": 82, "avif": 63, "jxl": 72]
     /// Coder options every encode gets (AVIF's speed, `ImageCodingExtras.Key.avifSpeed`, is
     /// `imagepipe serve --avif-speed`); a coder's own default where none is set.
     public var encodeExtras = ImageCodingExtras()

@@ -81,7 +81,7 @@ struct ImgproxyVariablesTests {
     @Test("IMGPROXY_FORMAT_QUALITY is webp=79,avif=63: the formats it names replace the defaults; IMGPROXY_QUALITY is JPEG's")
     func formatQuality() throws {
         let defaults = ImageServerConfiguration.perceivedQualityDefaults
-        #expect(defaults == ["jpeg": 70, "webp": 83, "avif": 66, "jxl": 74])
+        #expect(defaults == ["jpeg": 65, "webp": 82, "avif": 63, "jxl": 72])
         let plain = try configuration(["--allow-unsigned"], [:])
         #expect(plain.formatQuality == defaults && plain.defaultQuality == 80)
         let settings = try configuration(["--allow-unsigned"], ["IMGPROXY_FORMAT_QUALITY": "webp=70,avif=40", "IMGPROXY_QUALITY": "75"])
@@ -234,7 +234,7 @@ struct ServeSettingsTableTests {
         #expect(line("port").contains("(default: \(defaults.port))"))
         #expect(line("signature-size").contains("(default: \(defaults.signatureSize))"))
         #expect(line("quality").contains("(default: \(defaults.defaultQuality))"))
-        #expect(line("format-quality").contains("(default: avif=66,jpeg=70,jxl=74,webp=83,"))
+        #expect(line("format-quality").contains("(default: avif=63,jpeg=65,jxl=72,webp=82,"))
         #expect(line("auto-webp").contains("default: on)") && line("enforce-avif").contains("default: off)"))
         #expect(line("watermark-opacity").contains("(default: \(defaults.watermarkOpacity))"))
         #expect(line("workers").contains("(default: \(defaults.workers))"))

@@ -131,7 +131,7 @@ struct ServerSettingsTests {
     func perceivedQualityDefaults(ext: String) async throws {
         let format = try #require(ImageFormat.named(ext))
         let defaults = ImageServerConfiguration.perceivedQualityDefaults
-        #expect(defaults == ["jpeg": 70, "webp": 83, "avif": 66, "jxl": 74])
+        #expect(defaults == ["jpeg": 65, "webp": 82, "avif": 63, "jxl": 72])
         let fixture = try Self.fixture()
         #expect(fixture.configuration.formatQuality == defaults)
         let quality = try #require(defaults[format.identifier])
