@@ -23,7 +23,7 @@ it, and a plot per format beside it (`rate-quality-FORMAT.png`: bytes against SS
 and vips', the default quality marked; needs matplotlib).
 
     python3 rate_quality.py --imagepipe BIN PHOTO... [--qualities 30,40,...] [--formats jpeg,webp,avif,jxl]
-        [--defaults jpeg=70,webp=82,avif=63,jxl=77] [--report FILE] [--command TEXT] [--data FILE [--reuse]]
+        [--defaults jpeg=65,webp=82,avif=63,jxl=72] [--report FILE] [--command TEXT] [--data FILE [--reuse]]
         [--targets 70,75,80,85] [--notes FILE]
 """
 import argparse
@@ -170,7 +170,7 @@ def main():
     parser.add_argument("--imagepipe", required=True)
     parser.add_argument("--qualities", default="30,40,50,60,70,80,90")
     parser.add_argument("--formats", default="jpeg,webp,avif,jxl")
-    parser.add_argument("--defaults", default="jpeg=70,webp=83,avif=66,jxl=74")
+    parser.add_argument("--defaults", default="jpeg=65,webp=82,avif=63,jxl=72")
     parser.add_argument("--report", help="also write the report here as Markdown, and a PNG per format beside it")
     parser.add_argument("--command", help="the command to name in the report", default=" ".join(sys.argv))
     parser.add_argument("--notes", help="Markdown to put in the report after the tables (the decisions the figures led to)")
@@ -248,18 +248,19 @@ def quality_for(curve, score):
 
 
 def target_table(curves, sweep, targets, defaults):
-    """Markdown: per format, our quality reaching each SSIMULACRA2 target (mean over the photos),
+    """Markdown: per format, our quality reaching each SSIMULACRA2 target (mean over the photos,
+    from the sweep's qualities only, so that the default's own point does not move the answer),
     and the score the default quality reaches."""
     rows = ["| format | " + " | ".join(f"Q for {t:g}" for t in targets) + " | default Q: SSIMULACRA2 |",
             "|---|" + "---|" * len(targets) + "---|"]
     for fmt, (ours, _) in curves.items():
-        qualities = sorted(set(sweep) | ({defaults[fmt]} if fmt in defaults else set()))
-        curve = mean_curve(ours, qualities)
+        curve = mean_curve(ours, sweep)
         cells = []
         for target in targets:
             quality = quality_for(curve, target)
             cells.append("–" if quality is None else f"{quality:.0f}")
-        default = next((p for p in curve if p[0] == defaults.get(fmt)), None)
+        measured = mean_curve(ours, sorted(set(sweep) | ({defaults[fmt]} if fmt in defaults else set())))
+        default = next((p for p in measured if p[0] == defaults.get(fmt)), None)
         rows.append(f"| {fmt} | " + " | ".join(cells) + (f" | {default[0]}: {default[1]:.1f} |" if default else " | |"))
     return rows
 
