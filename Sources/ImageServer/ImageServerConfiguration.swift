@@ -144,11 +144,17 @@ public struct ImageServerConfiguration: Sendable {
     /// `skp:` adds to them.
     public var skipProcessingFormats: [String] = []
 
-    /// Quality when the URL names none, 1–100 (imgproxy's default).
+    /// Quality when the URL names none and `formatQuality` has none for the format, 1–100
+    /// (imgproxy's default).
     public var defaultQuality = 80
     /// Quality per output format (`webp`, `avif`, `jpeg`…), when the URL names none for it
-    /// (`q:`, `fq:`); before `defaultQuality`. imgproxy's defaults (`IMGPROXY_FORMAT_QUALITY`).
-    public var formatQuality: [String: Int] = ["webp": 79, "avif": 63, "jxl": 77]
+    /// (`q:`, `fq:`); before `defaultQuality`. The defaults give each format the same perceived
+    /// quality, SSIMULACRA2 about 75 on photos (Benchmarks/rate-quality-RESULTS.md), where
+    /// imgproxy's numbers (`webp=79,avif=63,jxl=77`, JPEG at 80) reach about 73 to 88. Remove `jpeg`
+    /// for `defaultQuality` to be JPEG's, as `imagepipe serve --quality` does.
+    public var formatQuality: [String: Int] = ImageServerConfiguration.perceivedQualityDefaults
+    /// `formatQuality`'s defaults: the quality at which each format reaches SSIMULACRA2 about 75.
+    package static let perceivedQualityDefaults = ["jpeg": 65, "webp": 82, "avif": 63, "jxl": 72]
     /// Coder options every encode gets (AVIF's speed, `ImageCodingExtras.Key.avifSpeed`, is
     /// `imagepipe serve --avif-speed`); a coder's own default where none is set.
     public var encodeExtras = ImageCodingExtras()

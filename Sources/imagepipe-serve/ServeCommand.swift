@@ -45,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(setting: \.useLastModified) var useLastModified: Switch
     @Option(setting: \.etagBuster) var etagBuster: String?
     @Option(setting: \.lastModifiedBuster) var lastModifiedBuster: String?
-    @Option(setting: \.quality) var quality: Int
+    @Option(setting: \.quality) var quality: Int?
     @Option(setting: \.formatQuality) var formatQuality: [String]
     @Option(setting: \.avifSpeed) var avifSpeed: Int
     @Option(setting: \.autoWebp) var autoWebp: Switch

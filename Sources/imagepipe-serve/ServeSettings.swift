@@ -114,13 +114,23 @@ struct ServeSettings: Sendable {
         }
         configuration.lastModifiedBuster = date
     }
-    let quality = ServeSetting<Int>.number(
-        "quality", \.quality, into: \.defaultQuality, 1...100, imgproxy: [.same("IMGPROXY_QUALITY")], help: "Quality when the URL names none, 1 to 100.",
-        valueName: "1-100")
+    /// imgproxy's meaning: the quality of JPEG and of the formats `--format-quality` names none
+    /// for. Given, it replaces JPEG's default there, so a JPEG quality set for imgproxy still is one.
+    let quality = ServeSetting<Int?>.optional(
+        "quality", writes: [\.defaultQuality, \.formatQuality], imgproxy: [.same("IMGPROXY_QUALITY")],
+        help: "Quality when the URL names none, 1 to 100, of the formats --format-quality has none for "
+            + "(default: \(ServeSettings.defaults.defaultQuality)); given, JPEG's too, over its default there.",
+        valueName: "1-100"
+    ) { command, configuration in
+        guard let quality = command.quality else { return }
+        configuration.defaultQuality = try ServeSettings.within(quality, 1...100, "quality")
+        configuration.formatQuality[ImageFormat.jpeg.identifier] = nil
+    }
     let formatQuality = ServeSetting<[String]>.list(
         "format-quality", writes: [\.formatQuality], imgproxy: [.same("IMGPROXY_FORMAT_QUALITY")],
         help: "Quality of one output format when the URL names none, over --quality; repeatable or comma-separated (default: "
-            + ServeSettings.defaults.formatQuality.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + ", which given ones replace).",
+            + ServeSettings.defaults.formatQuality.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+            + ", each the same perceived quality; given ones replace them, --quality JPEG's).",
         valueName: "format=quality"
     ) { command, configuration in
         for entry in ServeSettings.items(command.formatQuality) {

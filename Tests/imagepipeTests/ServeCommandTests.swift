@@ -427,7 +427,7 @@ struct ServeSettingsTests {
         #expect(settings.maxSourceBytes == 1000 && settings.maxFrames == 3 && settings.queueSize == 7)
         #expect(settings.requestTimeout == .seconds(9) && settings.maxConnections == 11 && settings.idleTimeout == .seconds(12))
         #expect(settings.defaultQuality == 70)
-        #expect(settings.formatQuality == ["jpeg": 60, "webp": 50, "avif": 63, "jxl": 77])
+        #expect(settings.formatQuality == ImageServerConfiguration.perceivedQualityDefaults.merging(["jpeg": 60, "webp": 50]) { $1 })
         #expect(!settings.autoWebP && settings.autoAVIF && settings.enforceAVIF && !settings.enforceWebP)
         #expect(settings.secret == "abc" && settings.allowOrigin == "*" && settings.signatureSize == 8)
         #expect(settings.trustedSignatures == ["s1", "s2"] && settings.allowedProcessingOptions == ["w", "h", "pr"])

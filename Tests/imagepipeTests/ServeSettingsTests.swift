@@ -78,11 +78,18 @@ struct ImgproxyVariablesTests {
         #expect(usageError(["--allow-unsigned"], ["IMGPROXY_BIND": ":http"]).contains("IMGPROXY_BIND 'http' is not a value --port takes"))
     }
 
-    @Test("IMGPROXY_FORMAT_QUALITY is webp=79,avif=63: the formats it names replace the defaults")
+    @Test("IMGPROXY_FORMAT_QUALITY is webp=79,avif=63: the formats it names replace the defaults; IMGPROXY_QUALITY is JPEG's")
     func formatQuality() throws {
+        let defaults = ImageServerConfiguration.perceivedQualityDefaults
+        #expect(defaults == ["jpeg": 65, "webp": 82, "avif": 63, "jxl": 72])
+        let plain = try configuration(["--allow-unsigned"], [:])
+        #expect(plain.formatQuality == defaults && plain.defaultQuality == 80)
         let settings = try configuration(["--allow-unsigned"], ["IMGPROXY_FORMAT_QUALITY": "webp=70,avif=40", "IMGPROXY_QUALITY": "75"])
-        #expect(settings.formatQuality == ["webp": 70, "avif": 40, "jxl": 77])
+        #expect(settings.formatQuality == ["webp": 70, "avif": 40, "jxl": defaults["jxl"]], "a given quality is JPEG's")
         #expect(settings.defaultQuality == 75)
+        let jpeg = try configuration(["--allow-unsigned", "--quality", "90", "--format-quality", "jpeg=50"], [:])
+        #expect(jpeg.formatQuality["jpeg"] == 50 && jpeg.defaultQuality == 90, "--format-quality's jpeg over --quality")
+        #expect(usageError(["--allow-unsigned", "--quality", "0"], [:]).contains("--quality must be a whole number from 1 to 100"))
         #expect(usageError(["--allow-unsigned"], ["IMGPROXY_FORMAT_QUALITY": "webp:70"]).contains("--format-quality 'webp:70' must be FORMAT=QUALITY"))
     }
 
@@ -227,6 +234,7 @@ struct ServeSettingsTableTests {
         #expect(line("port").contains("(default: \(defaults.port))"))
         #expect(line("signature-size").contains("(default: \(defaults.signatureSize))"))
         #expect(line("quality").contains("(default: \(defaults.defaultQuality))"))
+        #expect(line("format-quality").contains("(default: avif=63,jpeg=65,jxl=72,webp=82,"))
         #expect(line("auto-webp").contains("default: on)") && line("enforce-avif").contains("default: off)"))
         #expect(line("watermark-opacity").contains("(default: \(defaults.watermarkOpacity))"))
         #expect(line("workers").contains("(default: \(defaults.workers))"))

@@ -106,8 +106,14 @@ struct ServerSettingsTests {
                 try await client.execute(uri: fixture.url(options, "/geometry.png", ext: "jpg"), method: .get) { $0.body.readableBytes }
             }
         }
-        let low = try await size("", { $0.defaultQuality = 10 })
-        let high = try await size("", { $0.defaultQuality = 95 })
+        func onlyDefault(_ quality: Int) -> (inout ImageServerConfiguration) -> Void {
+            { configuration in
+                configuration.defaultQuality = quality
+                configuration.formatQuality["jpeg"] = nil
+            }
+        }
+        let low = try await size("", onlyDefault(10))
+        let high = try await size("", onlyDefault(95))
         #expect(low < high)
         #expect(
             try await size(
@@ -118,6 +124,24 @@ struct ServerSettingsTests {
                 }) == low, "the format's quality over the default")
         #expect(try await size("fq:jpeg:95", { $0.formatQuality["jpeg"] = 10 }) == high, "the URL's over the format's")
         #expect(try await size("q:10", { $0.formatQuality["jpeg"] = 95 }) == low)
+    }
+
+    /// AVIF and JPEG XL are the service's coders, not this library's: ServeSettingsTests has theirs.
+    @Test("Each output format's default quality is the one that reaches the same perceived quality", arguments: ["jpg", "webp"])
+    func perceivedQualityDefaults(ext: String) async throws {
+        let format = try #require(ImageFormat.named(ext))
+        let defaults = ImageServerConfiguration.perceivedQualityDefaults
+        #expect(defaults == ["jpeg": 65, "webp": 82, "avif": 63, "jxl": 72])
+        let fixture = try Self.fixture()
+        #expect(fixture.configuration.formatQuality == defaults)
+        let quality = try #require(defaults[format.identifier])
+        try await fixture.makeServer().makeApplication().test(.router) { client in
+            let plain = try await client.execute(uri: fixture.url("", "/photo.png", ext: ext), method: .get) { Data(buffer: $0.body) }
+            let named = try await client.execute(uri: fixture.url("q:\(quality)", "/photo.png", ext: ext), method: .get) { Data(buffer: $0.body) }
+            let other = try await client.execute(uri: fixture.url("q:\(quality - 30)", "/photo.png", ext: ext), method: .get) { Data(buffer: $0.body) }
+            #expect(plain == named, "no q: encodes \(ext) at \(quality)")
+            #expect(plain != other)
+        }
     }
 
     @Test("WebP by Accept when the URL names no format, unless turned off; enforced over the URL's format; Vary: Accept")
