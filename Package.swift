@@ -191,8 +191,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Service"])),
         ]),
         // What the tool's two executables share: console output, logging, the pipeline's set-up.
+        .target(name: "CInterruptedWrites"),
         .target(name: "ToolSupport", dependencies: [
-            "PipelineCore", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
+            "PipelineCore", "CInterruptedWrites", "ImagePipe", "CodersPNG", "CodersJPEG", "CodersWebP", "CodersGIF", "CodersAVIF", "CodersHEIF", "LoaderFile",
             "LoaderHTTP", "ColorConverterLCMS", "CacheRedis", "CodersTIFF", "CodersBMP", "CodersJXL", "CodersSVG",
             .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Service"])),
             .product(name: "Logging", package: "swift-log"),

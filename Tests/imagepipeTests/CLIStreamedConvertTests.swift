@@ -48,6 +48,34 @@ struct CLIStreamedConvertTests {
         #expect(try rgba(temp.path("out.png")) == rgba(temp.path("whole.png")))
     }
 
+    @Test("Ctrl-C or SIGTERM during a conversion leaves neither the output nor a temporary file", arguments: [SIGINT, SIGTERM])
+    func interrupted(_ signalNumber: Int32) async throws {
+        let png = temp.path("interrupted.png")
+        try ServeHostileClientTests.columns(width: 4000, height: 4000).write(to: URL(fileURLWithPath: png))
+        let folder = temp.path("out")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let environment = cli.environment
+        let (reason, status, left) = try await runBlocking { () -> (Process.TerminationReason, Int32, [String]) in
+            let process = Process()
+            process.executableURL = CLIRunner.binary
+            process.arguments = ["convert", png, folder + "/out.png"]
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let start = ContinuousClock.now
+            let listing = { (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] }
+            while !listing().contains(where: { $0.hasPrefix(".tmp-") }) && process.isRunning && ContinuousClock.now - start < .seconds(120) {
+                usleep(2_000)
+            }
+            kill(process.processIdentifier, signalNumber)
+            process.waitUntilExit()
+            return (process.terminationReason, process.terminationStatus, listing())
+        }
+        #expect(reason == .uncaughtSignal && status == signalNumber, "ended by \(reason) \(status)")
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
     @Test(
         "a streamed conversion writes the pixels the whole-image path writes",
         arguments: [

@@ -4,6 +4,7 @@ import Glibc
 import ImagePipe
 import LoaderFile
 import PipelineCore
+import ToolSupport
 
 /// `convert` of a local still to a full-size file row by row (`RowStreamConversion`): the decoder's
 /// rows go through orientation and colour conversion into an encoder that writes them to the output
@@ -43,6 +44,9 @@ enum StreamedConversion {
 
         let folder = output.deletingLastPathComponent().path
         let temporary = (folder.isEmpty ? "." : folder) + "/" + FileIO.temporaryName()
+        // Watched from before it exists: a Ctrl-C at any point leaves no temporary file.
+        InterruptedWrites.watch(temporary)
+        defer { InterruptedWrites.unwatch(temporary) }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw ImagePipeError.fileSystem(path: output.path, reason: String(cString: strerror(errno))) }
         var isOpen = true
