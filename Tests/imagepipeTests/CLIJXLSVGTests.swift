@@ -68,7 +68,7 @@ struct CLIJXLSVGTests {
         for arguments in [["info", path], ["convert", "--thumbnail", "64x64", path, temp.path("bomb.png")]] {
             let (result, elapsed) = try await measured(arguments)
             #expect(result.run.status == 1, "\(result.run.stderr)")
-            #expect(result.run.stderr.contains("ImageDecodeOptions.maxPixels"), "\(result.run.stderr)")
+            #expect(result.run.stderr.contains("raise --max-pixels"), "\(result.run.stderr)")
             #expect(!result.run.stderr.contains("lib/jxl"), "libjxl printed: \(result.run.stderr)")
             #expect(elapsed < .seconds(10) && result.peakBytes < Self.peakLimit, "\(elapsed), \(result.peakMiB) MiB")
         }
@@ -106,7 +106,7 @@ struct CLIJXLSVGTests {
         try Data(document.utf8).write(to: URL(fileURLWithPath: path))
         let (result, elapsed) = try await measured(["convert", path, temp.path("\(kind).png")])
         #expect(result.run.status == 1, "\(result.run.stderr)")
-        let named = ["laughs": "SVG: ", "elements": "SVGCoder.maxElements", "canvas": "ImageDecodeOptions.maxPixels"][kind]!
+        let named = ["laughs": "SVG: ", "elements": "SVGCoder.maxElements", "canvas": "raise --max-pixels"][kind]!
         #expect(result.run.stderr.contains(named), "\(result.run.stderr)")
         #expect(elapsed < .seconds(10) && result.peakBytes < Self.peakLimit, "\(kind): \(elapsed), \(result.peakMiB) MiB")
     }

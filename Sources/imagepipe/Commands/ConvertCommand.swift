@@ -97,7 +97,7 @@ struct ConvertCommand: AsyncParsableCommand {
                 printJSON(format: format, size: upright.pixelSize, frames: frames, bytes: data.count, warnings: result.warnings)
             }
         } catch {
-            Console.err("imagepipe: \(input): \((error as? ImagePipeError)?.description ?? String(describing: error))")
+            Console.err("imagepipe: \(input): \(DecodeLimitOptions.describe(error))")
             throw ExitCode(1)
         }
     }

@@ -74,7 +74,7 @@ struct FetchJob: Sendable {
             outcome.json.add("frames", frames)
             outcome.json.add("bytes", bytes)
         } catch {
-            let message = (error as? ImagePipeError)?.description ?? (error as? FetchError)?.description ?? String(describing: error)
+            let message = (error as? FetchError)?.description ?? DecodeLimitOptions.describe(error)
             outcome.error = message
             outcome.json.add("output", nil as String?)
             outcome.json.add("cacheType", ImageCacheType.none.rawValue)

@@ -15,6 +15,8 @@ struct InfoCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
+    @OptionGroup var limits: DecodeLimitOptions
+
     @OptionGroup var warningOptions: WarningOptions
 
     @OptionGroup var outputOptions: OutputOptions
@@ -35,7 +37,7 @@ struct InfoCommand: AsyncParsableCommand {
                 Console.out(outputOptions.json ? line.json.text : line.text)
             } catch {
                 failed = true
-                let message = (error as? ImagePipeError)?.description ?? String(describing: error)
+                let message = DecodeLimitOptions.describe(error)
                 if outputOptions.json {
                     var line = JSONLine()
                     line.add("source", source)
@@ -65,8 +67,11 @@ struct InfoCommand: AsyncParsableCommand {
     /// profile so it can be named, and its EXIF and XMP as the file has them. Info composites the
     /// first frame only and reads the others' timing from the header, so an animation over the
     /// budget for processing every frame is still described.
-    static func decode(_ data: Data, coders: ImageCodersManager = .shared) async throws -> Image {
-        let options = ImageDecodeOptions(maxAnimationPixels: .max, colorHandling: .keepSourceProfile, metadataHandling: .keepAll)
+    static func decode(_ data: Data, limits: ImageDecodeOptions = ImageDecodeOptions(), coders: ImageCodersManager = .shared) async throws -> Image {
+        var options = limits
+        options.maxAnimationPixels = .max
+        options.colorHandling = .keepSourceProfile
+        options.metadataHandling = .keepAll
         return try await coders.decodeImage(data, options: options) { work in try work() }
     }
 
@@ -75,7 +80,7 @@ struct InfoCommand: AsyncParsableCommand {
     func describe(_ source: String, warnings: inout [ImageDecodeWarning]) async throws -> Description {
         guard let url = SourceParser.url(for: source) else { throw ImagePipeError.invalidURL(source) }
         let loaded = try await ImageLoadersManager.shared.load(url, options: [], context: ImageContext(), progress: nil)
-        let image = try await Self.decode(loaded.data)
+        let image = try await Self.decode(loaded.data, limits: limits.decodeOptions())
         let (hasExif, hasXmp) = (image.metadata.exif != nil, image.metadata.xmp != nil)
         warnings = image.metadata.warnings
         DecodeWarnings.report(warnings, source: source)

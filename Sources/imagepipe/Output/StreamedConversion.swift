@@ -36,7 +36,7 @@ enum StreamedConversion {
             let mapping = mappedFile(url.path), let decoder = coders.rowStreamingDecoder(for: mapping.data)
         else { return nil }
         let data = mapping.data
-        var decodeOptions = ImageDecodeOptions()
+        var decodeOptions = processing.limits.decodeOptions()
         decodeOptions.thumbnailPixelSize = try processing.thumbnailSize()
         if processing.keepsICCProfile { decodeOptions.colorHandling = .keepSourceProfile }
         var encodeOptions = processing.encodeOptions()

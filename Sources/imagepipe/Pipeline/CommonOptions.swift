@@ -6,7 +6,8 @@ import Logging
 import PipelineCore
 import ToolSupport
 
-/// `--thumbnail`, `--transform`, `--quality`, `--keep-icc` and `--keep-metadata`, shared by `fetch` and `convert`.
+/// `--thumbnail`, `--transform`, `--quality`, `--keep-icc`, `--keep-metadata` and the decode limits,
+/// shared by `fetch` and `convert`.
 struct ImageProcessingOptions: ParsableArguments {
     @Option(name: [.long, .customLong("resize")], help: "Decode no larger than WxH (fit, aspect kept), e.g. 256x256; --resize is another name for it.")
     var thumbnail: String?
@@ -22,6 +23,8 @@ struct ImageProcessingOptions: ParsableArguments {
 
     @Flag(name: .customLong("keep-metadata"), help: "Keep the source's EXIF (GPS removed, orientation 1) and XMP in the output (PNG, JPEG, WebP, AVIF); stripped by default.")
     var keepsMetadata = false
+
+    @OptionGroup var limits: DecodeLimitOptions
 
     func validate() throws {
         _ = try thumbnailSize()
@@ -56,6 +59,7 @@ struct ImageProcessingOptions: ParsableArguments {
     /// The context a request carries for these options.
     func context() throws -> ImageContext {
         var context = ImageContext()
+        context[.decodeOptions] = limits.decodeOptions()
         context[.thumbnailPixelSize] = try thumbnailSize()
         context[.imageTransformer] = try transformer()
         context[.encodeOptions] = encodeOptions()
