@@ -22,13 +22,13 @@ extension JPEGCoder: RowStreamingDecoder {
             let plan = try JPEGDecodePlan(info: decompressor.info, options: options)
             guard plan.targetSize == plan.sourceSize, plan.scaleDenominator == 1 else { return nil }
             plan.apply(to: decompressor.info)
-            var cmyk: JPEGRowSource.CMYKRows?
+            var cmyk: JPEGCMYKRows?
             var conversionWarning: ImageDecodeWarning?
             if case .cmyk(let inverted) = plan.colorModel {
                 let (converter, warning) = JPEGDecoder.cmykConverter(
                     inverted: inverted, profile: &profile, handling: options.colorHandling, colorConverters: colorConverters)
                 conversionWarning = warning
-                cmyk = JPEGRowSource.CMYKRows(inverted: inverted, converter: converter)
+                cmyk = JPEGCMYKRows(inverted: inverted, converter: converter)
                 if converter != nil { profile = .sRGB }
             }
             _ = try decompressor.startDecompress()

@@ -104,13 +104,7 @@ enum JPEGDecoder {
                     while done < height {
                         let count = min(stripRows, height - done)
                         try rows.withUnsafeMutableBufferPointer { try readRows(decompressor, into: $0.baseAddress!, count: count) }
-                        if let cmykRows {
-                            cmykRows.convert(
-                                UnsafeBufferPointer(start: strip.baseAddress!, count: count * rowBytes),
-                                into: UnsafeMutableBufferPointer(start: base + done * width * 3, count: count * width * 3))
-                        } else {
-                            JPEGDecodePlan.convertCMYK(strip.baseAddress!, to: base + done * width * 3, pixels: count * width, inverted: inverted)
-                        }
+                        JPEGCMYKRows(inverted: inverted, converter: cmykRows).convert(strip.baseAddress!, into: base + done * width * 3, pixels: count * width)
                         done += count
                     }
                 }
@@ -147,7 +141,7 @@ enum JPEGDecoder {
     static let cmykStripRows = 16
 
     /// Reads exactly `count` rows into `rows`.
-    private static func readRows(_ decompressor: JPEGDecompressor, into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws {
+    static func readRows(_ decompressor: JPEGDecompressor, into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws {
         var done = 0
         while done < count {
             let read = try decompressor.readScanlines(into: rows + done, count: count - done)

@@ -5,13 +5,6 @@ import PipelineCore
 /// A gray, RGB or CMYK JPEG at full size, read a strip of rows at a time (`ImageRowSource`) from a
 /// started decompressor. libjpeg holds one row group, or a progressive file's coefficients.
 final class JPEGRowSource: ImageRowSource {
-    /// How libjpeg's CMYK rows become the RGB rows handed out: through the profile's converter,
-    /// else naively (`JPEGDecodePlan.convertCMYK`).
-    struct CMYKRows {
-        let inverted: Bool
-        let converter: (any CMYKRowConverter)?
-    }
-
     let size: ImageSize
     let pixelFormat: PixelFormat
     let orientation: ImageOrientation
@@ -19,7 +12,7 @@ final class JPEGRowSource: ImageRowSource {
     private(set) var holdsMetadata: Bool
     private let extraWarnings: [ImageDecodeWarning]
     private let decompressor: JPEGDecompressor
-    private let cmyk: CMYKRows?
+    private let cmyk: JPEGCMYKRows?
     /// libjpeg's CMYK rows before they are turned into RGB.
     private var cmykStrip: [UInt8] = []
     private let mapping: MappedFile?
@@ -29,7 +22,7 @@ final class JPEGRowSource: ImageRowSource {
     private var returned: ContinuousClock.Instant?
 
     init(
-        decompressor: JPEGDecompressor, format: PixelFormat, cmyk: CMYKRows? = nil, orientation: ImageOrientation,
+        decompressor: JPEGDecompressor, format: PixelFormat, cmyk: JPEGCMYKRows? = nil, orientation: ImageOrientation,
         colorProfile: ImageColorProfile?, holdsMetadata: Bool, warnings: [ImageDecodeWarning],
         checkpoint: DecodeCheckpoint, mapping: MappedFile?
     ) {
@@ -77,30 +70,16 @@ final class JPEGRowSource: ImageRowSource {
     /// Reads exactly `count` rows of `rowBytes` into `base`.
     private func read(_ count: Int, into base: UnsafeMutablePointer<UInt8>, rowBytes: Int) throws {
         var rows = (0..<count).map { Optional(base + $0 * rowBytes) }
-        try rows.withUnsafeMutableBufferPointer { rows in
-            var done = 0
-            while done < count {
-                let read = try decompressor.readScanlines(into: rows.baseAddress! + done, count: count - done)
-                // A complete source never suspends; 0 rows would loop forever.
-                guard read > 0 else { throw ImagePipeError.badImageData(reason: "JPEG: decoder made no progress") }
-                done += read
-            }
-        }
+        try rows.withUnsafeMutableBufferPointer { try JPEGDecoder.readRows(decompressor, into: $0.baseAddress!, count: count) }
     }
 
     /// Reads `count` CMYK rows and writes them into `base` as RGB.
-    private func readCMYK(_ count: Int, as cmyk: CMYKRows, into base: UnsafeMutablePointer<UInt8>) throws {
+    private func readCMYK(_ count: Int, as cmyk: JPEGCMYKRows, into base: UnsafeMutablePointer<UInt8>) throws {
         let cmykBytes = count * size.width * 4
         if cmykStrip.count < cmykBytes { cmykStrip = [UInt8](repeating: 0, count: cmykBytes) }
         try cmykStrip.withUnsafeMutableBufferPointer { strip in
             try read(count, into: strip.baseAddress!, rowBytes: size.width * 4)
-            if let converter = cmyk.converter {
-                converter.convert(
-                    UnsafeBufferPointer(start: strip.baseAddress!, count: cmykBytes),
-                    into: UnsafeMutableBufferPointer(start: base, count: count * size.width * 3))
-            } else {
-                JPEGDecodePlan.convertCMYK(strip.baseAddress!, to: base, pixels: count * size.width, inverted: cmyk.inverted)
-            }
+            cmyk.convert(strip.baseAddress!, into: base, pixels: count * size.width)
         }
     }
 }
