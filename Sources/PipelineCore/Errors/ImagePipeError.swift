@@ -119,7 +119,11 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         }
     }
 
-    public var description: String {
+    public var description: String { description(namingSettings: [:]) }
+
+    /// The description, a limit's setting named as `settings` names it (a tool's flag for a field
+    /// of `ImageDecodeOptions`, say), else as the library does.
+    package func description(namingSettings settings: [Limit: String]) -> String {
         switch self {
         case .invalidURL(let url):
             url.isEmpty ? "invalid URL: the URL is empty" : "invalid URL: '\(url)' is not a URL any registered loader can load"
@@ -142,7 +146,7 @@ public enum ImagePipeError: Error, Sendable, Hashable, CustomStringConvertible, 
         case .limitExceeded(let limit, let value, let maximum):
             if value == .max {
                 "\(limit.name) limit exceeded: the size overflows; the file's header is corrupt or hostile"
-            } else if let setting = limit.setting {
+            } else if let setting = settings[limit] ?? limit.setting {
                 "\(limit.name) limit exceeded: \(value) is more than the maximum of \(maximum); raise \(setting) if this is expected"
             } else {
                 "\(limit.name) limit exceeded: \(value) is more than the maximum of \(maximum)"

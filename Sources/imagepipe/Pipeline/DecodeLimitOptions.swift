@@ -29,10 +29,6 @@ struct DecodeLimitOptions: ParsableArguments {
 
     /// `error` in the tool's words: a limit these flags set names its flag.
     static func describe(_ error: any Error) -> String {
-        guard let error = error as? ImagePipeError else { return String(describing: error) }
-        if case .limitExceeded(let limit, _, _) = error, let setting = limit.setting, let flag = flags[limit] {
-            return error.description.replacingOccurrences(of: setting, with: flag)
-        }
-        return error.description
+        (error as? ImagePipeError)?.description(namingSettings: flags) ?? String(describing: error)
     }
 }
